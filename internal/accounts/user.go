@@ -1,0 +1,107 @@
+// Package accounts holds people: users, their passwords and tokens,
+// profiles, ship-from and saved shipping addresses.
+package accounts
+
+import (
+	"context"
+	"time"
+
+	"marketplace/internal/events"
+)
+
+// Role gates the admin surface.
+type Role string
+
+const (
+	RoleUser  Role = "user"
+	RoleAdmin Role = "admin"
+)
+
+// Status is active, or suspended/banned (refused on every call).
+type Status string
+
+const (
+	StatusActive    Status = "active"
+	StatusSuspended Status = "suspended"
+	StatusBanned    Status = "banned"
+)
+
+// TrustTier selects rate-limit tiers; verification lifts new to verified.
+type TrustTier string
+
+const (
+	TierNew      TrustTier = "new"
+	TierVerified TrustTier = "verified"
+	TierTrusted  TrustTier = "trusted"
+	TierPartner  TrustTier = "partner"
+)
+
+var tierRank = map[TrustTier]int{TierNew: 0, TierVerified: 1, TierTrusted: 2, TierPartner: 3}
+
+// AtLeast returns the higher of t and min.
+func (t TrustTier) AtLeast(min TrustTier) TrustTier {
+	if tierRank[t] < tierRank[min] {
+		return min
+	}
+	return t
+}
+
+// User is a human account; agents act for one.
+type User struct {
+	ID               string
+	Email            string // lower case
+	Username         string // lower case
+	DisplayName      string
+	AvatarURL        string
+	PasswordHash     string // "" for accounts without a password yet
+	Role             Role
+	Status           Status
+	TrustTier        TrustTier
+	IdentityVerified bool
+	ShipFrom         *Address
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
+// Blocked reports whether the account is refused on every call.
+func (u *User) Blocked() bool { return u.Status != StatusActive }
+
+// IsAdmin reports whether the user may use the admin surface.
+func (u *User) IsAdmin() bool { return u.Role == RoleAdmin }
+
+// Address is a postal address: a saved shipping address, or the seller's
+// ship-from address (which has no ID).
+type Address struct {
+	ID        string
+	UserID    string
+	Name      string
+	Line1     string
+	Line2     string
+	City      string
+	State     string
+	Zip       string
+	Country   string
+	Phone     string
+	IsDefault bool
+	CreatedAt time.Time
+}
+
+// Tx is what accounts needs from a transaction.
+type Tx interface {
+	events.Tx
+	CreateUser(ctx context.Context, u *User) error
+	UpdateUser(ctx context.Context, u *User) error
+	UserByID(ctx context.Context, id string) (*User, error)
+	UserByEmail(ctx context.Context, email string) (*User, error)
+	UserByUsername(ctx context.Context, username string) (*User, error)
+	Addresses(ctx context.Context, userID string) ([]Address, error)
+	CreateAddress(ctx context.Context, a *Address) error
+	DeleteAddress(ctx context.Context, userID, id string) error
+	SetDefaultAddress(ctx context.Context, userID, id string) error
+}
+
+// Store opens transactions and read handles over accounts' Tx.
+type Store interface {
+	InTx(ctx context.Context, fn func(Tx) error) error
+	Read() Tx
+}

@@ -1,0 +1,278 @@
+package agents
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/events"
+	"marketplace/internal/market"
+)
+
+// Service is the agents area.
+type Service struct {
+	store Store
+	clock market.Clock
+	live  bool
+
+	touched sync.Map // key id -> time.Time of the last lastUsedAt write
+}
+
+// NewService builds the agents service; live selects mk_live_ keys.
+func NewService(store Store, clock market.Clock, live bool) *Service {
+	return &Service{store: store, clock: clock, live: live}
+}
+
+// MaxKeysPerUser bounds the live (non-revoked) keys of one owner.
+const MaxKeysPerUser = 25
+
+// KeyInput creates a key.
+type KeyInput struct {
+	Label              string
+	Scope              string
+	Limits             Limits
+	Metadata           map[string]any
+	AcceptedAgentTerms bool
+}
+
+// NewKey is a created key with its secret, shown once.
+type NewKey struct {
+	Key
+	Secret string
+}
+
+func (s *Service) checkKeyInput(in *KeyInput) (Scope, error) {
+	in.Label = strings.TrimSpace(in.Label)
+	var c market.Check
+	c.Require(in.Label != "" && utf8.RuneCountInString(in.Label) <= 100, "label", "must be 1 to 100 characters")
+	scope, ok := ParseScope(in.Scope)
+	c.Require(ok, "scope", "must be one of buy_only, sell_only, buy_sell (or buy, sell)")
+	checkLimit(&c, "spendingControls.perTransactionLimit", in.Limits.PerTransaction)
+	checkLimit(&c, "spendingControls.dailyLimit", in.Limits.Daily)
+	checkLimit(&c, "spendingControls.weeklyLimit", in.Limits.Weekly)
+	checkLimit(&c, "spendingControls.monthlyLimit", in.Limits.Monthly)
+	if in.Metadata != nil {
+		b, _ := json.Marshal(in.Metadata)
+		c.Require(len(b) <= 8192, "agentMetadata", "must be at most 8 KiB of JSON")
+	}
+	c.Require(in.AcceptedAgentTerms, "acceptedAgentTerms", "must be true")
+	return scope, c.Err()
+}
+
+// CreateKey makes a key for the calling human.
+func (s *Service) CreateKey(ctx context.Context, actor market.Actor, in KeyInput) (*NewKey, error) {
+	if actor.IsAgent() {
+		return nil, market.Errorf(market.CodeForbidden, "only the owner, with a bearer token, can create agent keys")
+	}
+	scope, err := s.checkKeyInput(&in)
+	if err != nil {
+		return nil, err
+	}
+	var out *NewKey
+	err = s.store.InTx(ctx, func(tx Tx) error {
+		var err error
+		out, err = s.createKeyTx(ctx, tx, actor, actor.UserID, scope, in)
+		return err
+	})
+	return out, err
+}
+
+func (s *Service) createKeyTx(ctx context.Context, tx Tx, actor market.Actor, userID string, scope Scope, in KeyInput) (*NewKey, error) {
+	keys, err := tx.KeysOf(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	live := 0
+	for _, k := range keys {
+		if k.Status != KeyRevoked {
+			live++
+		}
+	}
+	if live >= MaxKeysPerUser {
+		return nil, market.Errorf(market.CodeValidation, "at most %d agent keys; revoke one first", MaxKeysPerUser)
+	}
+	secret := newSecret(s.live)
+	k := Key{
+		ID: market.NewID(), UserID: userID, Label: in.Label, Scope: scope, Status: KeyActive,
+		Prefix: secret[:shownPrefix], Hash: HashSecret(secret), Limits: in.Limits, Metadata: in.Metadata,
+		CreatedAt: s.clock.Now(),
+	}
+	if err := tx.CreateKey(ctx, &k); err != nil {
+		return nil, err
+	}
+	if err := events.Record(ctx, tx, k.CreatedAt, actor, "agent_key.created", "agent_key", k.ID,
+		map[string]any{"label": k.Label, "scope": string(k.Scope)}); err != nil {
+		return nil, err
+	}
+	return &NewKey{Key: k, Secret: secret}, nil
+}
+
+// Keys lists the caller's keys, newest first.
+func (s *Service) Keys(ctx context.Context, actor market.Actor) ([]Key, error) {
+	if actor.IsAgent() {
+		return nil, market.Errorf(market.CodeForbidden, "only the owner, with a bearer token, can list agent keys")
+	}
+	return s.store.Read().KeysOf(ctx, actor.UserID)
+}
+
+// KeysOfUser lists any user's keys (admin).
+func (s *Service) KeysOfUser(ctx context.Context, userID string) ([]Key, error) {
+	return s.store.Read().KeysOf(ctx, userID)
+}
+
+// Key returns one key by id.
+func (s *Service) Key(ctx context.Context, id string) (*Key, error) {
+	if !market.ValidID(id) {
+		return nil, market.NotFound("agent key")
+	}
+	return s.store.Read().KeyByID(ctx, id)
+}
+
+// Revoke ends one of the caller's keys for good. Revoking twice is fine.
+func (s *Service) Revoke(ctx context.Context, actor market.Actor, id string) (*Key, error) {
+	if actor.IsAgent() {
+		return nil, market.Errorf(market.CodeForbidden, "only the owner, with a bearer token, can revoke agent keys")
+	}
+	return s.transition(ctx, actor, actor.UserID, id, func(k *Key, now time.Time) (string, error) {
+		if k.Status == KeyRevoked {
+			return "", nil
+		}
+		k.Status, k.RevokedAt = KeyRevoked, &now
+		return "agent_key.revoked", nil
+	})
+}
+
+// Unfreeze lets a frozen key act again (owner only).
+func (s *Service) Unfreeze(ctx context.Context, actor market.Actor, id string) (*Key, error) {
+	if actor.IsAgent() {
+		return nil, market.Errorf(market.CodeForbidden, "only the owner, with a bearer token, can unfreeze agent keys")
+	}
+	return s.transition(ctx, actor, actor.UserID, id, func(k *Key, now time.Time) (string, error) {
+		switch k.Status {
+		case KeyActive:
+			return "", nil
+		case KeyRevoked:
+			return "", market.Errorf(market.CodeInvalidState, "a revoked key cannot be unfrozen")
+		}
+		k.Status, k.FrozenAt = KeyActive, nil
+		return "agent_key.unfrozen", nil
+	})
+}
+
+// AdminFreeze pauses a user's key (admin).
+func (s *Service) AdminFreeze(ctx context.Context, actor market.Actor, userID, id string) (*Key, error) {
+	return s.transition(ctx, actor, userID, id, func(k *Key, now time.Time) (string, error) {
+		switch k.Status {
+		case KeyFrozen:
+			return "", nil
+		case KeyRevoked:
+			return "", market.Errorf(market.CodeInvalidState, "a revoked key cannot be frozen")
+		}
+		k.Status, k.FrozenAt = KeyFrozen, &now
+		return "agent_key.frozen", nil
+	})
+}
+
+// AdminRevoke ends a user's key (admin).
+func (s *Service) AdminRevoke(ctx context.Context, actor market.Actor, userID, id string) (*Key, error) {
+	return s.transition(ctx, actor, userID, id, func(k *Key, now time.Time) (string, error) {
+		if k.Status == KeyRevoked {
+			return "", nil
+		}
+		k.Status, k.RevokedAt = KeyRevoked, &now
+		return "agent_key.revoked", nil
+	})
+}
+
+// transition applies change to key id of userID; an empty event means
+// nothing changed.
+func (s *Service) transition(ctx context.Context, actor market.Actor, userID, id string, change func(*Key, time.Time) (string, error)) (*Key, error) {
+	if !market.ValidID(id) || !market.ValidID(userID) {
+		return nil, market.NotFound("agent key")
+	}
+	var k *Key
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		var err error
+		if k, err = tx.KeyByID(ctx, id); err != nil {
+			return err
+		}
+		if k.UserID != userID {
+			return market.NotFound("agent key")
+		}
+		now := s.clock.Now()
+		event, err := change(k, now)
+		if err != nil || event == "" {
+			return err
+		}
+		if err := tx.UpdateKey(ctx, k); err != nil {
+			return err
+		}
+		return events.Record(ctx, tx, now, actor, event, "agent_key", k.ID, nil)
+	})
+	return k, err
+}
+
+// touchEvery limits lastUsedAt writes to one a minute per key, keeping the
+// authentication path read-only almost always.
+const touchEvery = time.Minute
+
+// Authenticate resolves an X-Agent-Key secret. Unknown, malformed and
+// revoked keys are INVALID_AGENT_KEY; frozen ones AGENT_FROZEN; keys of
+// suspended or banned owners ACCOUNT_SUSPENDED.
+func (s *Service) Authenticate(ctx context.Context, secret string) (*Key, *accounts.User, error) {
+	invalid := market.Errorf(market.CodeInvalidAgentKey, "the agent key is invalid, expired or revoked")
+	if !wellFormed(secret, s.live) {
+		return nil, nil, invalid
+	}
+	hash := HashSecret(secret)
+	k, u, err := s.store.Read().KeyByHash(ctx, hash)
+	if market.CodeOf(err) == market.CodeNotFound {
+		return nil, nil, invalid
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	// The lookup was by hash; compare again in constant time so no timing of
+	// the database's index comparison can leak anything.
+	if subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 {
+		return nil, nil, invalid
+	}
+	switch {
+	case k.Status == KeyRevoked:
+		return nil, nil, invalid
+	case u.Blocked():
+		return nil, nil, market.Errorf(market.CodeAccountSuspended, "the owner's account is suspended")
+	case k.Status == KeyFrozen:
+		return nil, nil, market.Errorf(market.CodeAgentFrozen, "this agent key is frozen; the owner can unfreeze it")
+	}
+	s.touch(ctx, k)
+	return k, u, nil
+}
+
+func (s *Service) touch(ctx context.Context, k *Key) {
+	now := s.clock.Now()
+	if last, ok := s.touched.Load(k.ID); ok && now.Sub(last.(time.Time)) < touchEvery {
+		return
+	}
+	if k.LastUsedAt != nil && now.Sub(*k.LastUsedAt) >= 0 && now.Sub(*k.LastUsedAt) < touchEvery {
+		s.touched.Store(k.ID, *k.LastUsedAt)
+		return
+	}
+	s.touched.Store(k.ID, now)
+	if err := s.store.InTx(ctx, func(tx Tx) error { return tx.TouchKey(ctx, k.ID, now) }); err == nil {
+		k.LastUsedAt = &now
+	}
+}
+
+// Require checks that an agent's key allows op; humans pass.
+func Require(actor market.Actor, scope Scope, op Op) error {
+	if actor.IsAgent() && !scope.Allows(op) {
+		return market.Errorf(market.CodeInsufficientScope, "this agent key's scope (%s) does not allow this operation", scope)
+	}
+	return nil
+}

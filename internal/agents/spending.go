@@ -1,0 +1,235 @@
+package agents
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"marketplace/internal/events"
+	"marketplace/internal/market"
+)
+
+// Controls are an owner's caps on what all their agents spend together
+// (CONTRACT.md section 5). A human's own purchases are not capped.
+type Controls struct {
+	PerTransaction       int64
+	Daily                int64
+	Weekly               int64
+	Monthly              int64
+	CategoryRestrictions []string // category ids or slugs
+	ApprovalThreshold    *int64
+	UpdatedAt            time.Time
+}
+
+// DefaultControls are what an owner has until they change them.
+func DefaultControls() Controls {
+	return Controls{PerTransaction: 10000, Daily: 50000, Weekly: 200000, Monthly: 500000, CategoryRestrictions: []string{}}
+}
+
+// MaxLimit bounds every cap (ten million in currency units).
+const MaxLimit int64 = 1_000_000_000
+
+// Spent is what was spent in the current calendar windows.
+type Spent struct {
+	Today, ThisWeek, ThisMonth int64
+}
+
+// SpentQuery asks for the spending of an owner, or of one key when KeyID is
+// set, in the windows that start at the given times.
+type SpentQuery struct {
+	UserID     string
+	KeyID      string
+	DayStart   time.Time
+	WeekStart  time.Time
+	MonthStart time.Time
+}
+
+// Windows returns the starts of the UTC calendar day, ISO week (Monday) and
+// month containing now.
+func Windows(now time.Time) (day, week, month time.Time) {
+	now = now.UTC()
+	day = time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	offset := (int(day.Weekday()) + 6) % 7 // days since Monday
+	week = day.AddDate(0, 0, -offset)
+	month = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return day, week, month
+}
+
+// Remaining is what may still be spent per window.
+type Remaining struct {
+	Daily, Weekly, Monthly int64
+}
+
+// SpendingStatus is the controls and where spending stands against them.
+// For an agent, Remaining also honours the key's own caps.
+type SpendingStatus struct {
+	Controls  Controls
+	KeyLimits *Limits // the calling key's own caps, when it has any
+	Spent     Spent
+	Remaining Remaining
+}
+
+func floor0(v int64) int64 {
+	if v < 0 {
+		return 0
+	}
+	return v
+}
+
+func minCap(a int64, b *int64) int64 {
+	if b != nil && *b < a {
+		return *b
+	}
+	return a
+}
+
+// controlsOf returns the owner's controls, or the defaults.
+func controlsOf(ctx context.Context, tx Tx, userID string) (Controls, error) {
+	c, err := tx.Controls(ctx, userID)
+	if market.CodeOf(err) == market.CodeNotFound {
+		return DefaultControls(), nil
+	}
+	if err != nil {
+		return Controls{}, err
+	}
+	return *c, nil
+}
+
+// Spending returns the caller's controls and spending: the owner's for a
+// human; for an agent, the owner's combined with its key's caps.
+func (s *Service) Spending(ctx context.Context, actor market.Actor) (*SpendingStatus, error) {
+	return s.spending(ctx, s.store.Read(), actor)
+}
+
+func (s *Service) spending(ctx context.Context, tx Tx, actor market.Actor) (*SpendingStatus, error) {
+	c, err := controlsOf(ctx, tx, actor.UserID)
+	if err != nil {
+		return nil, err
+	}
+	day, week, month := Windows(s.clock.Now())
+	q := SpentQuery{UserID: actor.UserID, DayStart: day, WeekStart: week, MonthStart: month}
+	spent, err := tx.Spent(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	st := &SpendingStatus{Controls: c, Spent: spent, Remaining: Remaining{
+		Daily:   floor0(c.Daily - spent.Today),
+		Weekly:  floor0(c.Weekly - spent.ThisWeek),
+		Monthly: floor0(c.Monthly - spent.ThisMonth),
+	}}
+	if actor.IsAgent() {
+		k, err := tx.KeyByID(ctx, actor.KeyID)
+		if err != nil {
+			return nil, err
+		}
+		if !k.Limits.Empty() {
+			lim := k.Limits
+			st.KeyLimits = &lim
+			q.KeyID = k.ID
+			ks, err := tx.Spent(ctx, q)
+			if err != nil {
+				return nil, err
+			}
+			sub := func(cap *int64, used int64) *int64 {
+				if cap == nil {
+					return nil
+				}
+				v := floor0(*cap - used)
+				return &v
+			}
+			st.Remaining.Daily = minCap(st.Remaining.Daily, sub(lim.Daily, ks.Today))
+			st.Remaining.Weekly = minCap(st.Remaining.Weekly, sub(lim.Weekly, ks.ThisWeek))
+			st.Remaining.Monthly = minCap(st.Remaining.Monthly, sub(lim.Monthly, ks.ThisMonth))
+		}
+	}
+	return st, nil
+}
+
+// ControlsUpdate changes the fields that are set. ClearApproval removes the
+// approval threshold (a JSON null).
+type ControlsUpdate struct {
+	PerTransaction       *int64
+	Daily                *int64
+	Weekly               *int64
+	Monthly              *int64
+	CategoryRestrictions *[]string
+	ApprovalThreshold    *int64
+	ClearApproval        bool
+}
+
+// checkLimit validates one cap.
+func checkLimit(c *market.Check, field string, v *int64) {
+	if v != nil {
+		c.Require(*v >= 0 && *v <= MaxLimit, field, "must be an amount in cents from 0 to 1000000000")
+	}
+}
+
+// UpdateControls changes the owner's controls. Only a human may.
+func (s *Service) UpdateControls(ctx context.Context, actor market.Actor, upd ControlsUpdate) (*SpendingStatus, error) {
+	if actor.IsAgent() {
+		return nil, market.Errorf(market.CodeForbidden, "agents can read spending controls but not change them")
+	}
+	var c market.Check
+	checkLimit(&c, "perTransactionLimit", upd.PerTransaction)
+	checkLimit(&c, "dailyLimit", upd.Daily)
+	checkLimit(&c, "weeklyLimit", upd.Weekly)
+	checkLimit(&c, "monthlyLimit", upd.Monthly)
+	if upd.ApprovalThreshold != nil {
+		c.Require(*upd.ApprovalThreshold >= 1 && *upd.ApprovalThreshold <= MaxLimit, "approvalThreshold", "must be null or an amount in cents from 1 to 1000000000")
+	}
+	var cats []string
+	if upd.CategoryRestrictions != nil {
+		seen := map[string]bool{}
+		cats = []string{}
+		for _, v := range *upd.CategoryRestrictions {
+			v = strings.TrimSpace(v)
+			if v == "" || utf8.RuneCountInString(v) > 100 {
+				c.Add("categoryRestrictions", "each entry must be a category id or slug of 1 to 100 characters")
+				break
+			}
+			if !seen[strings.ToLower(v)] {
+				seen[strings.ToLower(v)] = true
+				cats = append(cats, v)
+			}
+		}
+		c.Require(len(cats) <= 100, "categoryRestrictions", "at most 100 categories")
+	}
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	var st *SpendingStatus
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		cur, err := controlsOf(ctx, tx, actor.UserID)
+		if err != nil {
+			return err
+		}
+		set := func(dst *int64, v *int64) {
+			if v != nil {
+				*dst = *v
+			}
+		}
+		set(&cur.PerTransaction, upd.PerTransaction)
+		set(&cur.Daily, upd.Daily)
+		set(&cur.Weekly, upd.Weekly)
+		set(&cur.Monthly, upd.Monthly)
+		if upd.CategoryRestrictions != nil {
+			cur.CategoryRestrictions = cats
+		}
+		if upd.ClearApproval {
+			cur.ApprovalThreshold = nil
+		} else if upd.ApprovalThreshold != nil {
+			cur.ApprovalThreshold = upd.ApprovalThreshold
+		}
+		now := s.clock.Now()
+		if err := tx.PutControls(ctx, actor.UserID, cur, now); err != nil {
+			return err
+		}
+		if err := events.Record(ctx, tx, now, actor, "spending_controls.updated", "user", actor.UserID, nil); err != nil {
+			return err
+		}
+		st, err = s.spending(ctx, tx, actor)
+		return err
+	})
+	return st, err
+}

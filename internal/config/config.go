@@ -1,0 +1,124 @@
+// Package config loads the service's settings from the environment and
+// flags (CONTRACT.md section 11). Nothing here is global: Load returns a value
+// that main hands to whoever needs it.
+package config
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Mode is sandbox (test money, hosted pages served here) or live.
+type Mode string
+
+const (
+	Sandbox Mode = "sandbox"
+	Live    Mode = "live"
+)
+
+// Config is every setting the service reads at start-up.
+type Config struct {
+	Addr          string
+	DataDir       string
+	DatabaseURL   string // "" means the SQLite file in DataDir
+	RedisURL      string
+	Mode          Mode
+	PublicURL     string
+	AdminEmail    string
+	AdminPassword string
+	JWTSecret     string
+	LogLevel      string
+}
+
+// SQLitePath is the database file used when DatabaseURL is empty.
+func (c Config) SQLitePath() string { return filepath.Join(c.DataDir, "marketplace.db") }
+
+// Postgres reports whether DatabaseURL selects PostgreSQL.
+func (c Config) Postgres() bool {
+	return strings.HasPrefix(c.DatabaseURL, "postgres://") || strings.HasPrefix(c.DatabaseURL, "postgresql://")
+}
+
+// Load reads the environment through getenv, then lets flags in args
+// override it.
+func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, error) {
+	env := func(k, def string) string {
+		if v := strings.TrimSpace(getenv(k)); v != "" {
+			return v
+		}
+		return def
+	}
+	c := Config{
+		Addr:          env("MARKETPLACE_ADDR", "127.0.0.1:8080"),
+		DataDir:       env("MARKETPLACE_DATA_DIR", "./data"),
+		DatabaseURL:   env("MARKETPLACE_DATABASE_URL", ""),
+		RedisURL:      env("MARKETPLACE_REDIS_URL", ""),
+		Mode:          Mode(env("MARKETPLACE_MODE", string(Sandbox))),
+		PublicURL:     env("MARKETPLACE_PUBLIC_URL", ""),
+		AdminEmail:    env("MARKETPLACE_ADMIN_EMAIL", ""),
+		AdminPassword: getenv("MARKETPLACE_ADMIN_PASSWORD"),
+		JWTSecret:     getenv("MARKETPLACE_JWT_SECRET"),
+		LogLevel:      env("MARKETPLACE_LOG_LEVEL", "info"),
+	}
+	fs := flag.NewFlagSet("marketplace", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (MARKETPLACE_ADDR)")
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "SQLite file, photos, generated secrets (MARKETPLACE_DATA_DIR)")
+	fs.StringVar(&c.DatabaseURL, "database-url", c.DatabaseURL, "a postgres:// URL selects PostgreSQL (MARKETPLACE_DATABASE_URL)")
+	fs.StringVar(&c.RedisURL, "redis-url", c.RedisURL, "Redis for shared rate limits (MARKETPLACE_REDIS_URL)")
+	mode := fs.String("mode", string(c.Mode), "sandbox or live (MARKETPLACE_MODE)")
+	fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "base of absolute links (MARKETPLACE_PUBLIC_URL)")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (MARKETPLACE_LOG_LEVEL)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	c.Mode = Mode(*mode)
+	if c.Mode != Sandbox && c.Mode != Live {
+		return c, fmt.Errorf("MARKETPLACE_MODE must be sandbox or live, not %q", c.Mode)
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + c.Addr
+	}
+	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	if c.DatabaseURL != "" && !c.Postgres() {
+		return c, fmt.Errorf("MARKETPLACE_DATABASE_URL must be a postgres:// URL (leave it empty for SQLite)")
+	}
+	if c.AdminEmail != "" && c.AdminPassword == "" {
+		return c, errors.New("MARKETPLACE_ADMIN_EMAIL is set but MARKETPLACE_ADMIN_PASSWORD is not")
+	}
+	if c.Mode == Live && c.JWTSecret == "" {
+		return c, errors.New("MARKETPLACE_JWT_SECRET is required in live mode")
+	}
+	return c, nil
+}
+
+// EnsureJWTSecret fills JWTSecret in sandbox mode from a file in the data
+// dir, generating it on first use so tokens survive restarts.
+func (c *Config) EnsureJWTSecret() error {
+	if c.JWTSecret != "" {
+		return nil
+	}
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return err
+	}
+	path := filepath.Join(c.DataDir, "jwt-secret")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		c.JWTSecret = strings.TrimSpace(string(b))
+		return nil
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return err
+	}
+	c.JWTSecret = hex.EncodeToString(buf)
+	return os.WriteFile(path, []byte(c.JWTSecret+"\n"), 0o600)
+}

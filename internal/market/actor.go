@@ -1,0 +1,34 @@
+package market
+
+// ActorType says who acted: a human with a bearer token, an agent with a key,
+// or the service itself.
+type ActorType string
+
+const (
+	ActorUser   ActorType = "user"
+	ActorAgent  ActorType = "agent"
+	ActorAdmin  ActorType = "admin"
+	ActorSystem ActorType = "system"
+)
+
+// Actor is the authenticated caller of a service method.
+type Actor struct {
+	Type   ActorType
+	UserID string // the human, or the agent's owner
+	KeyID  string // set for agents
+	Admin  bool   // the human (or owner) has role admin
+}
+
+// ID is the identifier recorded for the actor in events and audit entries.
+func (a Actor) ID() string {
+	if a.Type == ActorAgent {
+		return a.KeyID
+	}
+	return a.UserID
+}
+
+// IsAgent reports whether the caller is an agent key.
+func (a Actor) IsAgent() bool { return a.Type == ActorAgent }
+
+// System is the actor for work the service does on its own.
+var System = Actor{Type: ActorSystem}

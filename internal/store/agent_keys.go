@@ -1,0 +1,190 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/agents"
+	"marketplace/internal/market"
+)
+
+var _ agents.Tx = (*Tx)(nil)
+
+const keyColumns = `k.id, k.user_id, k.label, k.scope, k.status, k.key_prefix, k.key_hash, k.per_transaction_limit,
+	k.daily_limit, k.weekly_limit, k.monthly_limit, k.metadata, k.created_at, k.last_used_at, k.frozen_at, k.revoked_at`
+
+// CreateKey inserts k.
+func (tx *Tx) CreateKey(ctx context.Context, k *agents.Key) error {
+	meta, err := jsonOrNull(k.Metadata)
+	if err != nil {
+		return err
+	}
+	_, err = tx.exec(ctx, `INSERT INTO agent_keys (id, user_id, label, scope, status, key_prefix, key_hash, per_transaction_limit,
+		daily_limit, weekly_limit, monthly_limit, metadata, created_at, last_used_at, frozen_at, revoked_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.UserID, k.Label, string(k.Scope), string(k.Status), k.Prefix, k.Hash, k.Limits.PerTransaction,
+		k.Limits.Daily, k.Limits.Weekly, k.Limits.Monthly, meta, k.CreatedAt, k.LastUsedAt, k.FrozenAt, k.RevokedAt)
+	return wrap(err)
+}
+
+// UpdateKey writes a key's status and its timestamps.
+func (tx *Tx) UpdateKey(ctx context.Context, k *agents.Key) error {
+	res, err := tx.exec(ctx, `UPDATE agent_keys SET status = ?, frozen_at = ?, revoked_at = ?, label = ? WHERE id = ?`,
+		string(k.Status), k.FrozenAt, k.RevokedAt, k.Label, k.ID)
+	if err != nil {
+		return wrap(err)
+	}
+	return affectedOne(res, "agent key")
+}
+
+// TouchKey records when a key was last used.
+func (tx *Tx) TouchKey(ctx context.Context, id string, at time.Time) error {
+	_, err := tx.exec(ctx, `UPDATE agent_keys SET last_used_at = ? WHERE id = ?`, at, id)
+	return wrap(err)
+}
+
+// KeyByID finds a key.
+func (tx *Tx) KeyByID(ctx context.Context, id string) (*agents.Key, error) {
+	return scanKey(tx.queryRow(ctx, `SELECT `+keyColumns+` FROM agent_keys k WHERE k.id = ?`, id))
+}
+
+// KeysOf lists a user's keys, newest first.
+func (tx *Tx) KeysOf(ctx context.Context, userID string) ([]agents.Key, error) {
+	rows, err := tx.query(ctx, `SELECT `+keyColumns+` FROM agent_keys k WHERE k.user_id = ? ORDER BY k.created_at DESC, k.id DESC`, userID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := []agents.Key{}
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *k)
+	}
+	return out, wrap(rows.Err())
+}
+
+// KeyByHash finds a key and its owner in one query: the hot path of every
+// agent request.
+func (tx *Tx) KeyByHash(ctx context.Context, hash string) (*agents.Key, *accounts.User, error) {
+	row := tx.queryRow(ctx, `SELECT `+keyColumns+`, `+prefixed("u.", userColumns)+`
+		FROM agent_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`, hash)
+	var k agents.Key
+	var u accounts.User
+	dest := keyDest(&k)
+	ud, finishUser := userDest(&u)
+	if err := row.Scan(append(dest.ptrs, ud...)...); err != nil {
+		return nil, nil, notFound(err, "agent key")
+	}
+	if err := dest.finish(); err != nil {
+		return nil, nil, err
+	}
+	if err := finishUser(); err != nil {
+		return nil, nil, err
+	}
+	return &k, &u, nil
+}
+
+type keyScan struct {
+	k                       *agents.Key
+	scope, status           string
+	per, daily, week, month sql.NullInt64
+	meta                    sql.NullString
+	last, frozen, revoked   sql.NullTime
+	ptrs                    []any
+}
+
+func keyDest(k *agents.Key) *keyScan {
+	s := &keyScan{k: k}
+	s.ptrs = []any{&k.ID, &k.UserID, &k.Label, &s.scope, &s.status, &k.Prefix, &k.Hash, &s.per, &s.daily, &s.week,
+		&s.month, &s.meta, &k.CreatedAt, &s.last, &s.frozen, &s.revoked}
+	return s
+}
+
+func (s *keyScan) finish() error {
+	k := s.k
+	k.Scope, k.Status = agents.Scope(s.scope), agents.KeyStatus(s.status)
+	k.Limits = agents.Limits{PerTransaction: nullInt(s.per), Daily: nullInt(s.daily), Weekly: nullInt(s.week), Monthly: nullInt(s.month)}
+	k.CreatedAt = k.CreatedAt.UTC()
+	k.LastUsedAt, k.FrozenAt, k.RevokedAt = nullTime(s.last), nullTime(s.frozen), nullTime(s.revoked)
+	if s.meta.Valid && s.meta.String != "" {
+		if err := json.Unmarshal([]byte(s.meta.String), &k.Metadata); err != nil {
+			return market.Internal(err)
+		}
+	}
+	return nil
+}
+
+func scanKey(row scanner) (*agents.Key, error) {
+	var k agents.Key
+	d := keyDest(&k)
+	if err := row.Scan(d.ptrs...); err != nil {
+		return nil, notFound(err, "agent key")
+	}
+	return &k, d.finish()
+}
+
+// userDest returns scan targets for userColumns and a func that finishes
+// the user once scanned.
+func userDest(u *accounts.User) ([]any, func() error) {
+	var role, status, tier string
+	var shipFrom sql.NullString
+	ptrs := []any{&u.ID, &u.Email, &u.Username, &u.DisplayName, &u.AvatarURL, &u.PasswordHash, &role, &status,
+		&tier, &u.IdentityVerified, &shipFrom, &u.CreatedAt, &u.UpdatedAt}
+	return ptrs, func() error {
+		u.Role, u.Status, u.TrustTier = accounts.Role(role), accounts.Status(status), accounts.TrustTier(tier)
+		u.CreatedAt, u.UpdatedAt = u.CreatedAt.UTC(), u.UpdatedAt.UTC()
+		u.ShipFrom = nil
+		if shipFrom.Valid && shipFrom.String != "" {
+			u.ShipFrom = new(accounts.Address)
+			if err := json.Unmarshal([]byte(shipFrom.String), u.ShipFrom); err != nil {
+				return market.Internal(err)
+			}
+		}
+		return nil
+	}
+}
+
+// prefixed qualifies each column of a comma-separated list.
+func prefixed(p, cols string) string {
+	out := ""
+	for i, c := range splitColumns(cols) {
+		if i > 0 {
+			out += ", "
+		}
+		out += p + c
+	}
+	return out
+}
+
+func splitColumns(cols string) []string {
+	var out []string
+	cur := ""
+	for _, r := range cols {
+		switch r {
+		case ',':
+			out = append(out, cur)
+			cur = ""
+		case ' ', '\n', '\t':
+		default:
+			cur += string(r)
+		}
+	}
+	return append(out, cur)
+}
+
+func jsonOrNull(v map[string]any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, market.Internal(err)
+	}
+	return string(b), nil
+}

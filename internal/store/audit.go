@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"strings"
+
+	"marketplace/internal/admin"
+	"marketplace/internal/market"
+)
+
+var _ admin.AuditStore = (*Tx)(nil)
+
+// AppendAudit records one request.
+func (tx *Tx) AppendAudit(ctx context.Context, e *admin.AuditEntry) error {
+	_, err := tx.exec(ctx, `INSERT INTO audit_log (id, actor_type, actor_id, action, entity_type, entity_id, result, status, error_code, request_id, ip, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.ID, string(e.ActorType), e.ActorID, e.Action, e.EntityType, e.EntityID, string(e.Result), e.Status, e.ErrorCode, e.RequestID, e.IP, e.CreatedAt)
+	return wrap(err)
+}
+
+// ListAudit returns entries matching f, newest first, and the total count.
+func (tx *Tx) ListAudit(ctx context.Context, f admin.AuditFilter) ([]admin.AuditEntry, int, error) {
+	var where []string
+	var args []any
+	add := func(col, v string) {
+		if v != "" {
+			where = append(where, col+" = ?")
+			args = append(args, v)
+		}
+	}
+	add("actor_type", f.ActorType)
+	add("actor_id", f.ActorID)
+	add("action", f.Action)
+	add("entity_type", f.EntityType)
+	add("entity_id", f.EntityID)
+	add("result", f.Result)
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	var total int
+	if err := tx.queryRow(ctx, "SELECT COUNT(*) FROM audit_log"+cond, args...).Scan(&total); err != nil {
+		return nil, 0, wrap(err)
+	}
+	limit := f.Limit
+	if limit <= 0 || limit > 200 {
+		limit = 50
+	}
+	rows, err := tx.query(ctx, `SELECT id, actor_type, actor_id, action, entity_type, entity_id, result, status, error_code, request_id, ip, created_at
+		FROM audit_log`+cond+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, wrap(err)
+	}
+	defer rows.Close()
+	var out []admin.AuditEntry
+	for rows.Next() {
+		var e admin.AuditEntry
+		var actorType, result string
+		if err := rows.Scan(&e.ID, &actorType, &e.ActorID, &e.Action, &e.EntityType, &e.EntityID, &result, &e.Status, &e.ErrorCode, &e.RequestID, &e.IP, &e.CreatedAt); err != nil {
+			return nil, 0, wrap(err)
+		}
+		e.ActorType, e.Result, e.CreatedAt = market.ActorType(actorType), admin.AuditResult(result), e.CreatedAt.UTC()
+		out = append(out, e)
+	}
+	return out, total, wrap(rows.Err())
+}

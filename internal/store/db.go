@@ -1,0 +1,214 @@
+// Package store is the one implementation of every area's Store, over
+// database/sql, on SQLite (the embedded default) and PostgreSQL. SQL is
+// written once with ? placeholders; the dialect rebinds it and supplies the
+// few fragments that differ.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"marketplace/internal/market"
+)
+
+// Dialect names the engine under a DB.
+type Dialect string
+
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// DB is an open store. On SQLite writes go through a single connection (one
+// writer at a time, as SQLite requires, which also serialises River) and reads
+// through a pool; on PostgreSQL both are the same pool.
+type DB struct {
+	dialect Dialect
+	write   *sql.DB
+	read    *sql.DB
+	rebinds sync.Map // query text -> postgres text
+}
+
+// Dialect reports the engine.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// WritePool is the pool that transactions use; River runs on it so that jobs
+// are enqueued inside the same transaction as the change they follow.
+func (db *DB) WritePool() *sql.DB { return db.write }
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	err := db.write.Close()
+	if db.read != db.write {
+		err = errors.Join(err, db.read.Close())
+	}
+	return err
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return db.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// InTx runs fn in one transaction: committed when fn returns nil, rolled back
+// otherwise (and on panic).
+func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) (err error) {
+	sqlTx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return market.Internal(fmt.Errorf("begin: %w", err))
+	}
+	tx := &Tx{db: db, ex: sqlTx, sqlTx: sqlTx}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = sqlTx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			_ = sqlTx.Rollback()
+			return
+		}
+		if cerr := sqlTx.Commit(); cerr != nil {
+			err = market.Internal(fmt.Errorf("commit: %w", cerr))
+		}
+	}()
+	return fn(tx)
+}
+
+// Read returns a handle for reads outside any transaction: each statement
+// sees the latest committed data. It has the same methods as a Tx.
+func (db *DB) Read() *Tx { return &Tx{db: db, ex: db.read} }
+
+// Tx carries every area's store methods. Inside InTx it is a transaction;
+// from Read it runs each statement on its own.
+type Tx struct {
+	db    *DB
+	ex    executor
+	sqlTx *sql.Tx
+}
+
+type executor interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// SQLTx is the underlying transaction, for River's transactional enqueue.
+// It is nil on a Read handle.
+func (tx *Tx) SQLTx() *sql.Tx { return tx.sqlTx }
+
+func (tx *Tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return tx.ex.ExecContext(ctx, tx.db.rebind(query), tx.db.args(args)...)
+}
+
+func (tx *Tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return tx.ex.QueryContext(ctx, tx.db.rebind(query), tx.db.args(args)...)
+}
+
+func (tx *Tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return tx.ex.QueryRowContext(ctx, tx.db.rebind(query), tx.db.args(args)...)
+}
+
+// forUpdate locks the selected rows until the transaction ends. SQLite has
+// one writer at a time, so the write transaction itself is the lock there.
+func (tx *Tx) forUpdate() string {
+	if tx.db.dialect == Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// rebind turns ? placeholders into $n for PostgreSQL. Queries never contain a
+// literal question mark.
+func (db *DB) rebind(q string) string {
+	if db.dialect != Postgres {
+		return q
+	}
+	if v, ok := db.rebinds.Load(q); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	db.rebinds.Store(q, out)
+	return out
+}
+
+// sqliteTime is the one layout times are stored in on SQLite: fixed width,
+// so text order is time order, and parsed back by the driver.
+const sqliteTime = "2006-01-02 15:04:05.000000+00:00"
+
+func (db *DB) args(args []any) []any {
+	for i, a := range args {
+		switch v := a.(type) {
+		case time.Time:
+			args[i] = db.timeArg(v)
+		case *time.Time:
+			if v == nil {
+				args[i] = nil
+			} else {
+				args[i] = db.timeArg(*v)
+			}
+		}
+	}
+	return args
+}
+
+func (db *DB) timeArg(t time.Time) any {
+	t = t.UTC().Truncate(time.Microsecond)
+	if db.dialect == SQLite {
+		return t.Format(sqliteTime)
+	}
+	return t
+}
+
+// notFound maps sql.ErrNoRows to NOT_FOUND for what, and wraps anything else.
+func notFound(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return market.NotFound(what)
+	}
+	return wrap(err)
+}
+
+// wrap marks an unexpected database error as internal.
+func wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	var me *market.Error
+	if errors.As(err, &me) {
+		return err
+	}
+	return market.Internal(err)
+}
+
+// nullTime scans a nullable timestamp.
+func nullTime(nt sql.NullTime) *time.Time {
+	if !nt.Valid {
+		return nil
+	}
+	t := nt.Time.UTC()
+	return &t
+}
+
+// nullInt scans a nullable integer.
+func nullInt(n sql.NullInt64) *int64 {
+	if !n.Valid {
+		return nil
+	}
+	v := n.Int64
+	return &v
+}

@@ -1,0 +1,108 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"marketplace/internal/store/postgres"
+	sqlitemig "marketplace/internal/store/sqlite"
+)
+
+// OpenSQLite opens (creating if needed) the SQLite database at path with
+// WAL, foreign keys and a busy timeout.
+func OpenSQLite(path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	pragmas := "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"
+	u := "file:" + (&url.URL{Path: path}).EscapedPath()
+	write, err := sql.Open("sqlite", u+"?"+pragmas+"&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	write.SetMaxOpenConns(1)
+	write.SetConnMaxIdleTime(0)
+	read, err := sql.Open("sqlite", u+"?"+pragmas+"&_pragma=query_only(1)")
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	read.SetMaxOpenConns(8)
+	read.SetMaxIdleConns(8)
+	db := &DB{dialect: SQLite, write: write, read: read}
+	if err := db.Ping(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// OpenPostgres connects to the PostgreSQL database at dsn.
+func OpenPostgres(dsn string) (*DB, error) {
+	pool, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, err
+	}
+	pool.SetMaxOpenConns(20)
+	pool.SetMaxIdleConns(20)
+	db := &DB{dialect: Postgres, write: pool, read: pool}
+	if err := db.Ping(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	return db, nil
+}
+
+// Migrate applies the embedded migrations of the DB's dialect.
+func (db *DB) Migrate(ctx context.Context) error {
+	dialect, fsys := goose.DialectSQLite3, sqlitemig.Migrations
+	if db.dialect == Postgres {
+		dialect, fsys = goose.DialectPostgres, postgres.Migrations
+	}
+	sub, err := fs.Sub(fsys, "migrations")
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(dialect, db.write, sub)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// uniqueViolation returns the constraint text of a unique violation ("" if
+// err is something else): the column list on SQLite, the index name on
+// PostgreSQL. Callers look for a column name in it.
+func uniqueViolation(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return pgErr.ConstraintName
+	}
+	var sqErr *sqlite.Error
+	if errors.As(err, &sqErr) && (sqErr.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || sqErr.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
+		return sqErr.Error()
+	}
+	return ""
+}
+
+// isUnique reports whether err is a unique violation mentioning column.
+func isUnique(err error, column string) bool {
+	c := uniqueViolation(err)
+	return c != "" && strings.Contains(c, column)
+}

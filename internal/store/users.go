@@ -1,0 +1,150 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/market"
+)
+
+var _ accounts.Tx = (*Tx)(nil)
+
+const userColumns = `id, email, username, display_name, avatar_url, password_hash, role, status, trust_tier, identity_verified, ship_from, created_at, updated_at`
+
+// CreateUser inserts u; a taken e-mail or username is EMAIL_TAKEN or
+// USERNAME_TAKEN.
+func (tx *Tx) CreateUser(ctx context.Context, u *accounts.User) error {
+	shipFrom, err := marshalShipFrom(u.ShipFrom)
+	if err != nil {
+		return err
+	}
+	_, err = tx.exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.Email, u.Username, u.DisplayName, u.AvatarURL, u.PasswordHash, string(u.Role), string(u.Status),
+		string(u.TrustTier), u.IdentityVerified, shipFrom, u.CreatedAt, u.UpdatedAt)
+	return userConflict(err)
+}
+
+// UpdateUser writes every mutable field of u.
+func (tx *Tx) UpdateUser(ctx context.Context, u *accounts.User) error {
+	shipFrom, err := marshalShipFrom(u.ShipFrom)
+	if err != nil {
+		return err
+	}
+	res, err := tx.exec(ctx, `UPDATE users SET email = ?, username = ?, display_name = ?, avatar_url = ?, password_hash = ?,
+		role = ?, status = ?, trust_tier = ?, identity_verified = ?, ship_from = ?, updated_at = ? WHERE id = ?`,
+		u.Email, u.Username, u.DisplayName, u.AvatarURL, u.PasswordHash, string(u.Role), string(u.Status),
+		string(u.TrustTier), u.IdentityVerified, shipFrom, u.UpdatedAt, u.ID)
+	if err != nil {
+		return userConflict(err)
+	}
+	return affectedOne(res, "user")
+}
+
+func userConflict(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case isUnique(err, "email"):
+		return market.Errorf(market.CodeEmailTaken, "an account with this e-mail already exists")
+	case isUnique(err, "username"):
+		return market.Errorf(market.CodeUsernameTaken, "this username is taken")
+	}
+	return wrap(err)
+}
+
+func affectedOne(res sql.Result, what string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return wrap(err)
+	}
+	if n == 0 {
+		return market.NotFound(what)
+	}
+	return nil
+}
+
+// UserByID finds a user by id.
+func (tx *Tx) UserByID(ctx context.Context, id string) (*accounts.User, error) {
+	return scanUser(tx.queryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
+}
+
+// UserByEmail finds a user by normalized e-mail.
+func (tx *Tx) UserByEmail(ctx context.Context, email string) (*accounts.User, error) {
+	return scanUser(tx.queryRow(ctx, `SELECT `+userColumns+` FROM users WHERE email = ?`, email))
+}
+
+// UserByUsername finds a user by normalized username.
+func (tx *Tx) UserByUsername(ctx context.Context, username string) (*accounts.User, error) {
+	return scanUser(tx.queryRow(ctx, `SELECT `+userColumns+` FROM users WHERE username = ?`, username))
+}
+
+func scanUser(row scanner) (*accounts.User, error) {
+	var u accounts.User
+	ptrs, finish := userDest(&u)
+	if err := row.Scan(ptrs...); err != nil {
+		return nil, notFound(err, "user")
+	}
+	return &u, finish()
+}
+
+func marshalShipFrom(a *accounts.Address) (any, error) {
+	if a == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return nil, market.Internal(err)
+	}
+	return string(b), nil
+}
+
+const addressColumns = `id, user_id, name, line1, line2, city, state, zip, country, phone, is_default, created_at`
+
+// Addresses lists a user's saved addresses, default first, then newest.
+func (tx *Tx) Addresses(ctx context.Context, userID string) ([]accounts.Address, error) {
+	rows, err := tx.query(ctx, `SELECT `+addressColumns+` FROM addresses WHERE user_id = ?
+		ORDER BY is_default DESC, created_at DESC, id DESC`, userID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := []accounts.Address{}
+	for rows.Next() {
+		var a accounts.Address
+		if err := rows.Scan(&a.ID, &a.UserID, &a.Name, &a.Line1, &a.Line2, &a.City, &a.State, &a.Zip, &a.Country,
+			&a.Phone, &a.IsDefault, &a.CreatedAt); err != nil {
+			return nil, wrap(err)
+		}
+		a.CreatedAt = a.CreatedAt.UTC()
+		out = append(out, a)
+	}
+	return out, wrap(rows.Err())
+}
+
+// CreateAddress inserts a.
+func (tx *Tx) CreateAddress(ctx context.Context, a *accounts.Address) error {
+	_, err := tx.exec(ctx, `INSERT INTO addresses (`+addressColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.UserID, a.Name, a.Line1, a.Line2, a.City, a.State, a.Zip, a.Country, a.Phone, a.IsDefault, a.CreatedAt)
+	return wrap(err)
+}
+
+// DeleteAddress removes one of userID's addresses.
+func (tx *Tx) DeleteAddress(ctx context.Context, userID, id string) error {
+	res, err := tx.exec(ctx, `DELETE FROM addresses WHERE id = ? AND user_id = ?`, id, userID)
+	if err != nil {
+		return wrap(err)
+	}
+	return affectedOne(res, "address")
+}
+
+// SetDefaultAddress makes id the only default address of userID.
+func (tx *Tx) SetDefaultAddress(ctx context.Context, userID, id string) error {
+	res, err := tx.exec(ctx, `UPDATE addresses SET is_default = (id = ?) WHERE user_id = ? AND EXISTS
+		(SELECT 1 FROM addresses a WHERE a.id = ? AND a.user_id = ?)`, id, userID, id, userID)
+	if err != nil {
+		return wrap(err)
+	}
+	return affectedOne(res, "address")
+}
