@@ -35,6 +35,8 @@ type Config struct {
 	AdminPassword string
 	JWTSecret     string
 	LogLevel      string
+
+	StripePublishableKey string
 }
 
 // SQLitePath is the database file used when DatabaseURL is empty.
@@ -65,6 +67,8 @@ func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, 
 		AdminPassword: getenv("MARKETPLACE_ADMIN_PASSWORD"),
 		JWTSecret:     getenv("MARKETPLACE_JWT_SECRET"),
 		LogLevel:      env("MARKETPLACE_LOG_LEVEL", "info"),
+
+		StripePublishableKey: env("MARKETPLACE_STRIPE_PUBLISHABLE_KEY", ""),
 	}
 	fs := flag.NewFlagSet("marketplace", flag.ContinueOnError)
 	fs.SetOutput(stderr)

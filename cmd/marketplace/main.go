@@ -1,0 +1,84 @@
+// Command marketplace runs the resale marketplace service.
+//
+//	marketplace [serve] [flags]   run the service (the default)
+//	marketplace migrate [flags]   apply database migrations and exit
+//	marketplace version           print the version
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"marketplace/internal/app"
+	"marketplace/internal/config"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "version":
+		fmt.Fprintln(stdout, app.Version)
+		return 0
+	case "serve", "migrate":
+	default:
+		fmt.Fprintf(stderr, "unknown command %q; use serve, migrate or version\n", cmd)
+		return 2
+	}
+	cfg, err := config.Load(getenv, args, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "config:", err)
+		return 2
+	}
+	log := newLogger(stderr, cfg.LogLevel)
+	db, err := app.Open(ctx, cfg)
+	if err != nil {
+		log.Error("open database", "err", err.Error())
+		return 1
+	}
+	defer db.Close()
+	if cmd == "migrate" {
+		log.Info("migrations applied", "database", string(db.Dialect()))
+		return 0
+	}
+	a, err := app.New(ctx, cfg, db, app.Options{Logger: log})
+	if err != nil {
+		log.Error("start", "err", err.Error())
+		return 1
+	}
+	defer a.Close()
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		log.Error("listen", "err", err.Error())
+		return 1
+	}
+	if err := a.Serve(ctx, ln); err != nil {
+		log.Error("serve", "err", err.Error())
+		return 1
+	}
+	log.Info("stopped")
+	return 0
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}

@@ -1,0 +1,219 @@
+// Package app assembles the service from its configuration: store, services,
+// job queue and HTTP surfaces. Main runs it; tests start it on port 0.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/admin"
+	"marketplace/internal/agents"
+	"marketplace/internal/config"
+	"marketplace/internal/httpapi"
+	"marketplace/internal/httpapi/agentv1"
+	"marketplace/internal/httpapi/apiv1"
+	"marketplace/internal/httpapi/openapi"
+	"marketplace/internal/httpapi/ops"
+	"marketplace/internal/httpapi/web"
+	"marketplace/internal/jobs"
+	"marketplace/internal/market"
+	"marketplace/internal/payments"
+	"marketplace/internal/ratelimit"
+	"marketplace/internal/store"
+)
+
+// Version is the service's version, set at build time with
+// -ldflags "-X marketplace/internal/app.Version=...".
+var Version = "0.1.0"
+
+func version() string {
+	v := Version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+				v += "+" + s.Value[:7]
+			}
+		}
+	}
+	return v
+}
+
+// App is the assembled service.
+type App struct {
+	Config   config.Config
+	DB       *store.DB
+	Queue    *jobs.Queue
+	Router   *httpapi.Router
+	Clock    market.Clock
+	Log      *slog.Logger
+	Accounts *accounts.Service
+	Agents   *agents.Service
+	Payments *payments.Service
+
+	redis *redis.Client
+}
+
+// Options are what tests may replace.
+type Options struct {
+	Logger *slog.Logger
+	Clock  market.Clock
+}
+
+// Open connects the store and runs the migrations (goose, then River's).
+func Open(ctx context.Context, cfg config.Config) (*store.DB, error) {
+	var db *store.DB
+	var err error
+	if cfg.Postgres() {
+		db, err = store.OpenPostgres(cfg.DatabaseURL)
+	} else {
+		db, err = store.OpenSQLite(cfg.SQLitePath())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := jobs.Migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// New builds the service on an open, migrated store.
+func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*App, error) {
+	a := &App{Config: cfg, DB: db, Clock: opts.Clock, Log: opts.Logger}
+	if a.Log == nil {
+		a.Log = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
+	if a.Clock == nil {
+		a.Clock = &market.OffsetClock{}
+	}
+	if err := cfg.EnsureJWTSecret(); err != nil {
+		return nil, fmt.Errorf("jwt secret: %w", err)
+	}
+	a.Config = cfg
+
+	var limiter ratelimit.Limiter = ratelimit.NewMemory(a.Clock.Now)
+	cacheCheck := func(context.Context) error { return nil }
+	if cfg.RedisURL != "" {
+		ropts, err := redis.ParseURL(cfg.RedisURL)
+		if err != nil {
+			return nil, fmt.Errorf("MARKETPLACE_REDIS_URL: %w", err)
+		}
+		a.redis = redis.NewClient(ropts)
+		limiter = ratelimit.NewRedis(a.redis, "marketplace:", a.Clock.Now)
+		cacheCheck = func(ctx context.Context) error { return a.redis.Ping(ctx).Err() }
+	}
+
+	a.Accounts = accounts.NewService(store.For[accounts.Tx](db), a.Clock, accounts.NewTokens(cfg.JWTSecret), limiter)
+	a.Agents = agents.NewService(store.For[agents.Tx](db), a.Clock, cfg.Mode == config.Live)
+	a.Payments = payments.NewService(store.For[payments.Tx](db), a.Clock, payments.Sandbox{PublicURL: cfg.PublicURL})
+
+	q, err := jobs.New(db, jobs.Services{Agents: a.Agents}, a.Log)
+	if err != nil {
+		return nil, fmt.Errorf("job queue: %w", err)
+	}
+	a.Queue = q
+
+	docA, err := openapi.JSON(openapi.A)
+	if err != nil {
+		return nil, err
+	}
+	docB, err := openapi.JSON(openapi.B)
+	if err != nil {
+		return nil, err
+	}
+	mx := httpapi.NewMetrics()
+	auditor := auditWriter{db: db}
+	a.Router = httpapi.NewRouter(httpapi.Services{Accounts: a.Accounts, Agents: a.Agents}, auditor, a.Log, a.Clock, mx)
+	publishable := "pk_test_sandbox"
+	if cfg.Mode == config.Live {
+		publishable = cfg.StripePublishableKey
+	}
+	(&ops.Ops{
+		Version: version(), Mode: string(cfg.Mode), PublicURL: cfg.PublicURL, PublishableKey: publishable,
+		Metrics: mx.Handler(), DocA: docA, DocB: docB,
+		Checks: []ops.Check{
+			{Name: "database", Run: db.Ping},
+			{Name: "cache", Run: cacheCheck},
+			{Name: "jobs", Run: q.Healthy},
+		},
+	}).Register(a.Router)
+	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, PublicURL: cfg.PublicURL}).Register(a.Router)
+	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents}).Register(a.Router)
+	if cfg.Mode == config.Sandbox {
+		(&web.Sandbox{Payments: a.Payments}).Register(a.Router)
+	}
+
+	if cfg.AdminEmail != "" {
+		if err := a.Accounts.EnsureAdmin(ctx, cfg.AdminEmail, cfg.AdminPassword); err != nil {
+			return nil, fmt.Errorf("admin bootstrap: %w", err)
+		}
+	}
+	return a, nil
+}
+
+// auditWriter writes audit entries in their own small transaction.
+type auditWriter struct{ db *store.DB }
+
+func (w auditWriter) AppendAudit(ctx context.Context, e *admin.AuditEntry) error {
+	return w.db.InTx(ctx, func(tx *store.Tx) error { return tx.AppendAudit(ctx, e) })
+}
+
+// Handler is the service's HTTP handler.
+func (a *App) Handler() http.Handler { return a.Router }
+
+// Serve starts the job queue and serves HTTP on ln until ctx ends, then
+// drains in-flight requests and background work.
+func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	if err := a.Queue.Start(ctx); err != nil {
+		return fmt.Errorf("start jobs: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           a.Router,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	a.Log.Info("listening", "addr", ln.Addr().String(), "mode", a.Config.Mode, "database", string(a.DB.Dialect()), "version", version())
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.Log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
+	defer cancel()
+	err := srv.Shutdown(shutdownCtx)
+	if qerr := a.Queue.Stop(shutdownCtx); qerr != nil && !errors.Is(qerr, context.Canceled) {
+		err = errors.Join(err, qerr)
+	}
+	return err
+}
+
+// Close releases the store and the cache client.
+func (a *App) Close() error {
+	var err error
+	if a.redis != nil {
+		err = a.redis.Close()
+	}
+	return errors.Join(err, a.DB.Close())
+}

@@ -1,0 +1,233 @@
+// Package agentv1 is Variant B of the interface: snake_case JSON under /v1,
+// the surface written for agents. Lists answer objects ({addresses: [...]}).
+package agentv1
+
+import (
+	"net/http"
+	"time"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/agents"
+	"marketplace/internal/httpapi"
+)
+
+// Prefix is where Variant B lives.
+const Prefix = "/v1"
+
+// API holds the services Variant B calls.
+type API struct {
+	Accounts *accounts.Service
+	Agents   *agents.Service
+}
+
+// Register adds every Variant B route to rt.
+func (a *API) Register(rt *httpapi.Router) {
+	p := Prefix
+	rt.Handle("POST", p+"/auth/keys", httpapi.Bearer, a.createKey)
+	rt.Handle("GET", p+"/auth/whoami", httpapi.Agent, a.whoami)
+	rt.Handle("DELETE", p+"/auth/keys/{id}", httpapi.Bearer, a.revokeKey)
+	rt.Handle("GET", p+"/account", httpapi.Either, a.account)
+	rt.Handle("GET", p+"/account/spending", httpapi.Either, a.spending)
+	rt.Handle("GET", p+"/account/addresses", httpapi.Either, a.addresses)
+}
+
+type limits struct {
+	PerTransactionLimit *int64 `json:"per_transaction_limit"`
+	DailyLimit          *int64 `json:"daily_limit"`
+	WeeklyLimit         *int64 `json:"weekly_limit"`
+	MonthlyLimit        *int64 `json:"monthly_limit"`
+}
+
+func toLimits(l agents.Limits) *limits {
+	if l.Empty() {
+		return nil
+	}
+	return &limits{PerTransactionLimit: l.PerTransaction, DailyLimit: l.Daily, WeeklyLimit: l.Weekly, MonthlyLimit: l.Monthly}
+}
+
+type agentKey struct {
+	ID               string     `json:"id"`
+	KeyID            string     `json:"key_id"`
+	Key              string     `json:"key,omitempty"`
+	KeyPrefix        string     `json:"key_prefix"`
+	Label            string     `json:"label"`
+	Scope            string     `json:"scope"`
+	Status           string     `json:"status"`
+	SpendingControls *limits    `json:"spending_controls"`
+	CreatedAt        time.Time  `json:"created_at"`
+	LastUsedAt       *time.Time `json:"last_used_at"`
+	RevokedAt        *time.Time `json:"revoked_at"`
+}
+
+func toKey(k *agents.Key) agentKey {
+	return agentKey{ID: k.ID, KeyID: k.ID, KeyPrefix: k.Prefix, Label: k.Label, Scope: k.Scope.Short(), Status: string(k.Status),
+		SpendingControls: toLimits(k.Limits), CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
+}
+
+type createKeyBody struct {
+	Label            string  `json:"label"`
+	Scope            string  `json:"scope"`
+	SpendingControls *limits `json:"spending_controls"`
+	// The Variant B body does not carry the terms flag; calling this route is
+	// taken as accepting the agent terms unless it says false.
+	AcceptedAgentTerms *bool `json:"accepted_agent_terms"`
+}
+
+func (a *API) createKey(w http.ResponseWriter, r *http.Request) error {
+	var b createKeyBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	in := agents.KeyInput{Label: b.Label, Scope: b.Scope, AcceptedAgentTerms: b.AcceptedAgentTerms == nil || *b.AcceptedAgentTerms}
+	if b.SpendingControls != nil {
+		in.Limits = agents.Limits{PerTransaction: b.SpendingControls.PerTransactionLimit, Daily: b.SpendingControls.DailyLimit,
+			Weekly: b.SpendingControls.WeeklyLimit, Monthly: b.SpendingControls.MonthlyLimit}
+	}
+	k, err := a.Agents.CreateKey(r.Context(), httpapi.PrincipalOf(r).Actor, in)
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "agent_key", k.ID)
+	out := toKey(&k.Key)
+	out.Key = k.Secret
+	return httpapi.OK(w, r, http.StatusCreated, out)
+}
+
+func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	httpapi.Entity(r, "agent_key", id)
+	k, err := a.Agents.Revoke(r.Context(), httpapi.PrincipalOf(r).Actor, id)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toKey(k))
+}
+
+type whoami struct {
+	Agent struct {
+		KeyID string `json:"key_id"`
+		Label string `json:"label"`
+		Scope string `json:"scope"`
+	} `json:"agent"`
+	Owner struct {
+		UserID           string `json:"user_id"`
+		DisplayName      string `json:"display_name"`
+		TrustTier        string `json:"trust_tier"`
+		IdentityVerified bool   `json:"identity_verified"`
+	} `json:"owner"`
+	Spending struct {
+		PerTransactionLimit int64 `json:"per_transaction_limit"`
+		DailyRemaining      int64 `json:"daily_remaining"`
+		WeeklyRemaining     int64 `json:"weekly_remaining"`
+		MonthlyRemaining    int64 `json:"monthly_remaining"`
+	} `json:"spending"`
+}
+
+func (a *API) whoami(w http.ResponseWriter, r *http.Request) error {
+	p := httpapi.PrincipalOf(r)
+	st, err := a.Agents.Spending(r.Context(), p.Actor)
+	if err != nil {
+		return err
+	}
+	var out whoami
+	out.Agent.KeyID, out.Agent.Label, out.Agent.Scope = p.Key.ID, p.Key.Label, p.Key.Scope.Short()
+	out.Owner.UserID, out.Owner.DisplayName, out.Owner.TrustTier = p.User.ID, p.User.DisplayName, string(p.User.TrustTier)
+	out.Owner.IdentityVerified = p.User.IdentityVerified
+	out.Spending.PerTransactionLimit = perTransaction(st)
+	out.Spending.DailyRemaining, out.Spending.WeeklyRemaining, out.Spending.MonthlyRemaining = st.Remaining.Daily, st.Remaining.Weekly, st.Remaining.Monthly
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// perTransaction is the per-purchase cap in force: the owner's, or the
+// key's own when tighter.
+func perTransaction(st *agents.SpendingStatus) int64 {
+	v := st.Controls.PerTransaction
+	if st.KeyLimits != nil && st.KeyLimits.PerTransaction != nil && *st.KeyLimits.PerTransaction < v {
+		v = *st.KeyLimits.PerTransaction
+	}
+	return v
+}
+
+type account struct {
+	ID               string    `json:"id"`
+	UserID           string    `json:"user_id"`
+	Email            string    `json:"email"`
+	Username         string    `json:"username"`
+	DisplayName      string    `json:"display_name"`
+	AvatarURL        *string   `json:"avatar_url"`
+	Role             string    `json:"role"`
+	Status           string    `json:"status"`
+	TrustTier        string    `json:"trust_tier"`
+	IdentityVerified bool      `json:"identity_verified"`
+	CreatedAt        time.Time `json:"created_at"`
+}
+
+func (a *API) account(w http.ResponseWriter, r *http.Request) error {
+	u := httpapi.PrincipalOf(r).User
+	var avatar *string
+	if u.AvatarURL != "" {
+		avatar = &u.AvatarURL
+	}
+	return httpapi.OK(w, r, http.StatusOK, account{ID: u.ID, UserID: u.ID, Email: u.Email, Username: u.Username,
+		DisplayName: u.DisplayName, AvatarURL: avatar, Role: string(u.Role), Status: string(u.Status),
+		TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified, CreatedAt: u.CreatedAt})
+}
+
+type spendingStatus struct {
+	PerTransactionLimit  int64    `json:"per_transaction_limit"`
+	DailyLimit           int64    `json:"daily_limit"`
+	WeeklyLimit          int64    `json:"weekly_limit"`
+	MonthlyLimit         int64    `json:"monthly_limit"`
+	CategoryRestrictions []string `json:"category_restrictions"`
+	ApprovalThreshold    *int64   `json:"approval_threshold"`
+	KeyLimits            *limits  `json:"key_limits"`
+	SpentToday           int64    `json:"spent_today"`
+	SpentThisWeek        int64    `json:"spent_this_week"`
+	SpentThisMonth       int64    `json:"spent_this_month"`
+	DailyRemaining       int64    `json:"daily_remaining"`
+	WeeklyRemaining      int64    `json:"weekly_remaining"`
+	MonthlyRemaining     int64    `json:"monthly_remaining"`
+}
+
+func (a *API) spending(w http.ResponseWriter, r *http.Request) error {
+	st, err := a.Agents.Spending(r.Context(), httpapi.PrincipalOf(r).Actor)
+	if err != nil {
+		return err
+	}
+	c := st.Controls
+	out := spendingStatus{PerTransactionLimit: c.PerTransaction, DailyLimit: c.Daily, WeeklyLimit: c.Weekly, MonthlyLimit: c.Monthly,
+		CategoryRestrictions: c.CategoryRestrictions, ApprovalThreshold: c.ApprovalThreshold,
+		SpentToday: st.Spent.Today, SpentThisWeek: st.Spent.ThisWeek, SpentThisMonth: st.Spent.ThisMonth,
+		DailyRemaining: st.Remaining.Daily, WeeklyRemaining: st.Remaining.Weekly, MonthlyRemaining: st.Remaining.Monthly}
+	if st.KeyLimits != nil {
+		out.KeyLimits = toLimits(*st.KeyLimits)
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+type address struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Line1     string    `json:"line1"`
+	Line2     string    `json:"line2"`
+	City      string    `json:"city"`
+	State     string    `json:"state"`
+	Zip       string    `json:"zip"`
+	Country   string    `json:"country"`
+	Phone     string    `json:"phone"`
+	IsDefault bool      `json:"is_default"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func (a *API) addresses(w http.ResponseWriter, r *http.Request) error {
+	list, err := a.Accounts.Addresses(r.Context(), httpapi.PrincipalOf(r).Actor)
+	if err != nil {
+		return err
+	}
+	out := make([]address, len(list))
+	for i, ad := range list {
+		out[i] = address{ID: ad.ID, Name: ad.Name, Line1: ad.Line1, Line2: ad.Line2, City: ad.City, State: ad.State,
+			Zip: ad.Zip, Country: ad.Country, Phone: ad.Phone, IsDefault: ad.IsDefault, CreatedAt: ad.CreatedAt}
+	}
+	return httpapi.OK(w, r, http.StatusOK, map[string]any{"addresses": out, "total": len(out)})
+}

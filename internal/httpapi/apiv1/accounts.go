@@ -1,0 +1,193 @@
+package apiv1
+
+import (
+	"net"
+	"net/http"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/httpapi"
+	"marketplace/internal/market"
+)
+
+type registerBody struct {
+	Email         string `json:"email"`
+	Password      string `json:"password"`
+	DisplayName   string `json:"displayName"`
+	Username      string `json:"username"`
+	AcceptedTerms bool   `json:"acceptedTerms"`
+}
+
+func (a *API) register(w http.ResponseWriter, r *http.Request) error {
+	var b registerBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	u, tok, err := a.Accounts.Register(r.Context(), accounts.RegisterInput{Email: b.Email, Password: b.Password,
+		DisplayName: b.DisplayName, Username: b.Username, AcceptedTerms: b.AcceptedTerms})
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "user", u.ID)
+	return httpapi.OK(w, r, http.StatusCreated, authResult{User: toUser(u), AccessToken: tok.Value, ExpiresAt: tok.ExpiresAt})
+}
+
+type loginBody struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+func (a *API) login(w http.ResponseWriter, r *http.Request) error {
+	var b loginBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	u, tok, err := a.Accounts.Login(r.Context(), b.Email, b.Password, httpapi.ClientIP(r))
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "user", u.ID)
+	return httpapi.OK(w, r, http.StatusOK, authResult{User: toUser(u), AccessToken: tok.Value, ExpiresAt: tok.ExpiresAt})
+}
+
+func (a *API) checkUsername(w http.ResponseWriter, r *http.Request) error {
+	c, err := a.Accounts.CheckUsername(r.Context(), r.PathValue("username"))
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, map[string]any{"username": c.Username, "available": c.Available, "reason": strOrNil(c.Reason)})
+}
+
+func (a *API) me(w http.ResponseWriter, r *http.Request) error {
+	p := actor(r)
+	if p.Key == nil {
+		return httpapi.OK(w, r, http.StatusOK, toUser(p.User))
+	}
+	st, err := a.Agents.Spending(r.Context(), p.Actor)
+	if err != nil {
+		return err
+	}
+	s := toSpending(st)
+	return httpapi.OK(w, r, http.StatusOK, agentMe{
+		UserID: p.User.ID, Email: p.User.Email, Username: p.User.Username, DisplayName: p.User.DisplayName,
+		TrustTier: string(p.User.TrustTier), IdentityVerified: p.User.IdentityVerified,
+		KeyID: p.Key.ID, Label: p.Key.Label, Scope: string(p.Key.Scope),
+		SpendingControls: s.Controls, KeyLimits: s.KeyLimits, Remaining: s.Remaining,
+	})
+}
+
+type updateMeBody struct {
+	DisplayName *string             `json:"displayName"`
+	Username    *string             `json:"username"`
+	AvatarURL   httpapi.Opt[string] `json:"avatarUrl"`
+}
+
+func (a *API) updateMe(w http.ResponseWriter, r *http.Request) error {
+	var b updateMeBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	upd := accounts.ProfileUpdate{DisplayName: b.DisplayName, Username: b.Username}
+	if b.AvatarURL.Set {
+		v := b.AvatarURL.Value // null clears the avatar
+		upd.AvatarURL = &v
+	}
+	p := actor(r)
+	httpapi.Entity(r, "user", p.User.ID)
+	u, err := a.Accounts.UpdateProfile(r.Context(), p.Actor, upd)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toUser(u))
+}
+
+func (a *API) setShipFrom(w http.ResponseWriter, r *http.Request) error {
+	var b addressInput
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	p := actor(r)
+	httpapi.Entity(r, "user", p.User.ID)
+	u, err := a.Accounts.SetShipFrom(r.Context(), p.Actor, b.domain())
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toUser(u))
+}
+
+type setPasswordBody struct {
+	CurrentPassword string `json:"currentPassword"`
+	NewPassword     string `json:"newPassword"`
+	Password        string `json:"password"` // accepted as newPassword
+}
+
+func (a *API) setPassword(w http.ResponseWriter, r *http.Request) error {
+	ip := net.ParseIP(httpapi.ClientIP(r))
+	if ip == nil || !(ip.IsLoopback() || ip.IsPrivate()) {
+		return market.Errorf(market.CodeForbidden, "setting a password is only possible from a private network")
+	}
+	var b setPasswordBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	if b.NewPassword == "" {
+		b.NewPassword = b.Password
+	}
+	p := actor(r)
+	httpapi.Entity(r, "user", p.User.ID)
+	if err := a.Accounts.SetPassword(r.Context(), p.Actor, b.CurrentPassword, b.NewPassword); err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, map[string]any{"passwordSet": true})
+}
+
+func (a *API) listAddresses(w http.ResponseWriter, r *http.Request) error {
+	list, err := a.Accounts.Addresses(r.Context(), actor(r).Actor)
+	if err != nil {
+		return err
+	}
+	out := make([]address, len(list))
+	for i, ad := range list {
+		out[i] = toAddress(ad)
+	}
+	return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.Meta{"total": len(out)})
+}
+
+func (a *API) addAddress(w http.ResponseWriter, r *http.Request) error {
+	var b addressInput
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	ad, err := a.Accounts.AddAddress(r.Context(), actor(r).Actor, b.domain(), b.IsDefault)
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "address", ad.ID)
+	return httpapi.OK(w, r, http.StatusCreated, toAddress(*ad))
+}
+
+func (a *API) deleteAddress(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	httpapi.Entity(r, "address", id)
+	if err := a.Accounts.DeleteAddress(r.Context(), actor(r).Actor, id); err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, map[string]any{"id": id, "deleted": true})
+}
+
+func (a *API) defaultAddress(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	httpapi.Entity(r, "address", id)
+	ad, err := a.Accounts.SetDefaultAddress(r.Context(), actor(r).Actor, id)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toAddress(*ad))
+}
+
+func (a *API) profile(w http.ResponseWriter, r *http.Request) error {
+	u, err := a.Accounts.Profile(r.Context(), r.PathValue("username"))
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toProfile(u))
+}

@@ -1,0 +1,119 @@
+package apiv1
+
+import (
+	"net/http"
+
+	"marketplace/internal/agents"
+	"marketplace/internal/httpapi"
+)
+
+type createKeyBody struct {
+	Label              string         `json:"label"`
+	Scope              string         `json:"scope"`
+	SpendingControls   *limits        `json:"spendingControls"`
+	Metadata           map[string]any `json:"metadata"`
+	AcceptedAgentTerms bool           `json:"acceptedAgentTerms"`
+}
+
+func (a *API) createKey(w http.ResponseWriter, r *http.Request) error {
+	var b createKeyBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	k, err := a.Agents.CreateKey(r.Context(), actor(r).Actor, agents.KeyInput{Label: b.Label, Scope: b.Scope,
+		Limits: b.SpendingControls.domain(), Metadata: b.Metadata, AcceptedAgentTerms: b.AcceptedAgentTerms})
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "agent_key", k.ID)
+	out := toKey(&k.Key)
+	out.Key = k.Secret
+	return httpapi.OK(w, r, http.StatusCreated, out)
+}
+
+func (a *API) listKeys(w http.ResponseWriter, r *http.Request) error {
+	keys, err := a.Agents.Keys(r.Context(), actor(r).Actor)
+	if err != nil {
+		return err
+	}
+	out := make([]agentKey, len(keys))
+	for i := range keys {
+		out[i] = toKey(&keys[i])
+	}
+	return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.Meta{"total": len(out)})
+}
+
+func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	httpapi.Entity(r, "agent_key", id)
+	k, err := a.Agents.Revoke(r.Context(), actor(r).Actor, id)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toKey(k))
+}
+
+func (a *API) unfreezeKey(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	httpapi.Entity(r, "agent_key", id)
+	k, err := a.Agents.Unfreeze(r.Context(), actor(r).Actor, id)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toKey(k))
+}
+
+func (a *API) adminFreezeKey(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("keyId")
+	httpapi.Entity(r, "agent_key", id)
+	k, err := a.Agents.AdminFreeze(r.Context(), actor(r).Actor, r.PathValue("userId"), id)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toKey(k))
+}
+
+func (a *API) adminRevokeKey(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("keyId")
+	httpapi.Entity(r, "agent_key", id)
+	k, err := a.Agents.AdminRevoke(r.Context(), actor(r).Actor, r.PathValue("userId"), id)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toKey(k))
+}
+
+func (a *API) getSpending(w http.ResponseWriter, r *http.Request) error {
+	st, err := a.Agents.Spending(r.Context(), actor(r).Actor)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toSpending(st))
+}
+
+type putSpendingBody struct {
+	PerTransactionLimit  *int64             `json:"perTransactionLimit"`
+	DailyLimit           *int64             `json:"dailyLimit"`
+	WeeklyLimit          *int64             `json:"weeklyLimit"`
+	MonthlyLimit         *int64             `json:"monthlyLimit"`
+	CategoryRestrictions *[]string          `json:"categoryRestrictions"`
+	ApprovalThreshold    httpapi.Opt[int64] `json:"approvalThreshold"`
+}
+
+func (a *API) putSpending(w http.ResponseWriter, r *http.Request) error {
+	var b putSpendingBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	p := actor(r)
+	httpapi.Entity(r, "user", p.User.ID)
+	st, err := a.Agents.UpdateControls(r.Context(), p.Actor, agents.ControlsUpdate{
+		PerTransaction: b.PerTransactionLimit, Daily: b.DailyLimit, Weekly: b.WeeklyLimit, Monthly: b.MonthlyLimit,
+		CategoryRestrictions: b.CategoryRestrictions, ApprovalThreshold: b.ApprovalThreshold.Ptr(),
+		ClearApproval: b.ApprovalThreshold.Set && b.ApprovalThreshold.Null,
+	})
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toSpending(st))
+}

@@ -1,0 +1,63 @@
+package apiv1
+
+import (
+	"net/http"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/agents"
+	"marketplace/internal/httpapi"
+	"marketplace/internal/payments"
+)
+
+// Prefix is where Variant A lives.
+const Prefix = "/api/v1"
+
+// API holds the services Variant A calls.
+type API struct {
+	Accounts  *accounts.Service
+	Agents    *agents.Service
+	Payments  *payments.Service
+	PublicURL string
+}
+
+// Register adds every Variant A route to rt.
+func (a *API) Register(rt *httpapi.Router) {
+	p := Prefix
+	// Accounts.
+	rt.Handle("POST", p+"/auth/register", httpapi.Public, a.register)
+	rt.Handle("POST", p+"/auth/login", httpapi.Public, a.login)
+	rt.Handle("GET", p+"/auth/check-username/{username}", httpapi.Public, a.checkUsername)
+	rt.Handle("GET", p+"/auth/me", httpapi.Either, a.me)
+	rt.Handle("PATCH", p+"/auth/me", httpapi.Bearer, a.updateMe)
+	rt.Handle("PUT", p+"/auth/me/address", httpapi.Bearer, a.setShipFrom)
+	rt.Handle("POST", p+"/auth/set-password", httpapi.Bearer, a.setPassword)
+	rt.Handle("GET", p+"/addresses", httpapi.Bearer, a.listAddresses)
+	rt.Handle("POST", p+"/addresses", httpapi.Bearer, a.addAddress)
+	rt.Handle("DELETE", p+"/addresses/{id}", httpapi.Bearer, a.deleteAddress)
+	rt.Handle("PATCH", p+"/addresses/{id}/default", httpapi.Bearer, a.defaultAddress)
+	rt.Handle("GET", p+"/profiles/{username}", httpapi.Public, a.profile)
+
+	// Agent keys and spending controls.
+	rt.Handle("POST", p+"/agent-keys", httpapi.Bearer, a.createKey)
+	rt.Handle("GET", p+"/agent-keys", httpapi.Bearer, a.listKeys)
+	rt.Handle("DELETE", p+"/agent-keys/{id}", httpapi.Bearer, a.revokeKey)
+	rt.Handle("PATCH", p+"/agent-keys/{id}/unfreeze", httpapi.Bearer, a.unfreezeKey)
+	rt.Handle("POST", p+"/admin/users/{userId}/agent-keys/{keyId}/freeze", httpapi.Admin, a.adminFreezeKey)
+	rt.Handle("POST", p+"/admin/users/{userId}/agent-keys/{keyId}/revoke", httpapi.Admin, a.adminRevokeKey)
+	rt.Handle("GET", p+"/spending-controls", httpapi.Either, a.getSpending)
+	rt.Handle("PUT", p+"/spending-controls", httpapi.Bearer, a.putSpending)
+
+	// Payout account (identity verification).
+	rt.Handle("POST", p+"/seller/connect", httpapi.Bearer, a.connect)
+	rt.Handle("GET", p+"/seller/connect", httpapi.Bearer, a.connectStatus)
+	rt.Handle("POST", p+"/seller/connect/refresh", httpapi.Bearer, a.connectRefresh)
+
+	// Onboarding.
+	rt.Handle("POST", p+"/onboarding/agent-init", httpapi.Public, a.agentInit)
+	rt.Handle("GET", p+"/onboarding/status/{id}", httpapi.Public, a.onboardingStatus)
+	rt.Handle("GET", p+"/onboarding/complete/{token}", httpapi.Public, a.openMagicLink)
+	rt.Handle("POST", p+"/onboarding/complete/{token}", httpapi.Public, a.completeMagicLink)
+	rt.Handle("POST", p+"/onboarding/human", httpapi.Public, a.humanOnboarding)
+}
+
+func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

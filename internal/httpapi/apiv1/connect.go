@@ -1,0 +1,55 @@
+package apiv1
+
+import (
+	"net/http"
+
+	"marketplace/internal/httpapi"
+	"marketplace/internal/payments"
+)
+
+type connectBody struct {
+	Country      string `json:"country"`
+	BusinessType string `json:"businessType"`
+}
+
+// decodeOptional reads a body that may be empty.
+func decodeOptional(r *http.Request, dst any) error {
+	if r.ContentLength == 0 {
+		return nil
+	}
+	return httpapi.Decode(r, dst)
+}
+
+func (a *API) connect(w http.ResponseWriter, r *http.Request) error {
+	var b connectBody
+	if err := decodeOptional(r, &b); err != nil {
+		return err
+	}
+	v, err := a.Payments.Connect(r.Context(), actor(r).Actor, payments.ConnectInput{Country: b.Country, BusinessType: b.BusinessType})
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "payout_account", v.Account.ID)
+	return httpapi.OK(w, r, http.StatusOK, toPayout(v))
+}
+
+func (a *API) connectStatus(w http.ResponseWriter, r *http.Request) error {
+	v, err := a.Payments.Account(r.Context(), actor(r).Actor)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toPayout(v))
+}
+
+func (a *API) connectRefresh(w http.ResponseWriter, r *http.Request) error {
+	var b connectBody
+	if err := decodeOptional(r, &b); err != nil {
+		return err
+	}
+	v, err := a.Payments.Refresh(r.Context(), actor(r).Actor)
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "payout_account", v.Account.ID)
+	return httpapi.OK(w, r, http.StatusOK, toPayout(v))
+}

@@ -1,0 +1,215 @@
+package apiv1
+
+import (
+	"net/http"
+	"time"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/agents"
+	"marketplace/internal/httpapi"
+	"marketplace/internal/market"
+	"marketplace/internal/payments"
+)
+
+// The onboarding answers use snake_case under /api/v1 too (CONTRACT.md
+// section 4): they are read by agents of either surface.
+
+type agentInitBody struct {
+	OwnerEmail     string         `json:"ownerEmail"`
+	DesiredScope   string         `json:"desiredScope"`
+	OwnerFirstName string         `json:"ownerFirstName"`
+	OwnerLastName  string         `json:"ownerLastName"`
+	AgentLabel     string         `json:"agentLabel"`
+	AgentMetadata  map[string]any `json:"agentMetadata"`
+	// snake_case spellings, for agents built against Variant B
+	OwnerEmailB     string         `json:"owner_email"`
+	DesiredScopeB   string         `json:"desired_scope"`
+	OwnerFirstNameB string         `json:"owner_first_name"`
+	OwnerLastNameB  string         `json:"owner_last_name"`
+	AgentLabelB     string         `json:"agent_label"`
+	AgentMetadataB  map[string]any `json:"agent_metadata"`
+}
+
+func first(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+type initResponse struct {
+	OnboardingID  string    `json:"onboarding_id"`
+	MagicLink     string    `json:"magic_link"`
+	HumanTodoList []string  `json:"human_todo_list"`
+	Status        string    `json:"status"`
+	PollSecret    string    `json:"poll_secret"`
+	ExpiresAt     time.Time `json:"expires_at"`
+}
+
+func (a *API) magicLink(token string) string {
+	return a.PublicURL + Prefix + "/onboarding/complete/" + token
+}
+
+func (a *API) agentInit(w http.ResponseWriter, r *http.Request) error {
+	var b agentInitBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	meta := b.AgentMetadata
+	if meta == nil {
+		meta = b.AgentMetadataB
+	}
+	res, err := a.Agents.AgentInit(r.Context(), agents.AgentInitInput{
+		OwnerEmail: first(b.OwnerEmail, b.OwnerEmailB), DesiredScope: first(b.DesiredScope, b.DesiredScopeB),
+		OwnerFirstName: first(b.OwnerFirstName, b.OwnerFirstNameB), OwnerLastName: first(b.OwnerLastName, b.OwnerLastNameB),
+		AgentLabel: first(b.AgentLabel, b.AgentLabelB), AgentMetadata: meta,
+	})
+	if err != nil {
+		return err
+	}
+	o := res.Session
+	httpapi.Entity(r, "onboarding", o.ID)
+	return httpapi.OK(w, r, http.StatusOK, initResponse{OnboardingID: o.ID, MagicLink: a.magicLink(res.MagicToken),
+		HumanTodoList: o.TodoList(), Status: string(o.Status), PollSecret: res.PollSecret, ExpiresAt: o.ExpiresAt})
+}
+
+type statusResponse struct {
+	OnboardingID  string    `json:"onboarding_id"`
+	Status        string    `json:"status"`
+	HumanTodoList []string  `json:"human_todo_list"`
+	ExpiresAt     time.Time `json:"expires_at"`
+	KeyID         *string   `json:"key_id"`
+	AgentKey      string    `json:"agent_key,omitempty"`
+	KeyDelivered  bool      `json:"agent_key_delivered"`
+}
+
+func (a *API) onboardingStatus(w http.ResponseWriter, r *http.Request) error {
+	res, err := a.Agents.Poll(r.Context(), r.PathValue("id"), r.Header.Get("X-Onboarding-Secret"))
+	if err != nil {
+		return err
+	}
+	o := res.Session
+	return httpapi.OK(w, r, http.StatusOK, statusResponse{OnboardingID: o.ID, Status: string(o.Status),
+		HumanTodoList: o.TodoList(), ExpiresAt: o.ExpiresAt, KeyID: strOrNil(o.KeyID), AgentKey: res.AgentKey,
+		KeyDelivered: o.KeyDeliveredAt != nil})
+}
+
+type prefilled struct {
+	Email        string `json:"email"`
+	FirstName    string `json:"first_name"`
+	LastName     string `json:"last_name"`
+	AgentLabel   string `json:"agent_label"`
+	DesiredScope string `json:"desired_scope"`
+}
+
+type magicResponse struct {
+	OnboardingID  string    `json:"onboarding_id"`
+	Prefilled     prefilled `json:"prefilled"`
+	MissingFields []string  `json:"missing_fields"`
+	AccountExists bool      `json:"account_exists"`
+	Status        string    `json:"status"`
+	ExpiresAt     time.Time `json:"expires_at"`
+}
+
+func (a *API) openMagicLink(w http.ResponseWriter, r *http.Request) error {
+	v, err := a.Agents.OpenMagicLink(r.Context(), r.PathValue("token"))
+	if err != nil {
+		return err
+	}
+	o := v.Session
+	return httpapi.OK(w, r, http.StatusOK, magicResponse{OnboardingID: o.ID,
+		Prefilled:     prefilled{Email: o.OwnerEmail, FirstName: o.OwnerFirstName, LastName: o.OwnerLastName, AgentLabel: o.AgentLabel, DesiredScope: string(o.DesiredScope)},
+		MissingFields: v.MissingFields, AccountExists: v.AccountExists, Status: string(o.Status), ExpiresAt: o.ExpiresAt})
+}
+
+type completeBody struct {
+	Password           string `json:"password"`
+	AcceptedTerms      bool   `json:"acceptedTerms"`
+	AcceptedAgentTerms bool   `json:"acceptedAgentTerms"`
+	DisplayName        string `json:"displayName"`
+}
+
+type completeResponse struct {
+	OnboardingID    string    `json:"onboarding_id"`
+	Status          string    `json:"status"`
+	UserID          string    `json:"user_id"`
+	KeyID           string    `json:"key_id"`
+	VerificationURL *string   `json:"verification_url"`
+	NextSteps       []string  `json:"next_steps"`
+	AccessToken     string    `json:"access_token"`
+	TokenExpiresAt  time.Time `json:"token_expires_at"`
+}
+
+func (a *API) completeMagicLink(w http.ResponseWriter, r *http.Request) error {
+	var b completeBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	done, err := a.Agents.CompleteMagicLink(r.Context(), a.Accounts, r.PathValue("token"), agents.CompleteInput{
+		Password: b.Password, AcceptedTerms: b.AcceptedTerms, AcceptedAgentTerms: b.AcceptedAgentTerms, DisplayName: b.DisplayName})
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "onboarding", done.Session.ID)
+	owner := market.Actor{Type: market.ActorUser, UserID: done.User.ID}
+	out := completeResponse{OnboardingID: done.Session.ID, Status: string(done.Session.Status), UserID: done.User.ID,
+		KeyID: done.Key.ID, NextSteps: done.Session.TodoList()}
+	if !done.User.IdentityVerified {
+		v, err := a.Payments.Connect(r.Context(), owner, payments.ConnectInput{})
+		if err != nil {
+			return err
+		}
+		out.VerificationURL = strOrNil(v.OnboardingURL)
+	}
+	tok, err := a.Accounts.Tokens().Issue(done.User)
+	if err != nil {
+		return market.Internal(err)
+	}
+	out.AccessToken, out.TokenExpiresAt = tok.Value, tok.ExpiresAt
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+type humanBody struct {
+	registerBody
+	Role string `json:"role"`
+}
+
+type humanResponse struct {
+	User          user      `json:"user"`
+	AccessToken   string    `json:"accessToken"`
+	ExpiresAt     time.Time `json:"expiresAt"`
+	Role          string    `json:"role"`
+	NextSteps     []string  `json:"nextSteps"`
+	OnboardingURL *string   `json:"onboardingUrl"`
+}
+
+func (a *API) humanOnboarding(w http.ResponseWriter, r *http.Request) error {
+	var b humanBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	if b.Role == "" {
+		b.Role = "buyer"
+	}
+	if b.Role != "buyer" && b.Role != "seller" {
+		return market.Invalid(market.FieldError{Field: "role", Message: "must be buyer or seller"})
+	}
+	u, tok, err := a.Accounts.Register(r.Context(), accounts.RegisterInput{Email: b.Email, Password: b.Password,
+		DisplayName: b.DisplayName, Username: b.Username, AcceptedTerms: b.AcceptedTerms})
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "user", u.ID)
+	out := humanResponse{User: toUser(u), AccessToken: tok.Value, ExpiresAt: tok.ExpiresAt, Role: b.Role,
+		NextSteps: []string{"Add a payment method to buy", "Create an agent key if an agent will act for you"}}
+	if b.Role == "seller" {
+		v, err := a.Payments.Connect(r.Context(), market.Actor{Type: market.ActorUser, UserID: u.ID}, payments.ConnectInput{})
+		if err != nil {
+			return err
+		}
+		out.OnboardingURL = strOrNil(v.OnboardingURL)
+		out.NextSteps = []string{"Verify your identity with the payment processor at onboardingUrl to list and get paid",
+			"Set your ship-from address", "Create an agent key if an agent will sell for you"}
+	}
+	return httpapi.OK(w, r, http.StatusCreated, out)
+}

@@ -1,0 +1,227 @@
+// Package apiv1 is Variant A of the interface: camelCase JSON under
+// /api/v1. It holds the wire types and their converters from domain types,
+// and handlers that decode, call one service method and encode.
+package apiv1
+
+import (
+	"time"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/agents"
+	"marketplace/internal/payments"
+)
+
+type user struct {
+	ID               string    `json:"id"`
+	Email            string    `json:"email"`
+	Username         string    `json:"username"`
+	DisplayName      string    `json:"displayName"`
+	AvatarURL        *string   `json:"avatarUrl"`
+	Role             string    `json:"role"`
+	Status           string    `json:"status"`
+	TrustTier        string    `json:"trustTier"`
+	IdentityVerified bool      `json:"identityVerified"`
+	ShipFromAddress  *address  `json:"shipFromAddress"`
+	CreatedAt        time.Time `json:"createdAt"`
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func toUser(u *accounts.User) user {
+	out := user{ID: u.ID, Email: u.Email, Username: u.Username, DisplayName: u.DisplayName, AvatarURL: strOrNil(u.AvatarURL),
+		Role: string(u.Role), Status: string(u.Status), TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified,
+		CreatedAt: u.CreatedAt}
+	if u.ShipFrom != nil {
+		a := toAddress(*u.ShipFrom)
+		out.ShipFromAddress = &a
+	}
+	return out
+}
+
+type profile struct {
+	ID               string    `json:"id"`
+	Username         string    `json:"username"`
+	DisplayName      string    `json:"displayName"`
+	AvatarURL        *string   `json:"avatarUrl"`
+	TrustTier        string    `json:"trustTier"`
+	IdentityVerified bool      `json:"identityVerified"`
+	CreatedAt        time.Time `json:"createdAt"`
+}
+
+func toProfile(u *accounts.User) profile {
+	return profile{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, AvatarURL: strOrNil(u.AvatarURL),
+		TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified, CreatedAt: u.CreatedAt}
+}
+
+type authResult struct {
+	User        user      `json:"user"`
+	AccessToken string    `json:"accessToken"`
+	ExpiresAt   time.Time `json:"expiresAt"`
+}
+
+type address struct {
+	ID        string     `json:"id,omitempty"`
+	Name      string     `json:"name"`
+	Line1     string     `json:"line1"`
+	Line2     string     `json:"line2"`
+	City      string     `json:"city"`
+	State     string     `json:"state"`
+	Zip       string     `json:"zip"`
+	Country   string     `json:"country"`
+	Phone     string     `json:"phone"`
+	IsDefault *bool      `json:"isDefault,omitempty"`
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+}
+
+func toAddress(a accounts.Address) address {
+	out := address{ID: a.ID, Name: a.Name, Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State, Zip: a.Zip,
+		Country: a.Country, Phone: a.Phone}
+	if a.ID != "" {
+		d, c := a.IsDefault, a.CreatedAt
+		out.IsDefault, out.CreatedAt = &d, &c
+	}
+	return out
+}
+
+// addressInput is an address in a request body.
+type addressInput struct {
+	Name      string `json:"name"`
+	Line1     string `json:"line1"`
+	Line2     string `json:"line2"`
+	City      string `json:"city"`
+	State     string `json:"state"`
+	Zip       string `json:"zip"`
+	Country   string `json:"country"`
+	Phone     string `json:"phone"`
+	IsDefault bool   `json:"isDefault"`
+}
+
+func (a addressInput) domain() accounts.Address {
+	return accounts.Address{Name: a.Name, Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State, Zip: a.Zip,
+		Country: a.Country, Phone: a.Phone}
+}
+
+type limits struct {
+	PerTransactionLimit *int64 `json:"perTransactionLimit"`
+	DailyLimit          *int64 `json:"dailyLimit"`
+	WeeklyLimit         *int64 `json:"weeklyLimit"`
+	MonthlyLimit        *int64 `json:"monthlyLimit"`
+}
+
+func (l *limits) domain() agents.Limits {
+	if l == nil {
+		return agents.Limits{}
+	}
+	return agents.Limits{PerTransaction: l.PerTransactionLimit, Daily: l.DailyLimit, Weekly: l.WeeklyLimit, Monthly: l.MonthlyLimit}
+}
+
+func toLimits(l agents.Limits) *limits {
+	if l.Empty() {
+		return nil
+	}
+	return &limits{PerTransactionLimit: l.PerTransaction, DailyLimit: l.Daily, WeeklyLimit: l.Weekly, MonthlyLimit: l.Monthly}
+}
+
+type agentKey struct {
+	ID               string         `json:"id"`
+	Key              string         `json:"key,omitempty"`
+	KeyPrefix        string         `json:"keyPrefix"`
+	Label            string         `json:"label"`
+	Scope            string         `json:"scope"`
+	Status           string         `json:"status"`
+	SpendingControls *limits        `json:"spendingControls"`
+	Metadata         map[string]any `json:"metadata,omitempty"`
+	CreatedAt        time.Time      `json:"createdAt"`
+	LastUsedAt       *time.Time     `json:"lastUsedAt"`
+	FrozenAt         *time.Time     `json:"frozenAt"`
+	RevokedAt        *time.Time     `json:"revokedAt"`
+}
+
+func toKey(k *agents.Key) agentKey {
+	return agentKey{ID: k.ID, KeyPrefix: k.Prefix, Label: k.Label, Scope: string(k.Scope), Status: string(k.Status),
+		SpendingControls: toLimits(k.Limits), Metadata: k.Metadata, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt,
+		FrozenAt: k.FrozenAt, RevokedAt: k.RevokedAt}
+}
+
+type controls struct {
+	PerTransactionLimit  int64    `json:"perTransactionLimit"`
+	DailyLimit           int64    `json:"dailyLimit"`
+	WeeklyLimit          int64    `json:"weeklyLimit"`
+	MonthlyLimit         int64    `json:"monthlyLimit"`
+	CategoryRestrictions []string `json:"categoryRestrictions"`
+	ApprovalThreshold    *int64   `json:"approvalThreshold"`
+}
+
+func toControls(c agents.Controls) controls {
+	return controls{PerTransactionLimit: c.PerTransaction, DailyLimit: c.Daily, WeeklyLimit: c.Weekly, MonthlyLimit: c.Monthly,
+		CategoryRestrictions: c.CategoryRestrictions, ApprovalThreshold: c.ApprovalThreshold}
+}
+
+type spent struct {
+	Today     int64 `json:"today"`
+	ThisWeek  int64 `json:"thisWeek"`
+	ThisMonth int64 `json:"thisMonth"`
+}
+
+type remaining struct {
+	Daily   int64 `json:"daily"`
+	Weekly  int64 `json:"weekly"`
+	Monthly int64 `json:"monthly"`
+}
+
+type spendingStatus struct {
+	Controls  controls  `json:"controls"`
+	KeyLimits *limits   `json:"keyLimits,omitempty"`
+	Spent     spent     `json:"spent"`
+	Remaining remaining `json:"remaining"`
+}
+
+func toSpending(s *agents.SpendingStatus) spendingStatus {
+	out := spendingStatus{Controls: toControls(s.Controls),
+		Spent:     spent{Today: s.Spent.Today, ThisWeek: s.Spent.ThisWeek, ThisMonth: s.Spent.ThisMonth},
+		Remaining: remaining{Daily: s.Remaining.Daily, Weekly: s.Remaining.Weekly, Monthly: s.Remaining.Monthly}}
+	if s.KeyLimits != nil {
+		out.KeyLimits = toLimits(*s.KeyLimits)
+	}
+	return out
+}
+
+// agentMe is GET /auth/me as an agent sees it.
+type agentMe struct {
+	UserID           string    `json:"userId"`
+	Email            string    `json:"email"`
+	Username         string    `json:"username"`
+	DisplayName      string    `json:"displayName"`
+	TrustTier        string    `json:"trustTier"`
+	IdentityVerified bool      `json:"identityVerified"`
+	KeyID            string    `json:"keyId"`
+	Label            string    `json:"label"`
+	Scope            string    `json:"scope"`
+	SpendingControls controls  `json:"spendingControls"`
+	KeyLimits        *limits   `json:"keyLimits"`
+	Remaining        remaining `json:"remaining"`
+}
+
+type payoutAccount struct {
+	AccountID      string     `json:"accountId"`
+	Status         string     `json:"status"`
+	OnboardingURL  *string    `json:"onboardingUrl"`
+	PayoutsEnabled bool       `json:"payoutsEnabled"`
+	Requirements   []string   `json:"requirements"`
+	Country        string     `json:"country"`
+	BusinessType   string     `json:"businessType"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	VerifiedAt     *time.Time `json:"verifiedAt"`
+}
+
+func toPayout(v *payments.AccountView) payoutAccount {
+	a := v.Account
+	return payoutAccount{AccountID: a.ExternalID, Status: string(a.Status), OnboardingURL: strOrNil(v.OnboardingURL),
+		PayoutsEnabled: a.PayoutsEnabled, Requirements: a.Requirements(), Country: a.Country, BusinessType: a.BusinessType,
+		CreatedAt: a.CreatedAt, VerifiedAt: a.VerifiedAt}
+}

@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/agents"
+	"marketplace/internal/market"
+)
+
+// Principal is the authenticated caller.
+type Principal struct {
+	Actor market.Actor
+	User  *accounts.User // the human, or the agent's owner
+	Key   *agents.Key    // set for agents
+}
+
+// PrincipalOf returns the caller of an authenticated route.
+func PrincipalOf(r *http.Request) *Principal {
+	p, _ := r.Context().Value(keyPrincipal).(*Principal)
+	return p
+}
+
+// Authenticator resolves credentials.
+type Authenticator interface {
+	Authenticate(ctx context.Context, token string) (*accounts.User, error)
+	AuthenticateKey(ctx context.Context, secret string) (*agents.Key, *accounts.User, error)
+}
+
+// Services adapts the two services to Authenticator.
+type Services struct {
+	Accounts *accounts.Service
+	Agents   *agents.Service
+}
+
+func (s Services) Authenticate(ctx context.Context, token string) (*accounts.User, error) {
+	return s.Accounts.Authenticate(ctx, token)
+}
+
+func (s Services) AuthenticateKey(ctx context.Context, secret string) (*agents.Key, *accounts.User, error) {
+	return s.Agents.Authenticate(ctx, secret)
+}
+
+func bearerToken(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return "", false
+	}
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", true
+	}
+	return strings.TrimSpace(token), true
+}
+
+func (rt *Router) authenticate(r *http.Request, auth Auth) (*Principal, error) {
+	if auth == Public {
+		return nil, nil
+	}
+	ctx := r.Context()
+	key, hasKey := r.Header.Get("X-Agent-Key"), r.Header.Get("X-Agent-Key") != ""
+	token, hasBearer := bearerToken(r)
+
+	asAgent := func() (*Principal, error) {
+		k, u, err := rt.auth.AuthenticateKey(ctx, strings.TrimSpace(key))
+		if err != nil {
+			return nil, err
+		}
+		return &Principal{Actor: market.Actor{Type: market.ActorAgent, UserID: u.ID, KeyID: k.ID, Admin: u.IsAdmin()}, User: u, Key: k}, nil
+	}
+	asHuman := func() (*Principal, error) {
+		if token == "" {
+			return nil, market.Errorf(market.CodeUnauthorized, "a bearer token is required")
+		}
+		u, err := rt.auth.Authenticate(ctx, token)
+		if err != nil {
+			return nil, err
+		}
+		t := market.ActorUser
+		if u.IsAdmin() {
+			t = market.ActorAdmin
+		}
+		return &Principal{Actor: market.Actor{Type: t, UserID: u.ID, Admin: u.IsAdmin()}, User: u}, nil
+	}
+
+	switch auth {
+	case Agent:
+		if !hasKey {
+			return nil, market.Errorf(market.CodeInvalidAgentKey, "the X-Agent-Key header is required")
+		}
+		return asAgent()
+	case Either:
+		if hasKey {
+			return asAgent()
+		}
+		if !hasBearer {
+			return nil, market.Errorf(market.CodeUnauthorized, "a bearer token or an X-Agent-Key is required")
+		}
+		return asHuman()
+	default: // Bearer, Admin
+		if !hasBearer && hasKey {
+			if _, err := asAgent(); err != nil {
+				return nil, err
+			}
+			return nil, market.Errorf(market.CodeForbidden, "agents cannot do this; the owner must use a bearer token")
+		}
+		p, err := asHuman()
+		if err != nil {
+			return nil, err
+		}
+		if auth == Admin && !p.User.IsAdmin() {
+			return nil, market.Errorf(market.CodeForbidden, "this needs an administrator")
+		}
+		return p, nil
+	}
+}
+
+// RequireScope refuses an agent whose key does not allow op.
+func RequireScope(r *http.Request, op agents.Op) error {
+	p := PrincipalOf(r)
+	if p == nil || p.Key == nil {
+		return nil
+	}
+	return agents.Require(p.Actor, p.Key.Scope, op)
+}

@@ -1,0 +1,131 @@
+// Package httpapi is the HTTP core shared by the JSON surfaces: routing with
+// per-route authentication, the envelope in both casings, strict decoding,
+// error mapping, request ids, access logs, metrics, audit and recovery.
+// The surfaces themselves live in apiv1 (camelCase, /api/v1), agentv1
+// (snake_case, /v1) and web (pages).
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+
+	"marketplace/internal/market"
+)
+
+// Variant is the casing of a surface.
+type Variant int
+
+const (
+	VariantA Variant = iota // camelCase under /api/v1
+	VariantB                // snake_case under /v1
+)
+
+// VariantOf tells the surface of a request by its path.
+func VariantOf(r *http.Request) Variant {
+	if strings.HasPrefix(r.URL.Path, "/v1/") || r.URL.Path == "/v1" {
+		return VariantB
+	}
+	return VariantA
+}
+
+// Meta is extra envelope metadata for list responses (Variant A).
+type Meta map[string]any
+
+func meta(r *http.Request, extra Meta) map[string]any {
+	m := map[string]any{"timestamp": time.Now().UTC().Format(time.RFC3339Nano)}
+	id := RequestID(r.Context())
+	if VariantOf(r) == VariantB {
+		m["request_id"] = id
+	} else {
+		m["requestId"] = id
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+// OK writes a success envelope with status and data.
+func OK(w http.ResponseWriter, r *http.Request, status int, data any) error {
+	return OKMeta(w, r, status, data, nil)
+}
+
+// OKMeta writes a success envelope with extra meta (list cursors, totals).
+func OKMeta(w http.ResponseWriter, r *http.Request, status int, data any, extra Meta) error {
+	writeJSON(w, status, map[string]any{"success": true, "data": data, "meta": meta(r, extra)})
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, body any) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"success":false,"error":{"code":"INTERNAL_ERROR","message":"internal error"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// writeError writes the error envelope for err. Internal errors are logged by
+// the caller; their cause never reaches the client.
+func writeError(w http.ResponseWriter, r *http.Request, err error) *market.Error {
+	e := market.ErrorOf(err)
+	body := map[string]any{"code": e.Code, "message": e.Message}
+	if e.Code == market.CodeInternal {
+		body["message"] = "internal error"
+	}
+	details := map[string]any{}
+	for k, v := range e.Details {
+		details[k] = v
+	}
+	if len(e.Fields) > 0 {
+		fields := make([]map[string]string, len(e.Fields))
+		for i, f := range e.Fields {
+			name := f.Field
+			if VariantOf(r) == VariantB {
+				name = SnakeCase(name)
+			}
+			fields[i] = map[string]string{"field": name, "message": f.Message}
+		}
+		details["fields"] = fields
+	}
+	if len(details) > 0 {
+		body["details"] = details
+	}
+	if e.Code == market.CodeRateLimited {
+		if s, ok := e.Details["retryAfter"]; ok {
+			if n, ok := s.(int64); ok {
+				w.Header().Set("Retry-After", itoa(n))
+			}
+		}
+	}
+	writeJSON(w, e.Code.HTTPStatus(), map[string]any{"success": false, "error": body, "meta": meta(r, nil)})
+	return e
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// SnakeCase turns a camelCase field path ("spendingControls.dailyLimit")
+// into snake_case ("spending_controls.daily_limit").
+func SnakeCase(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 && s[i-1] != '.' && s[i-1] != '[' {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,122 @@
+// Package ops serves what operators and client generators need: the API
+// directory, health checks, the manifest, the OpenAPI documents, metrics
+// and the processor's publishable key.
+package ops
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"marketplace/internal/httpapi"
+	"marketplace/internal/market"
+)
+
+// Check is one dependency that /health/deep probes.
+type Check struct {
+	Name string // database, cache, jobs
+	Run  func(ctx context.Context) error
+}
+
+// Ops holds what the operational routes report.
+type Ops struct {
+	Version        string
+	Mode           string
+	PublicURL      string
+	PublishableKey string
+	Checks         []Check
+	Metrics        http.Handler
+	DocA, DocB     []byte // the OpenAPI documents, as JSON
+}
+
+// Register adds the operational routes, under /api/v1 and at the root.
+func (o *Ops) Register(rt *httpapi.Router) {
+	for _, p := range []string{"", "/api/v1"} {
+		rt.Handle("GET", p+"/", httpapi.Public, o.directory)
+		rt.Handle("GET", p+"/health", httpapi.Public, o.health)
+		rt.Handle("GET", p+"/health/deep", httpapi.Public, o.deep)
+	}
+	rt.Handle("GET", "/api/v1/config/stripe-publishable-key", httpapi.Public, o.publishableKey)
+	rt.Handle("GET", "/api/v1/manifest", httpapi.Public, o.manifest)
+	rt.HandleRaw("GET", "/api/v1/openapi.json", document(o.DocA))
+	rt.HandleRaw("GET", "/v1/openapi.json", document(o.DocB))
+	rt.HandleRaw("GET", "/metrics", o.Metrics)
+}
+
+func document(doc []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		_, _ = w.Write(doc)
+	})
+}
+
+func (o *Ops) links() map[string]string {
+	return map[string]string{
+		"self":          o.PublicURL + "/api/v1/",
+		"openapi":       o.PublicURL + "/api/v1/openapi.json",
+		"openapiAgent":  o.PublicURL + "/v1/openapi.json",
+		"manifest":      o.PublicURL + "/api/v1/manifest",
+		"health":        o.PublicURL + "/api/v1/health",
+		"agentSurface":  o.PublicURL + "/v1",
+		"humanSurface":  o.PublicURL + "/api/v1",
+		"metrics":       o.PublicURL + "/metrics",
+		"documentation": o.PublicURL + "/api/v1/openapi.json",
+	}
+}
+
+func (o *Ops) directory(w http.ResponseWriter, r *http.Request) error {
+	return httpapi.OK(w, r, http.StatusOK, map[string]any{
+		"name": "marketplace", "version": o.Version, "mode": o.Mode,
+		"description": "A resale marketplace where AI agents and humans buy and sell second-hand goods.",
+		"links":       o.links(),
+	})
+}
+
+func (o *Ops) health(w http.ResponseWriter, r *http.Request) error {
+	return httpapi.OK(w, r, http.StatusOK, map[string]any{"status": "ok", "version": o.Version})
+}
+
+type checkResult struct {
+	Status    string  `json:"status"`
+	LatencyMs float64 `json:"latencyMs"`
+	Error     string  `json:"error,omitempty"`
+}
+
+func (o *Ops) deep(w http.ResponseWriter, r *http.Request) error {
+	results := map[string]checkResult{}
+	var failed []string
+	for _, c := range o.Checks {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		start := time.Now()
+		err := c.Run(ctx)
+		cancel()
+		res := checkResult{Status: "ok", LatencyMs: float64(time.Since(start).Microseconds()) / 1000}
+		if err != nil {
+			res.Status, res.Error = "fail", "unreachable"
+			failed = append(failed, c.Name)
+		}
+		results[c.Name] = res
+	}
+	if len(failed) > 0 {
+		return market.Errorf(market.CodeUnavailable, "unhealthy: %v", failed).
+			WithDetails(map[string]any{"status": "fail", "failed": failed, "checks": results})
+	}
+	return httpapi.OK(w, r, http.StatusOK, map[string]any{"status": "ok", "version": o.Version, "checks": results})
+}
+
+func (o *Ops) publishableKey(w http.ResponseWriter, r *http.Request) error {
+	return httpapi.OK(w, r, http.StatusOK, map[string]any{"publishableKey": o.PublishableKey, "mode": o.Mode})
+}
+
+func (o *Ops) manifest(w http.ResponseWriter, r *http.Request) error {
+	return httpapi.OK(w, r, http.StatusOK, map[string]any{
+		"name":       "marketplace",
+		"version":    o.Version,
+		"apiVersion": "1.0",
+		"capabilities": []string{
+			"accounts", "agent_keys", "agent_onboarding", "spending_controls", "identity_verification",
+		},
+		"links": o.links(),
+	})
+}

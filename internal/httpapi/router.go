@@ -1,0 +1,338 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"marketplace/internal/admin"
+	"marketplace/internal/market"
+)
+
+// Auth is what a route asks of its caller.
+type Auth int
+
+const (
+	Public Auth = iota // no credentials
+	Bearer             // a human's bearer token
+	Agent              // an X-Agent-Key
+	Either             // a bearer token or an agent key
+	Admin              // a bearer token of an admin
+)
+
+// HandlerFunc handles a request; a returned error is written as the error
+// envelope (so handlers never format errors themselves).
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// Route is one served operation, as the OpenAPI coverage test sees it.
+type Route struct {
+	Method  string
+	Pattern string // full path with {params}
+	Auth    Auth
+}
+
+// Router registers routes on a ServeMux and wraps every one of them in the
+// shared middleware. It remembers what it registered.
+type Router struct {
+	mux    *http.ServeMux
+	routes []Route
+	auth   Authenticator
+	audit  AuditWriter
+	log    *slog.Logger
+	clock  market.Clock
+	mx     *Metrics
+}
+
+// AuditWriter keeps the audit log.
+type AuditWriter interface {
+	AppendAudit(ctx context.Context, e *admin.AuditEntry) error
+}
+
+// NewRouter makes a router.
+func NewRouter(auth Authenticator, audit AuditWriter, log *slog.Logger, clock market.Clock, mx *Metrics) *Router {
+	return &Router{mux: http.NewServeMux(), auth: auth, audit: audit, log: log, clock: clock, mx: mx}
+}
+
+// Routes lists every registered route, sorted.
+func (rt *Router) Routes() []Route {
+	out := append([]Route(nil), rt.routes...)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Pattern != out[j].Pattern {
+			return out[i].Pattern < out[j].Pattern
+		}
+		return out[i].Method < out[j].Method
+	})
+	return out
+}
+
+// Handle registers h for method and path under auth.
+func (rt *Router) Handle(method, path string, auth Auth, h HandlerFunc) {
+	rt.routes = append(rt.routes, Route{Method: method, Pattern: path, Auth: auth})
+	pattern := method + " " + path
+	if path == "/" || strings.HasSuffix(path, "/") {
+		pattern += "{$}"
+	}
+	rt.mux.Handle(pattern, rt.wrap(method+" "+path, auth, h))
+}
+
+// HandleRaw registers a plain handler (metrics, documents) without auth or
+// audit; it still gets request ids, logs and recovery from ServeHTTP.
+func (rt *Router) HandleRaw(method, path string, h http.Handler) {
+	rt.routes = append(rt.routes, Route{Method: method, Pattern: path})
+	pattern := method + " " + path
+	if strings.HasSuffix(path, "/") {
+		pattern += "{$}"
+	}
+	rt.mux.Handle(pattern, h)
+}
+
+type ctxKey int
+
+const (
+	keyRequestID ctxKey = iota
+	keyPrincipal
+	keyEntity
+	keyRoute
+)
+
+// RequestID is the id of the request in ctx.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(keyRequestID).(string)
+	return id
+}
+
+// requestInfo is filled as a request goes through the layers, for the access
+// log and audit written at the end.
+type requestInfo struct {
+	route      string
+	actor      market.Actor
+	entityType string
+	entityID   string
+	code       market.Code
+}
+
+func info(r *http.Request) *requestInfo {
+	ri, _ := r.Context().Value(keyEntity).(*requestInfo)
+	if ri == nil {
+		return &requestInfo{}
+	}
+	return ri
+}
+
+// Entity names the entity a mutating request acted on, for the audit log.
+func Entity(r *http.Request, entityType, id string) {
+	ri := info(r)
+	ri.entityType, ri.entityID = entityType, id
+}
+
+func (rt *Router) wrap(route string, auth Auth, h HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ri := info(r)
+		ri.route = route
+		err := func() error {
+			p, err := rt.authenticate(r, auth)
+			if err != nil {
+				return err
+			}
+			if p != nil {
+				ri.actor = p.Actor
+				r = r.WithContext(context.WithValue(r.Context(), keyPrincipal, p))
+			}
+			return h(w, r)
+		}()
+		if err != nil {
+			e := writeError(w, r, err)
+			ri.code = e.Code
+			if e.Code == market.CodeInternal {
+				rt.log.Error("internal error", "request_id", RequestID(r.Context()), "route", route, "err", err.Error())
+			}
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions {
+			rt.recordAudit(r, ri, w.(*statusWriter).status)
+		}
+	})
+}
+
+func (rt *Router) recordAudit(r *http.Request, ri *requestInfo, status int) {
+	actorType := ri.actor.Type
+	if actorType == "" {
+		actorType = "anonymous"
+	}
+	e := &admin.AuditEntry{
+		ID: market.NewID(), ActorType: actorType, ActorID: ri.actor.ID(), Action: ri.route,
+		EntityType: ri.entityType, EntityID: ri.entityID, Result: admin.ResultOf(status), Status: status,
+		ErrorCode: string(ri.code), RequestID: RequestID(r.Context()), IP: clientIP(r), CreatedAt: rt.clock.Now(),
+	}
+	// The request's context may be cancelled by now; the record must still land.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
+	defer cancel()
+	if err := rt.audit.AppendAudit(ctx, e); err != nil {
+		rt.log.Error("audit write failed", "request_id", e.RequestID, "err", err.Error())
+	}
+}
+
+// ServeHTTP is the outermost layer: request id, recovery, 404/405 in the
+// envelope, metrics and the access log.
+func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := r.Header.Get("X-Request-Id")
+	if !saneRequestID(id) {
+		id = newRequestID()
+	}
+	ri := &requestInfo{}
+	ctx := context.WithValue(context.WithValue(r.Context(), keyRequestID, id), keyEntity, ri)
+	r = r.WithContext(ctx)
+	sw := &statusWriter{ResponseWriter: w}
+	sw.Header().Set("X-Request-Id", id)
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			rt.log.Error("panic", "request_id", id, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if !sw.wrote {
+				writeError(sw, r, market.Internal(fmt.Errorf("panic: %v", p)))
+			}
+			ri.code = market.CodeInternal
+		}
+		rt.finish(r, sw, ri, start)
+	}()
+	// Handler only finds the route; ServeHTTP also sets the path values.
+	if h, pattern := rt.mux.Handler(r); pattern == "" {
+		rt.unmatched(sw, r, h)
+		return
+	}
+	rt.mux.ServeHTTP(sw, r)
+}
+
+// unmatched answers 404 and 405 in the envelope; the mux's own handler tells
+// which (and sets Allow) but writes plain text, so it writes to a scratch
+// recorder.
+func (rt *Router) unmatched(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	rec := &scratch{header: http.Header{}}
+	h.ServeHTTP(rec, r)
+	if rec.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", rec.header.Get("Allow"))
+		writeError(w, r, market.Errorf(market.CodeMethodNotAllowed, "method %s is not allowed here; allowed: %s", r.Method, rec.header.Get("Allow")))
+		return
+	}
+	writeError(w, r, market.Errorf(market.CodeNotFound, "no route for %s %s", r.Method, truncate(r.URL.Path, 200)))
+}
+
+func (rt *Router) finish(r *http.Request, sw *statusWriter, ri *requestInfo, start time.Time) {
+	route := ri.route
+	if route == "" {
+		route = "unmatched"
+	}
+	elapsed := time.Since(start)
+	if sw.status == 0 {
+		sw.status = http.StatusOK
+	}
+	rt.mx.observe(r.Method, route, sw.status, elapsed)
+	level := slog.LevelInfo
+	if sw.status >= 500 {
+		level = slog.LevelError
+	}
+	// Paths can hold secrets (magic tokens, onboarding links): log the route
+	// pattern, never the raw path of a matched route.
+	attrs := []slog.Attr{
+		slog.String("request_id", RequestID(r.Context())),
+		slog.String("method", r.Method),
+		slog.String("route", route),
+		slog.Int("status", sw.status),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+		slog.Int64("bytes", sw.bytes),
+		slog.String("ip", clientIP(r)),
+	}
+	if ri.actor.Type != "" {
+		attrs = append(attrs, slog.String("actor_type", string(ri.actor.Type)), slog.String("actor_id", ri.actor.ID()))
+	}
+	if ri.code != "" {
+		attrs = append(attrs, slog.String("error_code", string(ri.code)))
+	}
+	rt.log.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+func saneRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "req_" + hex.EncodeToString(b)
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// clientIP is the peer address of the connection (no proxy headers are
+// trusted).
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// ClientIP exposes the caller's address to handlers.
+func ClientIP(r *http.Request) string { return clientIP(r) }
+
+// statusWriter remembers the status and size of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// scratch is a throwaway ResponseWriter.
+type scratch struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (s *scratch) Header() http.Header         { return s.header }
+func (s *scratch) Write(b []byte) (int, error) { return s.body.Write(b) }
+func (s *scratch) WriteHeader(code int)        { s.status = code }

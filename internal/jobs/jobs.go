@@ -1,0 +1,113 @@
+// Package jobs runs background work on River: workers, periodic sweeps, and
+// the queue itself (on the same database as everything else, so jobs are
+// enqueued in the transaction of the change that causes them).
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"marketplace/internal/agents"
+	"marketplace/internal/store"
+)
+
+// Queue is the River client and what it needs to run.
+type Queue struct {
+	Client *river.Client[*sql.Tx]
+	db     *store.DB
+}
+
+// driver picks River's driver for the store's engine. Both speak
+// database/sql, so the client's transaction type is *sql.Tx either way.
+func driver(db *store.DB) riverdriver.Driver[*sql.Tx] {
+	if db.Dialect() == store.Postgres {
+		return riverdatabasesql.New(db.WritePool())
+	}
+	return riversqlite.New(db.WritePool())
+}
+
+// Migrate brings River's own tables up to date.
+func Migrate(ctx context.Context, db *store.DB) error {
+	m, err := rivermigrate.New(driver(db), nil)
+	if err != nil {
+		return err
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river migrate: %w", err)
+	}
+	return nil
+}
+
+// Services are what the workers call.
+type Services struct {
+	Agents *agents.Service
+}
+
+// ExpireOnboardingEvery is how often unused magic links are swept.
+const ExpireOnboardingEvery = 15 * time.Minute
+
+// New builds the queue with every worker and periodic job.
+func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &expireOnboardingWorker{agents: svc.Agents, log: log}); err != nil {
+		return nil, err
+	}
+	client, err := river.NewClient(driver(db), &river.Config{
+		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
+		Workers: workers,
+		PeriodicJobs: []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(ExpireOnboardingEvery),
+				func() (river.JobArgs, *river.InsertOpts) { return ExpireOnboardingArgs{}, nil },
+				&river.PeriodicJobOpts{RunOnStart: true}),
+		},
+		Logger: log.With("component", "river"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Queue{Client: client, db: db}, nil
+}
+
+// Start starts working jobs.
+func (q *Queue) Start(ctx context.Context) error { return q.Client.Start(ctx) }
+
+// Stop lets running jobs finish (until ctx ends), then stops.
+func (q *Queue) Stop(ctx context.Context) error { return q.Client.Stop(ctx) }
+
+// Healthy reports whether the queue can be used: its tables answer.
+func (q *Queue) Healthy(ctx context.Context) error {
+	var n int
+	return q.db.WritePool().QueryRowContext(ctx, "SELECT COUNT(*) FROM river_queue").Scan(&n)
+}
+
+// ExpireOnboardingArgs is the periodic sweep of unused magic links.
+type ExpireOnboardingArgs struct{}
+
+// Kind names the job.
+func (ExpireOnboardingArgs) Kind() string { return "expire_onboarding" }
+
+type expireOnboardingWorker struct {
+	river.WorkerDefaults[ExpireOnboardingArgs]
+	agents *agents.Service
+	log    *slog.Logger
+}
+
+func (w *expireOnboardingWorker) Work(ctx context.Context, _ *river.Job[ExpireOnboardingArgs]) error {
+	n, err := w.agents.ExpireOnboarding(ctx)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		w.log.Info("expired onboarding sessions", "count", n)
+	}
+	return nil
+}
