@@ -164,7 +164,7 @@ type Tx interface {
 
 	Controls(ctx context.Context, userID string) (*Controls, error)
 	PutControls(ctx context.Context, userID string, c Controls, at time.Time) error
-	Spent(ctx context.Context, q SpentQuery) (Spent, error)
+	SpendingSnapshot(ctx context.Context, q SpentQuery) (*SpendingSnapshot, error)
 
 	CreateOnboarding(ctx context.Context, o *Onboarding) error
 	UpdateOnboarding(ctx context.Context, o *Onboarding) error

@@ -84,6 +84,14 @@ func minCap(a int64, b *int64) int64 {
 	return a
 }
 
+// SpendingSnapshot is an owner's saved controls (nil while the defaults
+// apply) and what was spent in the current windows, by the owner's agents
+// together and by one key.
+type SpendingSnapshot struct {
+	Controls   *Controls
+	Owner, Key Spent
+}
+
 // controlsOf returns the owner's controls, or the defaults.
 func controlsOf(ctx context.Context, tx Tx, userID string) (Controls, error) {
 	c, err := tx.Controls(ctx, userID)
@@ -97,54 +105,58 @@ func controlsOf(ctx context.Context, tx Tx, userID string) (Controls, error) {
 }
 
 // Spending returns the caller's controls and spending: the owner's for a
-// human; for an agent, the owner's combined with its key's caps.
-func (s *Service) Spending(ctx context.Context, actor market.Actor) (*SpendingStatus, error) {
-	return s.spending(ctx, s.store.Read(), actor)
+// human; for an agent (key is the caller's key), the owner's combined with
+// the key's own caps.
+func (s *Service) Spending(ctx context.Context, actor market.Actor, key *Key) (*SpendingStatus, error) {
+	return s.spending(ctx, s.store.Read(), actor, key)
 }
 
-func (s *Service) spending(ctx context.Context, tx Tx, actor market.Actor) (*SpendingStatus, error) {
-	c, err := controlsOf(ctx, tx, actor.UserID)
-	if err != nil {
-		return nil, err
+func (s *Service) spending(ctx context.Context, tx Tx, actor market.Actor, key *Key) (*SpendingStatus, error) {
+	if actor.IsAgent() && (key == nil || key.ID != actor.KeyID) {
+		return nil, market.Internal(errNoKey)
 	}
 	day, week, month := Windows(s.clock.Now())
 	q := SpentQuery{UserID: actor.UserID, DayStart: day, WeekStart: week, MonthStart: month}
-	spent, err := tx.Spent(ctx, q)
+	if key != nil && !key.Limits.Empty() {
+		q.KeyID = key.ID
+	}
+	snap, err := tx.SpendingSnapshot(ctx, q)
 	if err != nil {
 		return nil, err
 	}
+	c := DefaultControls()
+	if snap.Controls != nil {
+		c = *snap.Controls
+	}
+	spent := snap.Owner
 	st := &SpendingStatus{Controls: c, Spent: spent, Remaining: Remaining{
 		Daily:   floor0(c.Daily - spent.Today),
 		Weekly:  floor0(c.Weekly - spent.ThisWeek),
 		Monthly: floor0(c.Monthly - spent.ThisMonth),
 	}}
-	if actor.IsAgent() {
-		k, err := tx.KeyByID(ctx, actor.KeyID)
-		if err != nil {
-			return nil, err
-		}
-		if !k.Limits.Empty() {
-			lim := k.Limits
-			st.KeyLimits = &lim
-			q.KeyID = k.ID
-			ks, err := tx.Spent(ctx, q)
-			if err != nil {
-				return nil, err
+	if q.KeyID != "" {
+		lim := key.Limits
+		st.KeyLimits = &lim
+		sub := func(cap *int64, used int64) *int64 {
+			if cap == nil {
+				return nil
 			}
-			sub := func(cap *int64, used int64) *int64 {
-				if cap == nil {
-					return nil
-				}
-				v := floor0(*cap - used)
-				return &v
-			}
-			st.Remaining.Daily = minCap(st.Remaining.Daily, sub(lim.Daily, ks.Today))
-			st.Remaining.Weekly = minCap(st.Remaining.Weekly, sub(lim.Weekly, ks.ThisWeek))
-			st.Remaining.Monthly = minCap(st.Remaining.Monthly, sub(lim.Monthly, ks.ThisMonth))
+			v := floor0(*cap - used)
+			return &v
 		}
+		ks := snap.Key
+		st.Remaining.Daily = minCap(st.Remaining.Daily, sub(lim.Daily, ks.Today))
+		st.Remaining.Weekly = minCap(st.Remaining.Weekly, sub(lim.Weekly, ks.ThisWeek))
+		st.Remaining.Monthly = minCap(st.Remaining.Monthly, sub(lim.Monthly, ks.ThisMonth))
 	}
 	return st, nil
 }
+
+type noKeyError struct{}
+
+func (noKeyError) Error() string { return "agent spending read without the agent's key" }
+
+var errNoKey = noKeyError{}
 
 // ControlsUpdate changes the fields that are set. ClearApproval removes the
 // approval threshold (a JSON null).
@@ -228,7 +240,7 @@ func (s *Service) UpdateControls(ctx context.Context, actor market.Actor, upd Co
 		if err := events.Record(ctx, tx, now, actor, "spending_controls.updated", "user", actor.UserID, nil); err != nil {
 			return err
 		}
-		st, err = s.spending(ctx, tx, actor)
+		st, err = s.spending(ctx, tx, actor, nil)
 		return err
 	})
 	return st, err

@@ -156,19 +156,25 @@ func (rt *Router) wrap(route string, auth Auth, h HandlerFunc) http.Handler {
 				rt.log.Error("internal error", "request_id", RequestID(r.Context()), "route", route, "err", err.Error())
 			}
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions {
-			rt.recordAudit(r, ri, w.(*statusWriter).status)
-		}
 	})
 }
 
+// mutating reports whether a request must leave an audit entry.
+func mutating(method string) bool {
+	return method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions
+}
+
 func (rt *Router) recordAudit(r *http.Request, ri *requestInfo, status int) {
+	action := ri.route
+	if action == "" { // unmatched: the path is all there is to say
+		action = r.Method + " " + truncate(r.URL.Path, 200)
+	}
 	actorType := ri.actor.Type
 	if actorType == "" {
 		actorType = "anonymous"
 	}
 	e := &admin.AuditEntry{
-		ID: market.NewID(), ActorType: actorType, ActorID: ri.actor.ID(), Action: ri.route,
+		ID: market.NewID(), ActorType: actorType, ActorID: ri.actor.ID(), Action: action,
 		EntityType: ri.entityType, EntityID: ri.entityID, Result: admin.ResultOf(status), Status: status,
 		ErrorCode: string(ri.code), RequestID: RequestID(r.Context()), IP: clientIP(r), CreatedAt: rt.clock.Now(),
 	}
@@ -208,7 +214,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	// Handler only finds the route; ServeHTTP also sets the path values.
 	if h, pattern := rt.mux.Handler(r); pattern == "" {
-		rt.unmatched(sw, r, h)
+		ri.code = rt.unmatched(sw, r, h)
 		return
 	}
 	rt.mux.ServeHTTP(sw, r)
@@ -217,15 +223,14 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // unmatched answers 404 and 405 in the envelope; the mux's own handler tells
 // which (and sets Allow) but writes plain text, so it writes to a scratch
 // recorder.
-func (rt *Router) unmatched(w http.ResponseWriter, r *http.Request, h http.Handler) {
+func (rt *Router) unmatched(w http.ResponseWriter, r *http.Request, h http.Handler) market.Code {
 	rec := &scratch{header: http.Header{}}
 	h.ServeHTTP(rec, r)
 	if rec.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", rec.header.Get("Allow"))
-		writeError(w, r, market.Errorf(market.CodeMethodNotAllowed, "method %s is not allowed here; allowed: %s", r.Method, rec.header.Get("Allow")))
-		return
+		return writeError(w, r, market.Errorf(market.CodeMethodNotAllowed, "method %s is not allowed here; allowed: %s", r.Method, rec.header.Get("Allow"))).Code
 	}
-	writeError(w, r, market.Errorf(market.CodeNotFound, "no route for %s %s", r.Method, truncate(r.URL.Path, 200)))
+	return writeError(w, r, market.Errorf(market.CodeNotFound, "no route for %s %s", r.Method, truncate(r.URL.Path, 200))).Code
 }
 
 func (rt *Router) finish(r *http.Request, sw *statusWriter, ri *requestInfo, start time.Time) {
@@ -238,6 +243,9 @@ func (rt *Router) finish(r *http.Request, sw *statusWriter, ri *requestInfo, sta
 		sw.status = http.StatusOK
 	}
 	rt.mx.observe(r.Method, route, sw.status, elapsed)
+	if mutating(r.Method) {
+		rt.recordAudit(r, ri, sw.status)
+	}
 	level := slog.LevelInfo
 	if sw.status >= 500 {
 		level = slog.LevelError

@@ -69,11 +69,13 @@ func (tx *Tx) KeysOf(ctx context.Context, userID string) ([]agents.Key, error) {
 	return out, wrap(rows.Err())
 }
 
+var keyByHashQuery = `SELECT ` + keyColumns + `, ` + prefixed("u.", userColumns) + `
+	FROM agent_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`
+
 // KeyByHash finds a key and its owner in one query: the hot path of every
 // agent request.
 func (tx *Tx) KeyByHash(ctx context.Context, hash string) (*agents.Key, *accounts.User, error) {
-	row := tx.queryRow(ctx, `SELECT `+keyColumns+`, `+prefixed("u.", userColumns)+`
-		FROM agent_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ?`, hash)
+	row := tx.queryRow(ctx, keyByHashQuery, hash)
 	var k agents.Key
 	var u accounts.User
 	dest := keyDest(&k)

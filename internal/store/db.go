@@ -32,6 +32,12 @@ type DB struct {
 	write   *sql.DB
 	read    *sql.DB
 	rebinds sync.Map // query text -> postgres text
+	stmts   sync.Map // stmtKey -> *sql.Stmt (SQLite only)
+}
+
+type stmtKey struct {
+	pool  *sql.DB
+	query string
 }
 
 // Dialect reports the engine.
@@ -41,8 +47,12 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 // are enqueued inside the same transaction as the change they follow.
 func (db *DB) WritePool() *sql.DB { return db.write }
 
-// Close closes both pools.
+// Close closes the cached statements and both pools.
 func (db *DB) Close() error {
+	db.stmts.Range(func(_, v any) bool {
+		v.(*sql.Stmt).Close()
+		return true
+	})
 	err := db.write.Close()
 	if db.read != db.write {
 		err = errors.Join(err, db.read.Close())
@@ -103,15 +113,56 @@ type executor interface {
 func (tx *Tx) SQLTx() *sql.Tx { return tx.sqlTx }
 
 func (tx *Tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st, err := tx.stmt(ctx, query); st != nil || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return st.ExecContext(ctx, tx.db.args(args)...)
+	}
 	return tx.ex.ExecContext(ctx, tx.db.rebind(query), tx.db.args(args)...)
 }
 
 func (tx *Tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st, err := tx.stmt(ctx, query); st != nil || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return st.QueryContext(ctx, tx.db.args(args)...)
+	}
 	return tx.ex.QueryContext(ctx, tx.db.rebind(query), tx.db.args(args)...)
 }
 
 func (tx *Tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	if st, err := tx.stmt(ctx, query); st != nil && err == nil {
+		return st.QueryRowContext(ctx, tx.db.args(args)...)
+	}
 	return tx.ex.QueryRowContext(ctx, tx.db.rebind(query), tx.db.args(args)...)
+}
+
+// stmt returns a cached prepared statement for a read outside any
+// transaction on SQLite, where parsing SQL dominated the cost of a request
+// until statements were reused. database/sql keeps one prepared copy per
+// pooled read connection. It returns nil (plain execution) inside
+// transactions, whose single SQLite write connection is busy with the
+// transaction and cannot prepare on the pool, and on PostgreSQL, where pgx
+// caches prepared statements per connection itself.
+func (tx *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if tx.db.dialect != SQLite || tx.sqlTx != nil {
+		return nil, nil
+	}
+	key := stmtKey{pool: tx.db.read, query: query}
+	if v, ok := tx.db.stmts.Load(key); ok {
+		return v.(*sql.Stmt), nil
+	}
+	st, err := tx.db.read.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if v, loaded := tx.db.stmts.LoadOrStore(key, st); loaded {
+		st.Close()
+		return v.(*sql.Stmt), nil
+	}
+	return st, nil
 }
 
 // forUpdate locks the selected rows until the transaction ends. SQLite has

@@ -48,23 +48,55 @@ func (tx *Tx) PutControls(ctx context.Context, userID string, c agents.Controls,
 	return wrap(err)
 }
 
-// Spent sums what is still counted (not released) in each window, for an
-// owner or, with KeyID, one key.
-func (tx *Tx) Spent(ctx context.Context, q agents.SpentQuery) (agents.Spent, error) {
+// spentSums sums one owner's or key's spending per window, in one row.
+func spentSums(col string) string {
+	return `(SELECT COALESCE(SUM(CASE WHEN created_at >= ? THEN amount ELSE 0 END), 0) AS today,
+		COALESCE(SUM(CASE WHEN created_at >= ? THEN amount ELSE 0 END), 0) AS week,
+		COALESCE(SUM(CASE WHEN created_at >= ? THEN amount ELSE 0 END), 0) AS month
+		FROM agent_spending WHERE ` + col + ` = ? AND released_at IS NULL AND created_at >= ?)`
+}
+
+var snapshotQuery = `SELECT c.per_transaction_limit, c.daily_limit, c.weekly_limit, c.monthly_limit,
+	c.category_restrictions, c.approval_threshold, c.updated_at,
+	o.today, o.week, o.month, k.today, k.week, k.month
+	FROM (SELECT 1 AS one) AS one
+	LEFT JOIN spending_controls c ON c.user_id = ?
+	CROSS JOIN ` + spentSums("user_id") + ` AS o
+	CROSS JOIN ` + spentSums("key_id") + ` AS k`
+
+// SpendingSnapshot reads, in one statement, an owner's saved controls and
+// what is still counted (not released) in each window, for the owner and,
+// with KeyID, for one key. It runs on every agent identity read, so it is a
+// single round trip.
+func (tx *Tx) SpendingSnapshot(ctx context.Context, q agents.SpentQuery) (*agents.SpendingSnapshot, error) {
 	from := q.MonthStart
 	if q.WeekStart.Before(from) {
 		from = q.WeekStart
 	}
-	col, id := "user_id", q.UserID
-	if q.KeyID != "" {
-		col, id = "key_id", q.KeyID
+	var snap agents.SpendingSnapshot
+	var c agents.Controls
+	var per, daily, weekly, monthly, approval sql.NullInt64
+	var cats sql.NullString
+	var updated sql.NullTime
+	err := tx.queryRow(ctx, snapshotQuery,
+		q.UserID,
+		q.DayStart, q.WeekStart, q.MonthStart, q.UserID, from,
+		q.DayStart, q.WeekStart, q.MonthStart, q.KeyID, from,
+	).Scan(&per, &daily, &weekly, &monthly, &cats, &approval, &updated,
+		&snap.Owner.Today, &snap.Owner.ThisWeek, &snap.Owner.ThisMonth, &snap.Key.Today, &snap.Key.ThisWeek, &snap.Key.ThisMonth)
+	if err != nil {
+		return nil, wrap(err)
 	}
-	var s agents.Spent
-	err := tx.queryRow(ctx, `SELECT
-		COALESCE(SUM(CASE WHEN created_at >= ? THEN amount ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN created_at >= ? THEN amount ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN created_at >= ? THEN amount ELSE 0 END), 0)
-		FROM agent_spending WHERE `+col+` = ? AND released_at IS NULL AND created_at >= ?`,
-		q.DayStart, q.WeekStart, q.MonthStart, id, from).Scan(&s.Today, &s.ThisWeek, &s.ThisMonth)
-	return s, wrap(err)
+	if per.Valid {
+		c.PerTransaction, c.Daily, c.Weekly, c.Monthly = per.Int64, daily.Int64, weekly.Int64, monthly.Int64
+		c.ApprovalThreshold, c.UpdatedAt = nullInt(approval), updated.Time.UTC()
+		if err := json.Unmarshal([]byte(cats.String), &c.CategoryRestrictions); err != nil {
+			return nil, market.Internal(err)
+		}
+		if c.CategoryRestrictions == nil {
+			c.CategoryRestrictions = []string{}
+		}
+		snap.Controls = &c
+	}
+	return &snap, nil
 }

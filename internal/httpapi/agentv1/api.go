@@ -125,7 +125,7 @@ type whoami struct {
 
 func (a *API) whoami(w http.ResponseWriter, r *http.Request) error {
 	p := httpapi.PrincipalOf(r)
-	st, err := a.Agents.Spending(r.Context(), p.Actor)
+	st, err := a.Agents.Spending(r.Context(), p.Actor, p.Key)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,8 @@ type spendingStatus struct {
 }
 
 func (a *API) spending(w http.ResponseWriter, r *http.Request) error {
-	st, err := a.Agents.Spending(r.Context(), httpapi.PrincipalOf(r).Actor)
+	p := httpapi.PrincipalOf(r)
+	st, err := a.Agents.Spending(r.Context(), p.Actor, p.Key)
 	if err != nil {
 		return err
 	}

@@ -62,7 +62,7 @@ func (a *API) me(w http.ResponseWriter, r *http.Request) error {
 	if p.Key == nil {
 		return httpapi.OK(w, r, http.StatusOK, toUser(p.User))
 	}
-	st, err := a.Agents.Spending(r.Context(), p.Actor)
+	st, err := a.Agents.Spending(r.Context(), p.Actor, p.Key)
 	if err != nil {
 		return err
 	}

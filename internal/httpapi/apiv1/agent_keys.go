@@ -84,7 +84,8 @@ func (a *API) adminRevokeKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getSpending(w http.ResponseWriter, r *http.Request) error {
-	st, err := a.Agents.Spending(r.Context(), actor(r).Actor)
+	p := actor(r)
+	st, err := a.Agents.Spending(r.Context(), p.Actor, p.Key)
 	if err != nil {
 		return err
 	}

@@ -242,15 +242,21 @@ func TestSpendingControlsAndWindows(t *testing.T) {
 		if !week.Equal(time.Date(2026, 3, 30, 0, 0, 0, 0, time.UTC)) || !month.Equal(time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)) || !day.Equal(month) {
 			t.Fatalf("windows: %v %v %v", day, week, month)
 		}
-		for _, q := range []agents.SpentQuery{{UserID: u.ID}, {UserID: u.ID, KeyID: keyID}} {
-			q.DayStart, q.WeekStart, q.MonthStart = day, week, month
-			s, err := db.Read().Spent(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s != (agents.Spent{Today: 107, ThisWeek: 127, ThisMonth: 107}) {
-				t.Fatalf("spent %+v", s)
-			}
+		q := agents.SpentQuery{UserID: u.ID, KeyID: keyID, DayStart: day, WeekStart: week, MonthStart: month}
+		snap, err := db.Read().SpendingSnapshot(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := agents.Spent{Today: 107, ThisWeek: 127, ThisMonth: 107}
+		if snap.Owner != want || snap.Key != want || snap.Controls == nil || snap.Controls.Daily != 20 || *snap.Controls.ApprovalThreshold != 700 {
+			t.Fatalf("snapshot %+v %+v", snap, snap.Controls)
+		}
+		// An owner who never saved controls, and no key asked for.
+		var other *accounts.User
+		_ = db.InTx(ctx, func(tx *store.Tx) error { other = newUser(t, tx, "none@example.com", "nobody"); return nil })
+		snap, err = db.Read().SpendingSnapshot(ctx, agents.SpentQuery{UserID: other.ID, DayStart: day, WeekStart: week, MonthStart: month})
+		if err != nil || snap.Controls != nil || snap.Owner != (agents.Spent{}) || snap.Key != (agents.Spent{}) {
+			t.Fatalf("empty snapshot %+v %v", snap, err)
 		}
 	})
 }
