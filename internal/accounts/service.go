@@ -44,16 +44,25 @@ type RegisterInput struct {
 	AcceptedTerms bool
 }
 
-// NewUser is a validated account to create inside another area's
-// transaction (onboarding).
-type NewUser = RegisterInput
+// NewUser is a validated account with its password already hashed, ready
+// to insert inside a transaction (hashing takes tens of milliseconds and must
+// not hold a transaction open).
+type NewUser struct {
+	Email        string
+	Username     string
+	DisplayName  string
+	PasswordHash string
+}
 
 // Register opens an account and signs the person in.
 func (s *Service) Register(ctx context.Context, in RegisterInput) (*User, Token, error) {
+	nu, err := PrepareUser(in)
+	if err != nil {
+		return nil, Token{}, err
+	}
 	var u *User
-	err := s.store.InTx(ctx, func(tx Tx) error {
-		var err error
-		u, err = s.CreateUserTx(ctx, tx, in)
+	err = s.store.InTx(ctx, func(tx Tx) error {
+		u, err = s.CreateUserTx(ctx, tx, nu)
 		return err
 	})
 	if err != nil {
@@ -63,8 +72,8 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*User, Token,
 	return u, tok, err
 }
 
-// CreateUserTx validates in and creates the user in tx.
-func (s *Service) CreateUserTx(ctx context.Context, tx Tx, in RegisterInput) (*User, error) {
+// PrepareUser validates a registration and hashes its password.
+func PrepareUser(in RegisterInput) (NewUser, error) {
 	in.Email = NormalizeEmail(in.Email)
 	in.Username = NormalizeUsername(in.Username)
 	in.DisplayName = strings.TrimSpace(in.DisplayName)
@@ -77,21 +86,27 @@ func (s *Service) CreateUserTx(ctx context.Context, tx Tx, in RegisterInput) (*U
 	}
 	c.Require(in.AcceptedTerms, "acceptedTerms", "must be true")
 	if err := c.Err(); err != nil {
-		return nil, err
+		return NewUser{}, err
 	}
 	hash, err := HashPassword(in.Password)
 	if err != nil {
-		return nil, market.Internal(err)
+		return NewUser{}, market.Internal(err)
 	}
-	if in.Username == "" {
-		if in.Username, err = s.freeUsername(ctx, tx, in.Email); err != nil {
+	return NewUser{Email: in.Email, Username: in.Username, DisplayName: in.DisplayName, PasswordHash: hash}, nil
+}
+
+// CreateUserTx creates a prepared user in tx.
+func (s *Service) CreateUserTx(ctx context.Context, tx Tx, nu NewUser) (*User, error) {
+	if nu.Username == "" {
+		var err error
+		if nu.Username, err = s.freeUsername(ctx, tx, nu.Email); err != nil {
 			return nil, err
 		}
 	}
 	now := s.clock.Now()
 	u := &User{
-		ID: market.NewID(), Email: in.Email, Username: in.Username, DisplayName: in.DisplayName,
-		PasswordHash: hash, Role: RoleUser, Status: StatusActive, TrustTier: TierNew,
+		ID: market.NewID(), Email: nu.Email, Username: nu.Username, DisplayName: nu.DisplayName,
+		PasswordHash: nu.PasswordHash, Role: RoleUser, Status: StatusActive, TrustTier: TierNew,
 		CreatedAt: now, UpdatedAt: now,
 	}
 	if err := tx.CreateUser(ctx, u); err != nil {
@@ -112,10 +127,12 @@ func (s *Service) freeUsername(ctx context.Context, tx Tx, email string) (string
 		}
 		return -1
 	}, email[:strings.IndexByte(email, '@')])
-	base = strings.Trim(base, "_.-")
 	if len(base) > 20 {
 		base = base[:20]
 	}
+	// Trim after cutting: the cut can leave a separator at the end, and a
+	// username must start and end with a letter or digit.
+	base = strings.Trim(base, "_.-")
 	for len(base) < 3 {
 		base += "0"
 	}
@@ -323,6 +340,14 @@ func (s *Service) SetPassword(ctx context.Context, actor market.Actor, current, 
 	if err := c.Err(); err != nil {
 		return err
 	}
+	u, err := s.store.Read().UserByID(ctx, actor.UserID)
+	if err != nil {
+		return err
+	}
+	// Both argon2 steps run before the transaction, which must stay short.
+	if u.PasswordHash != "" && !CheckPassword(u.PasswordHash, current) {
+		return market.Errorf(market.CodeInvalidCredentials, "the current password is wrong")
+	}
 	hash, err := HashPassword(next)
 	if err != nil {
 		return market.Internal(err)
@@ -331,9 +356,6 @@ func (s *Service) SetPassword(ctx context.Context, actor market.Actor, current, 
 		u, err := tx.UserByID(ctx, actor.UserID)
 		if err != nil {
 			return err
-		}
-		if u.PasswordHash != "" && !CheckPassword(u.PasswordHash, current) {
-			return market.Errorf(market.CodeInvalidCredentials, "the current password is wrong")
 		}
 		u.PasswordHash, u.UpdatedAt = hash, s.clock.Now()
 		if err := tx.UpdateUser(ctx, u); err != nil {
@@ -365,10 +387,14 @@ func (s *Service) Profile(ctx context.Context, username string) (*User, error) {
 // EnsureAdmin makes sure the account with email exists with role admin; a
 // new one gets password.
 func (s *Service) EnsureAdmin(ctx context.Context, email, password string) error {
+	nu, err := PrepareUser(RegisterInput{Email: email, Password: password, DisplayName: "Administrator", AcceptedTerms: true})
+	if err != nil {
+		return err
+	}
 	return s.store.InTx(ctx, func(tx Tx) error {
-		u, err := tx.UserByEmail(ctx, NormalizeEmail(email))
+		u, err := tx.UserByEmail(ctx, nu.Email)
 		if market.CodeOf(err) == market.CodeNotFound {
-			u, err = s.CreateUserTx(ctx, tx, RegisterInput{Email: email, Password: password, DisplayName: "Administrator", AcceptedTerms: true})
+			u, err = s.CreateUserTx(ctx, tx, nu)
 		}
 		if err != nil {
 			return err

@@ -331,9 +331,26 @@ func (s *Service) CompleteMagicLink(ctx context.Context, accountsSvc *accounts.S
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
+	// The password work (argon2, tens of milliseconds) happens before the
+	// transaction: check an existing owner's password, or hash a new one.
+	pre, err := s.store.Read().OnboardingByMagicHash(ctx, sha(token))
+	if market.CodeOf(err) == market.CodeNotFound || token == "" || len(token) > 128 {
+		return nil, market.NotFound("onboarding link")
+	}
+	if err != nil {
+		return nil, err
+	}
+	var newUser *accounts.NewUser
+	var existing *accounts.User
+	if pre.open() && s.clock.Now().Before(pre.ExpiresAt) {
+		if newUser, existing, err = s.prepareOwner(ctx, pre, in); err != nil {
+			return nil, err
+		}
+	}
+
 	var out *Completed
 	var closed error
-	err := s.store.InTx(ctx, func(tx Tx) error {
+	err = s.store.InTx(ctx, func(tx Tx) error {
 		o, err := s.magic(ctx, tx, token)
 		if market.CodeOf(err) == market.CodeInvalidState {
 			closed = err
@@ -342,31 +359,22 @@ func (s *Service) CompleteMagicLink(ctx context.Context, accountsSvc *accounts.S
 		if err != nil {
 			return err
 		}
-		u, err := tx.UserByEmail(ctx, o.OwnerEmail)
-		switch market.CodeOf(err) {
-		case "":
-			if u.PasswordHash == "" || !accounts.CheckPassword(u.PasswordHash, in.Password) {
-				return market.Errorf(market.CodeInvalidCredentials, "an account with this e-mail exists; give its password")
-			}
-			if u.Blocked() {
-				return market.Errorf(market.CodeAccountSuspended, "this account is suspended")
-			}
-		case market.CodeNotFound:
-			name := strings.TrimSpace(in.DisplayName)
-			if name == "" {
-				name = strings.TrimSpace(o.OwnerFirstName + " " + o.OwnerLastName)
-			}
-			if name == "" {
-				return market.Invalid(market.FieldError{Field: "displayName", Message: "is required"})
-			}
-			u, err = accountsSvc.CreateUserTx(ctx, tx, accounts.RegisterInput{
-				Email: o.OwnerEmail, Password: in.Password, DisplayName: name, AcceptedTerms: true,
-			})
-			if err != nil {
+		var u *accounts.User
+		switch {
+		case newUser != nil:
+			// A concurrent registration of the same e-mail ends as EMAIL_TAKEN.
+			if u, err = accountsSvc.CreateUserTx(ctx, tx, *newUser); err != nil {
 				return err
 			}
-		default:
-			return err
+		case existing != nil:
+			if u, err = tx.UserByID(ctx, existing.ID); err != nil {
+				return err
+			}
+		default: // the link opened between the two reads: ask again
+			return market.Errorf(market.CodeInvalidState, "the onboarding link changed state; try again")
+		}
+		if u.Blocked() {
+			return market.Errorf(market.CodeAccountSuspended, "this account is suspended")
 		}
 		owner := market.Actor{Type: market.ActorUser, UserID: u.ID}
 		nk, err := s.createKeyTx(ctx, tx, owner, u.ID, o.DesiredScope, KeyInput{
@@ -404,6 +412,34 @@ func (s *Service) CompleteMagicLink(ctx context.Context, accountsSvc *accounts.S
 		err = closed
 	}
 	return out, err
+}
+
+// prepareOwner does the password work of a completion before its
+// transaction: it checks an existing owner's password, or validates and
+// hashes a new owner's.
+func (s *Service) prepareOwner(ctx context.Context, o *Onboarding, in CompleteInput) (*accounts.NewUser, *accounts.User, error) {
+	existing, err := s.store.Read().UserByEmail(ctx, o.OwnerEmail)
+	switch market.CodeOf(err) {
+	case "":
+		if existing.PasswordHash == "" || !accounts.CheckPassword(existing.PasswordHash, in.Password) {
+			return nil, nil, market.Errorf(market.CodeInvalidCredentials, "an account with this e-mail exists; give its password")
+		}
+		return nil, existing, nil
+	case market.CodeNotFound:
+		name := strings.TrimSpace(in.DisplayName)
+		if name == "" {
+			name = strings.TrimSpace(o.OwnerFirstName + " " + o.OwnerLastName)
+		}
+		if name == "" {
+			return nil, nil, market.Invalid(market.FieldError{Field: "displayName", Message: "is required"})
+		}
+		nu, err := accounts.PrepareUser(accounts.RegisterInput{Email: o.OwnerEmail, Password: in.Password, DisplayName: name, AcceptedTerms: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		return &nu, nil, nil
+	}
+	return nil, nil, err
 }
 
 // ExpireOnboarding marks sessions whose magic link went unused for 24 hours
