@@ -1,0 +1,76 @@
+package config
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaults(t *testing.T) {
+	c, err := Load(envOf(nil), nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:8080" || c.DataDir != "./data" || c.Mode != Sandbox || c.PublicURL != "http://127.0.0.1:8080" ||
+		c.DatabaseURL != "" || c.Postgres() || c.SQLitePath() != filepath.Join("data", "marketplace.db") {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestEnvAndFlags(t *testing.T) {
+	env := envOf(map[string]string{
+		"MARKETPLACE_ADDR": "0.0.0.0:9000", "MARKETPLACE_DATABASE_URL": "postgres://u@h/db",
+		"MARKETPLACE_PUBLIC_URL": "https://market.example/", "MARKETPLACE_MODE": "live", "MARKETPLACE_JWT_SECRET": "s",
+	})
+	c, err := Load(env, []string{"-addr", "127.0.0.1:7000"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:7000" || !c.Postgres() || c.PublicURL != "https://market.example" || c.Mode != Live {
+		t.Fatalf("env and flags: %+v", c)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	cases := map[string]struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		"bad mode":            {map[string]string{"MARKETPLACE_MODE": "prod"}, nil, "sandbox or live"},
+		"mysql url":           {map[string]string{"MARKETPLACE_DATABASE_URL": "mysql://x"}, nil, "postgres://"},
+		"admin without pass":  {map[string]string{"MARKETPLACE_ADMIN_EMAIL": "a@b.c"}, nil, "ADMIN_PASSWORD"},
+		"live without secret": {map[string]string{"MARKETPLACE_MODE": "live"}, nil, "JWT_SECRET"},
+		"unknown flag":        {nil, []string{"-nope"}, "not defined"},
+		"stray argument":      {nil, []string{"extra"}, "unexpected"},
+	}
+	for name, c := range cases {
+		if _, err := Load(envOf(c.env), c.args, io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want one mentioning %q", name, err, c.want)
+		}
+	}
+}
+
+func TestJWTSecretIsGeneratedOnce(t *testing.T) {
+	dir := t.TempDir()
+	a := Config{DataDir: dir}
+	if err := a.EnsureJWTSecret(); err != nil || len(a.JWTSecret) < 32 {
+		t.Fatalf("generate: %q %v", a.JWTSecret, err)
+	}
+	b := Config{DataDir: dir}
+	if err := b.EnsureJWTSecret(); err != nil || b.JWTSecret != a.JWTSecret {
+		t.Fatalf("the secret must survive restarts: %q vs %q (%v)", b.JWTSecret, a.JWTSecret, err)
+	}
+	info, err := os.Stat(filepath.Join(dir, "jwt-secret"))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("secret file mode: %v %v", info, err)
+	}
+	given := Config{DataDir: t.TempDir(), JWTSecret: "from-env"}
+	if err := given.EnsureJWTSecret(); err != nil || given.JWTSecret != "from-env" {
+		t.Fatal("a configured secret must be kept")
+	}
+}
