@@ -31,7 +31,10 @@ func Decode(r *http.Request, dst any) error {
 
 // DecodeBytes is Decode on bytes already read; fuzz tests drive it.
 func DecodeBytes(body []byte, dst any) error {
-	if len(bytes.TrimSpace(body)) == 0 {
+	trimmed := bytes.TrimSpace(body)
+	// encoding/json reads null into a struct as "no change"; a body must be
+	// an object.
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		return market.Invalid(market.FieldError{Field: "body", Message: "a JSON object is required"})
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))

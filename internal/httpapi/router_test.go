@@ -202,6 +202,7 @@ func TestDecoding(t *testing.T) {
 	}{
 		{"valid", "/api/v1/echo", `{"name":"a","count":3,"unknown":true}`, 201, "", ""},
 		{"empty", "/api/v1/echo", ``, 400, "VALIDATION_ERROR", "body"},
+		{"null", "/api/v1/echo", ` null `, 400, "VALIDATION_ERROR", "body"},
 		{"malformed", "/api/v1/echo", `{"name":`, 400, "VALIDATION_ERROR", "body"},
 		{"not an object", "/api/v1/echo", `[1,2]`, 400, "VALIDATION_ERROR", "body"},
 		{"trailing data", "/api/v1/echo", `{"name":"a"} {"name":"b"}`, 400, "VALIDATION_ERROR", "body"},
