@@ -1,12 +1,15 @@
 package apiv1
 
 import (
+	"mime"
 	"net/http"
+	"strings"
 	"time"
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
 	"marketplace/internal/httpapi"
+	"marketplace/internal/httpapi/web"
 	"marketplace/internal/market"
 	"marketplace/internal/payments"
 )
@@ -113,6 +116,12 @@ type magicResponse struct {
 
 func (a *API) openMagicLink(w http.ResponseWriter, r *http.Request) error {
 	v, err := a.Agents.OpenMagicLink(r.Context(), r.PathValue("token"))
+	if web.WantsHTML(r) {
+		if err != nil {
+			return web.RenderMagicClosed(w, err)
+		}
+		return web.RenderMagicForm(w, http.StatusOK, magicForm(v.Session, v.AccountExists, ""))
+	}
 	if err != nil {
 		return err
 	}
@@ -140,13 +149,37 @@ type completeResponse struct {
 	TokenExpiresAt  time.Time `json:"token_expires_at"`
 }
 
+// magicForm fills the browser form of a magic link.
+func magicForm(o *agents.Onboarding, exists bool, problem string) web.MagicForm {
+	name := strings.TrimSpace(o.OwnerFirstName + " " + o.OwnerLastName)
+	return web.MagicForm{Email: o.OwnerEmail, AgentLabel: o.AgentLabel, Scope: string(o.DesiredScope), DisplayName: name,
+		AccountExists: exists, Error: problem}
+}
+
+// isForm reports whether the body is the browser form of the magic link.
+func isForm(r *http.Request) bool {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return ct == "application/x-www-form-urlencoded"
+}
+
 func (a *API) completeMagicLink(w http.ResponseWriter, r *http.Request) error {
 	var b completeBody
-	if err := httpapi.Decode(r, &b); err != nil {
+	form := isForm(r)
+	if form {
+		r.Body = http.MaxBytesReader(w, r.Body, httpapi.MaxBody)
+		if err := r.ParseForm(); err != nil {
+			return market.Invalid(market.FieldError{Field: "body", Message: "is not a valid form"})
+		}
+		b = completeBody{Password: r.PostForm.Get("password"), DisplayName: r.PostForm.Get("displayName"),
+			AcceptedTerms: r.PostForm.Get("acceptedTerms") == "true", AcceptedAgentTerms: r.PostForm.Get("acceptedAgentTerms") == "true"}
+	} else if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
 	done, err := a.Agents.CompleteMagicLink(r.Context(), a.Accounts, r.PathValue("token"), agents.CompleteInput{
 		Password: b.Password, AcceptedTerms: b.AcceptedTerms, AcceptedAgentTerms: b.AcceptedAgentTerms, DisplayName: b.DisplayName})
+	if err != nil && form {
+		return a.magicFormError(w, r, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -166,7 +199,32 @@ func (a *API) completeMagicLink(w http.ResponseWriter, r *http.Request) error {
 		return market.Internal(err)
 	}
 	out.AccessToken, out.TokenExpiresAt = tok.Value, tok.ExpiresAt
+	if form {
+		verify := ""
+		if out.VerificationURL != nil {
+			verify = *out.VerificationURL
+		}
+		return web.RenderMagicDone(w, verify)
+	}
 	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// magicFormError shows the form again with what went wrong, or the closed
+// page when the link can no longer be used.
+func (a *API) magicFormError(w http.ResponseWriter, r *http.Request, err error) error {
+	e := market.ErrorOf(err)
+	if e.Code == market.CodeInvalidState || e.Code == market.CodeNotFound || e.Code == market.CodeInternal {
+		return web.RenderMagicClosed(w, err)
+	}
+	v, verr := a.Agents.OpenMagicLink(r.Context(), r.PathValue("token"))
+	if verr != nil {
+		return web.RenderMagicClosed(w, verr)
+	}
+	problem := e.Message
+	for _, f := range e.Fields {
+		problem = f.Field + ": " + f.Message
+	}
+	return web.RenderMagicForm(w, e.Code.HTTPStatus(), magicForm(v.Session, v.AccountExists, problem))
 }
 
 type humanBody struct {

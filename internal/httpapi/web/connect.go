@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"marketplace/internal/httpapi"
-	"marketplace/internal/market"
 	"marketplace/internal/payments"
 )
 
@@ -49,10 +48,7 @@ func wantsHTML(r *http.Request) bool {
 }
 
 func render(w http.ResponseWriter, name string, data any) error {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
-	return pages.ExecuteTemplate(w, name, data)
+	return renderStatus(w, http.StatusOK, pages, name, data)
 }
 
 func (s *Sandbox) onboardingPage(w http.ResponseWriter, r *http.Request) error {
@@ -81,8 +77,5 @@ func (s *Sandbox) completeOnboarding(w http.ResponseWriter, r *http.Request) err
 	if !wantsHTML(r) {
 		return httpapi.OK(w, r, http.StatusOK, onboardingJSON(a))
 	}
-	if err := render(w, "done", pageData{AccountID: a.ExternalID, Verified: true}); err != nil {
-		return market.Internal(err)
-	}
-	return nil
+	return render(w, "done", pageData{AccountID: a.ExternalID, Verified: true})
 }
