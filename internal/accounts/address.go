@@ -23,6 +23,11 @@ func (s *Service) AddAddress(ctx context.Context, actor market.Actor, a Address,
 		return nil, err
 	}
 	err := s.store.InTx(ctx, func(tx Tx) error {
+		// Concurrent adds must not pass the limit together, nor each make
+		// itself the first (default) address.
+		if err := tx.LockUser(ctx, actor.UserID); err != nil {
+			return err
+		}
 		existing, err := tx.Addresses(ctx, actor.UserID)
 		if err != nil {
 			return err
@@ -56,6 +61,9 @@ func (s *Service) DeleteAddress(ctx context.Context, actor market.Actor, id stri
 		return market.NotFound("address")
 	}
 	return s.store.InTx(ctx, func(tx Tx) error {
+		if err := tx.LockUser(ctx, actor.UserID); err != nil {
+			return err
+		}
 		list, err := tx.Addresses(ctx, actor.UserID)
 		if err != nil {
 			return err
@@ -93,6 +101,9 @@ func (s *Service) SetDefaultAddress(ctx context.Context, actor market.Actor, id 
 	}
 	var out *Address
 	err := s.store.InTx(ctx, func(tx Tx) error {
+		if err := tx.LockUser(ctx, actor.UserID); err != nil {
+			return err
+		}
 		if err := tx.SetDefaultAddress(ctx, actor.UserID, id); err != nil {
 			return err
 		}

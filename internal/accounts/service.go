@@ -61,10 +61,19 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*User, Token,
 		return nil, Token{}, err
 	}
 	var u *User
-	err = s.store.InTx(ctx, func(tx Tx) error {
-		u, err = s.CreateUserTx(ctx, tx, nu)
-		return err
-	})
+	for attempt := 1; ; attempt++ {
+		err = s.store.InTx(ctx, func(tx Tx) error {
+			u, err = s.CreateUserTx(ctx, tx, nu)
+			return err
+		})
+		// A derived username can be taken by a registration that committed
+		// after this one looked; the person chose no name, so look again
+		// (the next look sees it and picks a suffixed one).
+		if nu.Username == "" && market.CodeOf(err) == market.CodeUsernameTaken && attempt < 4 {
+			continue
+		}
+		break
+	}
 	if err != nil {
 		return nil, Token{}, err
 	}
@@ -387,14 +396,22 @@ func (s *Service) Profile(ctx context.Context, username string) (*User, error) {
 // EnsureAdmin makes sure the account with email exists with role admin; a
 // new one gets password.
 func (s *Service) EnsureAdmin(ctx context.Context, email, password string) error {
-	nu, err := PrepareUser(RegisterInput{Email: email, Password: password, DisplayName: "Administrator", AcceptedTerms: true})
-	if err != nil {
+	// Only a new account takes the password (validated and hashed before the
+	// transaction); an existing one keeps its own.
+	var nu *NewUser
+	if _, err := s.store.Read().UserByEmail(ctx, NormalizeEmail(email)); market.CodeOf(err) == market.CodeNotFound {
+		prepared, err := PrepareUser(RegisterInput{Email: email, Password: password, DisplayName: "Administrator", AcceptedTerms: true})
+		if err != nil {
+			return err
+		}
+		nu = &prepared
+	} else if err != nil {
 		return err
 	}
 	return s.store.InTx(ctx, func(tx Tx) error {
-		u, err := tx.UserByEmail(ctx, nu.Email)
-		if market.CodeOf(err) == market.CodeNotFound {
-			u, err = s.CreateUserTx(ctx, tx, nu)
+		u, err := tx.UserByEmail(ctx, NormalizeEmail(email))
+		if market.CodeOf(err) == market.CodeNotFound && nu != nil {
+			u, err = s.CreateUserTx(ctx, tx, *nu)
 		}
 		if err != nil {
 			return err

@@ -94,6 +94,8 @@ type Tx interface {
 	UserByID(ctx context.Context, id string) (*User, error)
 	UserByEmail(ctx context.Context, email string) (*User, error)
 	UserByUsername(ctx context.Context, username string) (*User, error)
+	// LockUser serialises changes to one account's addresses.
+	LockUser(ctx context.Context, userID string) error
 	Addresses(ctx context.Context, userID string) ([]Address, error)
 	CreateAddress(ctx context.Context, a *Address) error
 	DeleteAddress(ctx context.Context, userID, id string) error

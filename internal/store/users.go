@@ -65,6 +65,20 @@ func affectedOne(res sql.Result, what string) error {
 	return nil
 }
 
+// LockUser holds userID's row until the transaction ends, so that changes to
+// what hangs off one account (its saved addresses: the limit and the one
+// default) run one at a time. NO KEY UPDATE leaves inserts that merely
+// reference the user (keys, orders) unblocked. SQLite has one writer at a
+// time, so the transaction is the lock there.
+func (tx *Tx) LockUser(ctx context.Context, userID string) error {
+	lock := ""
+	if tx.db.dialect == Postgres {
+		lock = " FOR NO KEY UPDATE"
+	}
+	var id string
+	return notFound(tx.queryRow(ctx, `SELECT id FROM users WHERE id = ?`+lock, userID).Scan(&id), "user")
+}
+
 // UserByID finds a user by id.
 func (tx *Tx) UserByID(ctx context.Context, id string) (*accounts.User, error) {
 	return scanUser(tx.queryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
