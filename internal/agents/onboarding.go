@@ -125,7 +125,7 @@ func (s *Service) AgentInit(ctx context.Context, in AgentInitInput) (*InitResult
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	if _, err := s.checkKeyInput(&KeyInput{Label: in.AgentLabel, Scope: string(scope), Metadata: in.AgentMetadata, AcceptedAgentTerms: true}); err != nil {
+	if _, err := s.checkKeyInput(&KeyInput{Label: in.AgentLabel, Scope: string(scope), Metadata: in.AgentMetadata, AcceptedAgentTerms: true}, "agentMetadata"); err != nil {
 		return nil, err
 	}
 	magic, secret := randomToken(), randomToken()
@@ -311,6 +311,7 @@ type CompleteInput struct {
 	AcceptedTerms      bool
 	AcceptedAgentTerms bool
 	DisplayName        string
+	ClientIP           string // for the login throttle when the account exists
 }
 
 // Completed is the result of a completed magic link.
@@ -343,14 +344,14 @@ func (s *Service) CompleteMagicLink(ctx context.Context, accountsSvc *accounts.S
 	var newUser *accounts.NewUser
 	var existing *accounts.User
 	if pre.open() && s.clock.Now().Before(pre.ExpiresAt) {
-		if newUser, existing, err = s.prepareOwner(ctx, pre, in); err != nil {
+		if newUser, existing, err = s.prepareOwner(ctx, accountsSvc, pre, in); err != nil {
 			return nil, err
 		}
 	}
 
 	var out *Completed
 	var closed error
-	err = s.store.InTx(ctx, func(tx Tx) error {
+	complete := func(tx Tx) error {
 		o, err := s.magic(ctx, tx, token)
 		if market.CodeOf(err) == market.CodeInvalidState {
 			closed = err
@@ -407,7 +408,16 @@ func (s *Service) CompleteMagicLink(ctx context.Context, accountsSvc *accounts.S
 		}
 		out = &Completed{Session: o, User: u, Key: &nk.Key}
 		return nil
-	})
+	}
+	for attempt := 1; ; attempt++ {
+		err = s.store.InTx(ctx, complete)
+		// A derived username can be taken by a registration that committed
+		// after this one looked; the owner chose none, so look again.
+		if newUser != nil && newUser.Username == "" && market.CodeOf(err) == market.CodeUsernameTaken && attempt < 4 {
+			continue
+		}
+		break
+	}
 	if err == nil {
 		err = closed
 	}
@@ -417,12 +427,18 @@ func (s *Service) CompleteMagicLink(ctx context.Context, accountsSvc *accounts.S
 // prepareOwner does the password work of a completion before its
 // transaction: it checks an existing owner's password, or validates and
 // hashes a new owner's.
-func (s *Service) prepareOwner(ctx context.Context, o *Onboarding, in CompleteInput) (*accounts.NewUser, *accounts.User, error) {
+func (s *Service) prepareOwner(ctx context.Context, accountsSvc *accounts.Service, o *Onboarding, in CompleteInput) (*accounts.NewUser, *accounts.User, error) {
 	existing, err := s.store.Read().UserByEmail(ctx, o.OwnerEmail)
 	switch market.CodeOf(err) {
 	case "":
-		if existing.PasswordHash == "" || !accounts.CheckPassword(existing.PasswordHash, in.Password) {
-			return nil, nil, market.Errorf(market.CodeInvalidCredentials, "an account with this e-mail exists; give its password")
+		// Checked as a login checks it, throttle included: anyone can start
+		// onboarding for any e-mail, so an unthrottled check here would let
+		// them guess the owner's password without limit.
+		if _, _, err := accountsSvc.Login(ctx, o.OwnerEmail, in.Password, in.ClientIP); err != nil {
+			if market.CodeOf(err) == market.CodeInvalidCredentials {
+				return nil, nil, market.Errorf(market.CodeInvalidCredentials, "an account with this e-mail exists; give its password")
+			}
+			return nil, nil, err
 		}
 		return nil, existing, nil
 	case market.CodeNotFound:

@@ -46,7 +46,10 @@ type NewKey struct {
 	Secret string
 }
 
-func (s *Service) checkKeyInput(in *KeyInput) (Scope, error) {
+// checkKeyInput validates a key's input; metadataField is the metadata's
+// name on the caller's wire ("metadata" for key creation, "agentMetadata"
+// for onboarding).
+func (s *Service) checkKeyInput(in *KeyInput, metadataField string) (Scope, error) {
 	in.Label = strings.TrimSpace(in.Label)
 	var c market.Check
 	c.Require(in.Label != "" && utf8.RuneCountInString(in.Label) <= 100, "label", "must be 1 to 100 characters")
@@ -58,7 +61,7 @@ func (s *Service) checkKeyInput(in *KeyInput) (Scope, error) {
 	checkLimit(&c, "spendingControls.monthlyLimit", in.Limits.Monthly)
 	if in.Metadata != nil {
 		b, _ := json.Marshal(in.Metadata)
-		c.Require(len(b) <= 8192, "agentMetadata", "must be at most 8 KiB of JSON")
+		c.Require(len(b) <= 8192, metadataField, "must be at most 8 KiB of JSON")
 	}
 	c.Require(in.AcceptedAgentTerms, "acceptedAgentTerms", "must be true")
 	return scope, c.Err()
@@ -69,7 +72,7 @@ func (s *Service) CreateKey(ctx context.Context, actor market.Actor, in KeyInput
 	if actor.IsAgent() {
 		return nil, market.Errorf(market.CodeForbidden, "only the owner, with a bearer token, can create agent keys")
 	}
-	scope, err := s.checkKeyInput(&in)
+	scope, err := s.checkKeyInput(&in, "metadata")
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +86,11 @@ func (s *Service) CreateKey(ctx context.Context, actor market.Actor, in KeyInput
 }
 
 func (s *Service) createKeyTx(ctx context.Context, tx Tx, actor market.Actor, userID string, scope Scope, in KeyInput) (*NewKey, error) {
+	// Without the lock, concurrent creates could all count the same keys
+	// and pass MaxKeysPerUser together.
+	if err := tx.LockUser(ctx, userID); err != nil {
+		return nil, err
+	}
 	keys, err := tx.KeysOf(ctx, userID)
 	if err != nil {
 		return nil, err

@@ -212,6 +212,12 @@ func (s *Service) UpdateControls(ctx context.Context, actor market.Actor, upd Co
 	}
 	var st *SpendingStatus
 	err := s.store.InTx(ctx, func(tx Tx) error {
+		// An owner who never saved controls has no row to lock, so two
+		// partial updates would both start from the defaults and the later
+		// would undo the earlier's field: lock the owner instead.
+		if err := tx.LockUser(ctx, actor.UserID); err != nil {
+			return err
+		}
 		cur, err := controlsOf(ctx, tx, actor.UserID)
 		if err != nil {
 			return err

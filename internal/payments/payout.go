@@ -117,6 +117,18 @@ func (s *Service) Connect(ctx context.Context, actor market.Actor, in ConnectInp
 		if market.CodeOf(err) != market.CodeNotFound {
 			return err
 		}
+		// No account yet: take the owner's lock and look again, so that
+		// concurrent first connects make one account (the unique index
+		// would otherwise fail all but one as internal errors). The lock is
+		// taken only on this path, where no payout row exists to be locked
+		// in the other order by a completing onboarding.
+		if err := tx.LockUser(ctx, actor.UserID); err != nil {
+			return err
+		}
+		a, err = tx.PayoutAccountOf(ctx, actor.UserID)
+		if market.CodeOf(err) != market.CodeNotFound {
+			return err
+		}
 		u, err := tx.UserByID(ctx, actor.UserID)
 		if err != nil {
 			return err
@@ -194,7 +206,7 @@ func (s *Service) view(ctx context.Context, a *PayoutAccount) (*AccountView, err
 
 // PendingOnboarding returns the account behind a sandbox onboarding token.
 func (s *Service) PendingOnboarding(ctx context.Context, token string) (*PayoutAccount, error) {
-	if token == "" || len(token) > 128 {
+	if !wellFormedToken(token) {
 		return nil, market.NotFound("onboarding link")
 	}
 	a, err := s.store.Read().PayoutAccountByToken(ctx, token)
@@ -208,7 +220,7 @@ func (s *Service) PendingOnboarding(ctx context.Context, token string) (*PayoutA
 // and its owner identity-verified. It stands for the processor's hosted
 // onboarding finishing (sandbox) or its account.updated webhook (live).
 func (s *Service) CompleteOnboarding(ctx context.Context, token string) (*PayoutAccount, error) {
-	if token == "" || len(token) > 128 {
+	if !wellFormedToken(token) {
 		return nil, market.NotFound("onboarding link")
 	}
 	var a *PayoutAccount
@@ -239,6 +251,21 @@ func (s *Service) verifyTx(ctx context.Context, tx Tx, a *PayoutAccount) error {
 	}
 	_, err := accounts.MarkVerified(ctx, tx, now, a.UserID)
 	return err
+}
+
+// wellFormedToken reports whether token could be one newToken made. Anything
+// else is refused before the database sees it: PostgreSQL rejects text with
+// a NUL byte, which would otherwise surface as an internal error.
+func wellFormedToken(token string) bool {
+	if token == "" || len(token) > 128 {
+		return false
+	}
+	for _, r := range token {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func newToken() string {

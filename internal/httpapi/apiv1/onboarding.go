@@ -176,7 +176,8 @@ func (a *API) completeMagicLink(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	done, err := a.Agents.CompleteMagicLink(r.Context(), a.Accounts, r.PathValue("token"), agents.CompleteInput{
-		Password: b.Password, AcceptedTerms: b.AcceptedTerms, AcceptedAgentTerms: b.AcceptedAgentTerms, DisplayName: b.DisplayName})
+		Password: b.Password, AcceptedTerms: b.AcceptedTerms, AcceptedAgentTerms: b.AcceptedAgentTerms, DisplayName: b.DisplayName,
+		ClientIP: httpapi.ClientIP(r)})
 	if err != nil && form {
 		return a.magicFormError(w, r, err)
 	}
