@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"marketplace/internal/app"
+)
+
+// env is a getenv over a fixed map, so tests never read the real environment.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// freeAddr finds a loopback port nobody is using right now. run only takes
+// an address, so the listener is closed and the port handed over; a clash
+// with another process in that instant is possible but vanishingly rare.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// waitHealthy polls /api/v1/health until it answers 200 or the deadline
+// passes; exited is closed if the server stops early.
+func waitHealthy(t *testing.T, addr string, exited <-chan struct{}) {
+	t.Helper()
+	client := &http.Client{Timeout: time.Second}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			t.Fatal("the server exited before it answered")
+		default:
+		}
+		resp, err := client.Get("http://" + addr + "/api/v1/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s/api/v1/health did not answer 200 within 20s", addr)
+}
+
+func TestRunCommands(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		env        map[string]string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{name: "version", args: []string{"version"}, wantCode: 0, wantStdout: app.Version + "\n"},
+		{name: "unknown command", args: []string{"frobnicate"}, wantCode: 2, wantStderr: `unknown command "frobnicate"`},
+		{name: "unknown flag", args: []string{"serve", "-no-such-flag"}, wantCode: 2, wantStderr: "no-such-flag"},
+		{name: "bad mode", args: []string{"migrate"}, env: map[string]string{"MARKETPLACE_MODE": "staging"}, wantCode: 2, wantStderr: "MARKETPLACE_MODE"},
+		{name: "non-postgres database url", args: []string{"migrate"}, env: map[string]string{"MARKETPLACE_DATABASE_URL": "mysql://x"}, wantCode: 2, wantStderr: "postgres://"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			m := map[string]string{"MARKETPLACE_DATA_DIR": t.TempDir()}
+			for k, v := range tc.env {
+				m[k] = v
+			}
+			code := run(context.Background(), tc.args, env(m), &stdout, &stderr)
+			if code != tc.wantCode {
+				t.Fatalf("exit code %d, want %d; stderr: %s", code, tc.wantCode, stderr.String())
+			}
+			if tc.wantStdout != "" && stdout.String() != tc.wantStdout {
+				t.Errorf("stdout %q, want %q", stdout.String(), tc.wantStdout)
+			}
+			if !strings.Contains(stderr.String(), tc.wantStderr) {
+				t.Errorf("stderr %q does not mention %q", stderr.String(), tc.wantStderr)
+			}
+		})
+	}
+}
+
+func TestMigrateCreatesDatabase(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nested", "data") // run must create it
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"migrate"}, env(map[string]string{"MARKETPLACE_DATA_DIR": dir}), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("migrate exited %d; stderr: %s", code, stderr.String())
+	}
+	fi, err := os.Stat(filepath.Join(dir, "marketplace.db"))
+	if err != nil {
+		t.Fatalf("migrate did not create the database: %v", err)
+	}
+	if fi.Size() == 0 {
+		t.Error("the database file is empty: no migrations were written")
+	}
+	if !strings.Contains(stderr.String(), "migrations applied") {
+		t.Errorf("log does not report the migrations: %s", stderr.String())
+	}
+	// A second run finds everything applied and still succeeds.
+	stderr.Reset()
+	if code := run(context.Background(), []string{"migrate"}, env(map[string]string{"MARKETPLACE_DATA_DIR": dir}), &stdout, &stderr); code != 0 {
+		t.Fatalf("second migrate exited %d; stderr: %s", code, stderr.String())
+	}
+}
+
+// syncBuffer lets the server goroutine log while the test reads.
+type syncBuffer struct {
+	mu chan struct{}
+	b  bytes.Buffer
+}
+
+func newSyncBuffer() *syncBuffer { return &syncBuffer{mu: make(chan struct{}, 1)} }
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu <- struct{}{}
+	defer func() { <-s.mu }()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu <- struct{}{}
+	defer func() { <-s.mu }()
+	return s.b.String()
+}
+
+// TestServeStopsOnCancel is what SIGTERM does in main: the context given to
+// run is cancelled, and run must drain and return 0 promptly.
+func TestServeStopsOnCancel(t *testing.T) {
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := newSyncBuffer()
+	dataDir := t.TempDir()
+	exited := make(chan struct{})
+	var code int
+	go func() {
+		defer close(exited)
+		code = run(ctx, []string{"serve"}, env(map[string]string{
+			"MARKETPLACE_ADDR":     addr,
+			"MARKETPLACE_DATA_DIR": dataDir,
+		}), logs, logs)
+	}()
+	// Whatever fails below, do not return while run still uses the temp dir.
+	t.Cleanup(func() { cancel(); <-exited })
+	waitHealthy(t, addr, exited)
+
+	cancel()
+	select {
+	case <-exited:
+		if code != 0 {
+			t.Fatalf("run returned %d after cancel, want 0; log:\n%s", code, logs.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("run did not return within 10s of cancel; log:\n%s", logs.String())
+	}
+	if !strings.Contains(logs.String(), `"msg":"stopped"`) {
+		t.Errorf("log has no stopped line:\n%s", logs.String())
+	}
+	// The port is released: nothing answers any more.
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Error("the server still accepts connections after run returned")
+	}
+}
+
+// TestBinaryExitsZeroOnSIGTERM checks the real signal wiring in main, which
+// run-level tests cannot reach.
+func TestBinaryExitsZeroOnSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "marketplace")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	addr := freeAddr(t)
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(),
+		"MARKETPLACE_ADDR="+addr,
+		"MARKETPLACE_DATA_DIR="+t.TempDir(),
+		"MARKETPLACE_DATABASE_URL=",
+		"MARKETPLACE_REDIS_URL=",
+		"MARKETPLACE_MODE=sandbox",
+		"MARKETPLACE_PUBLIC_URL=",
+		"MARKETPLACE_ADMIN_EMAIL=",
+	)
+	logs := newSyncBuffer()
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { defer close(exited); waitErr = cmd.Wait() }()
+	// Never leave a stray process behind, whatever happens below.
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default:
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	waitHealthy(t, addr, exited)
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+		if code := exitCode(waitErr); code != 0 {
+			t.Fatalf("exit code %d after SIGTERM, want 0 (%v); log:\n%s", code, waitErr, logs.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the binary did not exit within 10s of SIGTERM; log:\n%s", logs.String())
+	}
+	if !strings.Contains(logs.String(), `"msg":"shutting down"`) {
+		t.Errorf("log does not show a graceful shutdown:\n%s", logs.String())
+	}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1 // not an exit at all (the wait itself failed)
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Load benchmark (not a test): builds the service, runs it on a fresh SQLite
+# data dir in sandbox mode on 127.0.0.1, seeds a user and an agent key, and
+# measures an agent-authenticated read and the health check with hey.
+#
+#   scripts/load.sh                 50,000 requests per endpoint, 50 concurrent
+#   N=20000 C=50 scripts/load.sh    fewer requests
+#   LOG_LEVEL=warn scripts/load.sh  without the per-request access log
+#
+# Traffic goes to 127.0.0.1 only. Needs curl; installs hey if missing.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+N=${N:-50000}   # requests per endpoint
+C=${C:-50}      # concurrent clients
+WARM=${WARM:-2000}
+TIMEOUT=${TIMEOUT:-120} # seconds, per hey run
+
+die() { printf 'load: %s\n' "$*" >&2; exit 1; }
+
+command -v curl >/dev/null || die "curl is required"
+command -v ss >/dev/null || die "ss (iproute2) is required"
+if ! command -v hey >/dev/null; then
+	echo "installing hey" >&2
+	if ! { apt-get install -y hey >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get install -y hey >/dev/null 2>&1; }; }; then
+		go install github.com/rakyll/hey@latest
+		PATH="$(go env GOPATH)/bin:$PATH"
+	fi
+fi
+command -v hey >/dev/null || die "hey could not be installed"
+
+work=$(mktemp -d)
+pid=
+cleanup() {
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+echo "building" >&2
+go build -o "$work/marketplace" ./cmd/marketplace
+
+# Port 0: the kernel picks a free port; ss tells which one the server got.
+# The log level is the service's default (info: one access-log line per
+# request), as it runs; LOG_LEVEL=warn measures without the access log.
+MARKETPLACE_ADDR="127.0.0.1:0" MARKETPLACE_DATA_DIR="$work/data" MARKETPLACE_MODE=sandbox \
+	MARKETPLACE_DATABASE_URL= MARKETPLACE_REDIS_URL= MARKETPLACE_LOG_LEVEL="${LOG_LEVEL:-info}" \
+	"$work/marketplace" serve >"$work/server.log" 2>&1 &
+pid=$!
+
+base=
+for _ in $(seq 1 100); do
+	addr=$(ss -Hltnp 2>/dev/null | awk -v p="pid=$pid," 'index($0, p) && $4 ~ /^127\.0\.0\.1:/ {print $4; exit}')
+	if [ -n "$addr" ] && curl -fsS "http://$addr/api/v1/health" >/dev/null 2>&1; then
+		base="http://$addr"
+		break
+	fi
+	kill -0 "$pid" 2>/dev/null || { cat "$work/server.log" >&2; die "the server exited"; }
+	sleep 0.1
+done
+[ -n "$base" ] || { cat "$work/server.log" >&2; die "the server did not start answering within 10s"; }
+
+# json_field KEY reads the first "KEY":"value" string out of stdin.
+json_field() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" | head -n1; }
+
+echo "seeding" >&2
+token=$(curl -fsS -X POST "$base/api/v1/auth/register" -H 'Content-Type: application/json' \
+	-d '{"email":"load@example.com","password":"load-test-password-1","displayName":"Load","username":"loadtest","acceptedTerms":true}' |
+	json_field accessToken)
+[ -n "$token" ] || die "register returned no token"
+key=$(curl -fsS -X POST "$base/api/v1/agent-keys" -H 'Content-Type: application/json' -H "Authorization: Bearer $token" \
+	-d '{"label":"load","scope":"buy_sell","acceptedAgentTerms":true}' | json_field key)
+[ -n "$key" ] || die "agent key creation returned no key"
+curl -fsS "$base/api/v1/auth/me" -H "X-Agent-Key: $key" >/dev/null || die "the agent key does not authenticate"
+
+# cpu_ticks prints the server's user+system CPU time so far, in clock ticks.
+# Per request it is a figure that other work on the machine hardly moves.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+hz=$(getconf CLK_TCK)
+
+# bench NAME URL [hey args...] prints one row: name, req/s, p50, p99,
+# server CPU per request, non-2xx.
+bench() {
+	local name=$1 url=$2
+	shift 2
+	timeout 60 hey -n "$WARM" -c "$C" "$@" "$url" >/dev/null
+	local out t0 t1
+	t0=$(cpu_ticks)
+	out=$(timeout "$TIMEOUT" hey -n "$N" -c "$C" "$@" "$url")
+	t1=$(cpu_ticks)
+	local rps p50 p99 ok cpu
+	rps=$(awk '/Requests\/sec:/ {printf "%.0f", $2}' <<<"$out")
+	p50=$(awk '/ 50% in / {printf "%.2f", $3*1000}' <<<"$out")
+	p99=$(awk '/ 99% in / {printf "%.2f", $3*1000}' <<<"$out")
+	ok=$(awk '/\[2[0-9][0-9]\]/ {s+=$2} END {print s+0}' <<<"$out")
+	cpu=$(awk -v d=$((t1 - t0)) -v hz="$hz" -v n="$N" 'BEGIN {printf "%.0f", d / hz * 1e6 / n}')
+	printf '| %-28s | %8s | %8s | %8s | %11s | %7s |\n' "$name" "$rps" "$p50" "$p99" "$cpu" "$((N - ok))"
+}
+
+echo
+echo "$N requests per endpoint, $C concurrent, after $WARM warm-up requests; SQLite, sandbox;" \
+	"$(nproc) cores shared by server and hey; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+printf '| %-28s | %8s | %8s | %8s | %11s | %7s |\n' "endpoint" "req/s" "p50 ms" "p99 ms" "server us/req" "non-2xx"
+printf '|%s|%s|%s|%s|%s|%s|\n' "------------------------------" "----------" "----------" "----------" "---------------" "---------"
+bench "GET /api/v1/auth/me (agent)" "$base/api/v1/auth/me" -H "X-Agent-Key: $key"
+bench "GET /api/v1/health" "$base/api/v1/health"
