@@ -72,6 +72,7 @@ func TestRunCommands(t *testing.T) {
 		{name: "version", args: []string{"version"}, wantCode: 0, wantStdout: app.Version + "\n"},
 		{name: "unknown command", args: []string{"frobnicate"}, wantCode: 2, wantStderr: `unknown command "frobnicate"`},
 		{name: "unknown flag", args: []string{"serve", "-no-such-flag"}, wantCode: 2, wantStderr: "no-such-flag"},
+		{name: "help", args: []string{"-h"}, wantCode: 0, wantStderr: "-addr"},
 		{name: "bad mode", args: []string{"migrate"}, env: map[string]string{"MARKETPLACE_MODE": "staging"}, wantCode: 2, wantStderr: "MARKETPLACE_MODE"},
 		{name: "non-postgres database url", args: []string{"migrate"}, env: map[string]string{"MARKETPLACE_DATABASE_URL": "mysql://x"}, wantCode: 2, wantStderr: "postgres://"},
 	}

@@ -179,7 +179,9 @@ func (a *App) Handler() http.Handler { return a.Router }
 // Serve starts the job queue and serves HTTP on ln until ctx ends, then
 // drains in-flight requests and background work.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
-	if err := a.Queue.Start(ctx); err != nil {
+	// The queue gets a context that SIGTERM does not cancel: cancelling it
+	// would abort running jobs, while Stop below lets them finish.
+	if err := a.Queue.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start jobs: %w", err)
 	}
 	srv := &http.Server{
