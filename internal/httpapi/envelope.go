@@ -34,10 +34,41 @@ func VariantOf(r *http.Request) Variant {
 // Meta is extra envelope metadata for list responses (Variant A).
 type Meta map[string]any
 
-func meta(r *http.Request, extra Meta) map[string]any {
-	m := map[string]any{"timestamp": time.Now().UTC().Format(time.RFC3339Nano)}
-	id := RequestID(r.Context())
-	if VariantOf(r) == VariantB {
+// The envelope is built from structs, not maps: it is on every response.
+type envelope struct {
+	Success bool       `json:"success"`
+	Data    any        `json:"data,omitempty"`
+	Error   *errorBody `json:"error,omitempty"`
+	Meta    any        `json:"meta"`
+}
+
+type errorBody struct {
+	Code    market.Code    `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+type metaA struct {
+	RequestID string `json:"requestId"`
+	Timestamp string `json:"timestamp"`
+}
+
+type metaB struct {
+	RequestID string `json:"request_id"`
+	Timestamp string `json:"timestamp"`
+}
+
+func meta(r *http.Request, extra Meta) any {
+	id, ts := RequestID(r.Context()), time.Now().UTC().Format(time.RFC3339Nano)
+	b := VariantOf(r) == VariantB
+	if len(extra) == 0 {
+		if b {
+			return metaB{RequestID: id, Timestamp: ts}
+		}
+		return metaA{RequestID: id, Timestamp: ts}
+	}
+	m := map[string]any{"timestamp": ts}
+	if b {
 		m["request_id"] = id
 	} else {
 		m["requestId"] = id
@@ -53,9 +84,15 @@ func OK(w http.ResponseWriter, r *http.Request, status int, data any) error {
 	return OKMeta(w, r, status, data, nil)
 }
 
+// nullData stands for a JSON null in data, which omitempty would drop.
+var nullData = json.RawMessage("null")
+
 // OKMeta writes a success envelope with extra meta (list cursors, totals).
 func OKMeta(w http.ResponseWriter, r *http.Request, status int, data any, extra Meta) error {
-	writeJSON(w, status, map[string]any{"success": true, "data": data, "meta": meta(r, extra)})
+	if data == nil {
+		data = nullData
+	}
+	writeJSON(w, status, envelope{Success: true, Data: data, Meta: meta(r, extra)})
 	return nil
 }
 
@@ -75,9 +112,9 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 // the caller; their cause never reaches the client.
 func writeError(w http.ResponseWriter, r *http.Request, err error) *market.Error {
 	e := market.ErrorOf(err)
-	body := map[string]any{"code": e.Code, "message": e.Message}
+	body := &errorBody{Code: e.Code, Message: e.Message}
 	if e.Code == market.CodeInternal {
-		body["message"] = "internal error"
+		body.Message = "internal error"
 	}
 	details := map[string]any{}
 	for k, v := range e.Details {
@@ -95,7 +132,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) *market.Error
 		details["fields"] = fields
 	}
 	if len(details) > 0 {
-		body["details"] = details
+		body.Details = details
 	}
 	if e.Code == market.CodeRateLimited {
 		if s, ok := e.Details["retryAfter"]; ok {
@@ -104,7 +141,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) *market.Error
 			}
 		}
 	}
-	writeJSON(w, e.Code.HTTPStatus(), map[string]any{"success": false, "error": body, "meta": meta(r, nil)})
+	writeJSON(w, e.Code.HTTPStatus(), envelope{Success: false, Error: body, Meta: meta(r, nil)})
 	return e
 }
 
