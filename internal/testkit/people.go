@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"marketplace/internal/accounts"
 	"marketplace/internal/store"
 )
 
@@ -79,17 +80,30 @@ func (s *Server) NewKey(owner *User, scope string) *Key {
 func (s *Server) Admin() *User {
 	s.T.Helper()
 	u := s.Register("admin")
+	s.UpdateUser(u.ID, func(au *accounts.User) { au.Role = accounts.RoleAdmin })
+	return u
+}
+
+// SetStatus suspends, bans or reinstates a user directly in the store, as an
+// admin's moderation would.
+func (s *Server) SetStatus(userID string, status accounts.Status) {
+	s.T.Helper()
+	s.UpdateUser(userID, func(u *accounts.User) { u.Status = status })
+}
+
+// UpdateUser changes a user in the store.
+func (s *Server) UpdateUser(userID string, change func(*accounts.User)) {
+	s.T.Helper()
 	ctx := s.T.Context()
 	err := s.App.DB.InTx(ctx, func(tx *store.Tx) error {
-		au, err := tx.UserByID(ctx, u.ID)
+		u, err := tx.UserByID(ctx, userID)
 		if err != nil {
 			return err
 		}
-		au.Role = "admin"
-		return tx.UpdateUser(ctx, au)
+		change(u)
+		return tx.UpdateUser(ctx, u)
 	})
 	if err != nil {
 		s.T.Fatal(err)
 	}
-	return u
 }

@@ -57,22 +57,6 @@ func wantMeta(t testing.TB, r *testkit.Response) {
 	}
 }
 
-func setStatus(t testing.TB, s *testkit.Server, userID string, st accounts.Status) {
-	t.Helper()
-	ctx := context.Background()
-	err := s.App.DB.InTx(ctx, func(tx *store.Tx) error {
-		u, err := tx.UserByID(ctx, userID)
-		if err != nil {
-			return err
-		}
-		u.Status = st
-		return tx.UpdateUser(ctx, u)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // newKey creates a Variant B key and returns it with the answer's data.
 func newKey(t testing.TB, s *testkit.Server, owner *testkit.User, body map[string]any) (*testkit.Key, map[string]any) {
 	t.Helper()
@@ -380,7 +364,7 @@ func TestAuthorization(t *testing.T) {
 		s.Do("GET", "/v1/auth/whoami", nil, frozen.Auth()).Want(t, http.StatusOK, "")
 
 		// A suspended owner: every route, as the owner and as the agent.
-		setStatus(t, s, owner.ID, accounts.StatusSuspended)
+		s.SetStatus(owner.ID, accounts.StatusSuspended)
 		for _, rt := range routes {
 			s.Do(rt.method, rt.path, nil, live.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 			if !rt.agentOnly {
@@ -389,7 +373,7 @@ func TestAuthorization(t *testing.T) {
 		}
 		s.Do("POST", "/v1/auth/keys", map[string]any{"label": "x", "scope": "buy"}, owner.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 		s.Do("DELETE", "/v1/auth/keys/"+live.ID, nil, owner.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
-		setStatus(t, s, owner.ID, accounts.StatusActive)
+		s.SetStatus(owner.ID, accounts.StatusActive)
 		s.Do("GET", "/v1/auth/whoami", nil, live.Auth()).Want(t, http.StatusOK, "")
 	})
 }

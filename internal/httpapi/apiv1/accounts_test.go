@@ -147,24 +147,6 @@ func wantAuthResult(t *testing.T, r *testkit.Response) (map[string]any, string) 
 	return u, tok
 }
 
-// setStatus changes a user's status directly in the store, as an admin
-// action would.
-func setStatus(t *testing.T, s *testkit.Server, id string, status accounts.Status) {
-	t.Helper()
-	ctx := t.Context()
-	err := s.App.DB.InTx(ctx, func(tx *store.Tx) error {
-		u, err := tx.UserByID(ctx, id)
-		if err != nil {
-			return err
-		}
-		u.Status = status
-		return tx.UpdateUser(ctx, u)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func eventTypes(t *testing.T, s *testkit.Server, entityType, id string) []string {
 	t.Helper()
 	evs, err := s.App.DB.Read().EventsFor(t.Context(), entityType, id)
@@ -454,13 +436,13 @@ func blockedLogin(t *testing.T, s *testkit.Server) {
 	for _, status := range []accounts.Status{accounts.StatusSuspended, accounts.StatusBanned} {
 		t.Run(string(status), func(t *testing.T) {
 			u := s.Register("Blocked")
-			setStatus(t, s, u.ID, status)
+			s.SetStatus(u.ID, status)
 			login(s, u.Email, u.Password).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 			// Without the password nothing about the account is revealed.
 			login(s, u.Email, "wrong-password-123").Want(t, http.StatusUnauthorized, "INVALID_CREDENTIALS")
 			s.Do("GET", "/api/v1/auth/me", nil, u.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 
-			setStatus(t, s, u.ID, accounts.StatusActive)
+			s.SetStatus(u.ID, accounts.StatusActive)
 			login(s, u.Email, u.Password).Want(t, http.StatusOK, "")
 			s.Do("GET", "/api/v1/auth/me", nil, u.Auth()).Want(t, http.StatusOK, "")
 		})
@@ -1064,7 +1046,7 @@ func TestProfiles(t *testing.T) {
 
 		t.Run("banned", func(t *testing.T) {
 			s.Do("GET", "/api/v1/profiles/"+banned.Username, nil).Want(t, http.StatusOK, "")
-			setStatus(t, s, banned.ID, accounts.StatusBanned)
+			s.SetStatus(banned.ID, accounts.StatusBanned)
 			s.Do("GET", "/api/v1/profiles/"+banned.Username, nil).Want(t, http.StatusNotFound, "NOT_FOUND")
 		})
 

@@ -12,7 +12,6 @@ import (
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
 	"marketplace/internal/config"
-	"marketplace/internal/store"
 	"marketplace/internal/testkit"
 )
 
@@ -48,24 +47,6 @@ func keysHelperWantFields(t testing.TB, r *testkit.Response, fields ...string) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("fields = %v, want %v\n%s", got, want, r.Body)
-	}
-}
-
-// keysHelperSetStatus changes a user's status in the store (the admin
-// moderation routes are another area's).
-func keysHelperSetStatus(t testing.TB, s *testkit.Server, userID string, st accounts.Status) {
-	t.Helper()
-	ctx := context.Background()
-	err := s.App.DB.InTx(ctx, func(tx *store.Tx) error {
-		u, err := tx.UserByID(ctx, userID)
-		if err != nil {
-			return err
-		}
-		u.Status = st
-		return tx.UpdateUser(ctx, u)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -543,12 +524,12 @@ func TestAgentKeyAuthentication(t *testing.T) {
 
 		// A suspended or banned owner's agents are refused, and so is the owner.
 		for _, st := range []accounts.Status{accounts.StatusSuspended, accounts.StatusBanned} {
-			keysHelperSetStatus(t, s, owner.ID, st)
+			s.SetStatus(owner.ID, st)
 			keysHelperMe(s, k).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 			s.Do("GET", "/api/v1/spending-controls", nil, k.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 			s.Do("GET", "/api/v1/agent-keys", nil, owner.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 		}
-		keysHelperSetStatus(t, s, owner.ID, accounts.StatusActive)
+		s.SetStatus(owner.ID, accounts.StatusActive)
 		keysHelperMe(s, k).Want(t, http.StatusOK, "")
 	})
 }

@@ -70,8 +70,8 @@ func TestAuthorization(t *testing.T) {
 		s.Do("POST", "/api/v1/admin/users/"+owner.ID+"/agent-keys/"+frozen.ID+"/freeze", nil, adm.Auth()).Want(t, http.StatusOK, "")
 		suspendedKey := s.NewKey(suspended, "buy_sell")
 		bannedKey := s.NewKey(banned, "buy_sell")
-		setStatus(t, s, suspended.ID, accounts.StatusSuspended)
-		setStatus(t, s, banned.ID, accounts.StatusBanned)
+		s.SetStatus(suspended.ID, accounts.StatusSuspended)
+		s.SetStatus(banned.ID, accounts.StatusBanned)
 
 		secret := s.App.Config.JWTSecret
 		now := time.Now()

@@ -163,7 +163,7 @@ func TestConnectErrors(t *testing.T) {
 			s.Do(rt.method, rt.path, nil, k.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
 			s.Do(rt.method, rt.path, nil, testkit.AgentKey("mk_test_bad")).Want(t, http.StatusUnauthorized, "INVALID_AGENT_KEY")
 		}
-		keysHelperSetStatus(t, s, u.ID, "suspended")
+		s.SetStatus(u.ID, "suspended")
 		s.Do("GET", "/api/v1/seller/connect", nil, u.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 
 		// Unknown, over-long and other people's tokens on the sandbox page.

@@ -396,7 +396,7 @@ func TestOnboardingExistingAccount(t *testing.T) {
 		// A suspended owner cannot take a key this way.
 		sus := s.Register("suspendedexisting")
 		o3 := onboardHelperInit(t, s, map[string]any{"ownerEmail": sus.Email})
-		keysHelperSetStatus(t, s, sus.ID, "suspended")
+		s.SetStatus(sus.ID, "suspended")
 		s.Do("POST", o3.Magic, onboardHelperComplete(sus.Password)).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 	})
 }
