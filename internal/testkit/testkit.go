@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -240,4 +241,26 @@ func (r *Response) Want(t testing.TB, status int, code string) *Response {
 		t.Fatalf("got %d %q, want %d %q\n%s", r.Status, r.Code(), status, code, truncate(r.Body))
 	}
 	return r
+}
+
+// WantFields fails unless r is 400 VALIDATION_ERROR naming exactly fields
+// (in any order), each with a message.
+func WantFields(t testing.TB, r *Response, fields ...string) {
+	t.Helper()
+	r.Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
+	got := r.Fields()
+	slices.Sort(got)
+	want := slices.Clone(fields)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("details.fields = %v, want %v\n%s", got, want, truncate(r.Body))
+	}
+	e, _ := r.JSON["error"].(map[string]any)
+	d, _ := e["details"].(map[string]any)
+	fs, _ := d["fields"].([]any)
+	for _, f := range fs {
+		if msg, _ := f.(map[string]any)["message"].(string); msg == "" {
+			t.Errorf("field %v has no message", f)
+		}
+	}
 }

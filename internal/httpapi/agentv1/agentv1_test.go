@@ -3,7 +3,6 @@ package agentv1_test
 import (
 	"context"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 
@@ -29,18 +28,6 @@ func num(t testing.TB, m map[string]any, key string) int64 {
 		t.Fatalf("%s = %#v, want a number (in %v)", key, m[key], m)
 	}
 	return int64(v)
-}
-
-func wantFields(t testing.TB, r *testkit.Response, fields ...string) {
-	t.Helper()
-	r.Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
-	got := r.Fields()
-	slices.Sort(got)
-	want := slices.Clone(fields)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("fields = %v, want %v\n%s", got, want, r.Body)
-	}
 }
 
 // wantMeta checks the Variant B envelope: meta.request_id (snake case),
@@ -119,7 +106,7 @@ func TestKeysCreate(t *testing.T) {
 				ss := *s // bound to the subtest, so document mismatches fail it
 				ss.T = t
 				r := ss.Do("POST", "/v1/auth/keys", c.body, owner.Auth())
-				wantFields(t, r, c.fields...)
+				testkit.WantFields(t, r, c.fields...)
 				wantMeta(t, r)
 			})
 		}

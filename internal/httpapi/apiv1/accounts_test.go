@@ -52,25 +52,6 @@ func registerBody(email string) map[string]any {
 	return map[string]any{"email": email, "password": "correct-horse-battery", "displayName": "Someone", "acceptedTerms": true}
 }
 
-// wantValidation fails unless r is 400 VALIDATION_ERROR naming exactly fields.
-func wantValidation(t *testing.T, r *testkit.Response, fields ...string) {
-	t.Helper()
-	r.Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
-	got := r.Fields()
-	slices.Sort(got)
-	want := slices.Clone(fields)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("details.fields = %v, want %v\n%s", got, want, r.Body)
-	}
-	e := r.JSON["error"].(map[string]any)
-	for _, f := range e["details"].(map[string]any)["fields"].([]any) {
-		if msg, _ := f.(map[string]any)["message"].(string); msg == "" {
-			t.Errorf("field %v has no message", f)
-		}
-	}
-}
-
 // wantKeys fails unless m has exactly keys.
 func wantKeys(t *testing.T, what string, m map[string]any, keys ...string) {
 	t.Helper()
@@ -321,7 +302,7 @@ func TestRegisterValidation(t *testing.T) {
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				wantValidation(t, s.Do("POST", "/api/v1/auth/register", tc.body), tc.fields...)
+				testkit.WantFields(t, s.Do("POST", "/api/v1/auth/register", tc.body), tc.fields...)
 			})
 		}
 		t.Run("null body", func(t *testing.T) {
@@ -386,7 +367,7 @@ func TestLogin(t *testing.T) {
 				{"password over 256 bytes", map[string]any{"email": u.Email, "password": strings.Repeat("p", 257)}, []string{"password"}},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					wantValidation(t, s.Do("POST", "/api/v1/auth/login", tc.body), tc.fields...)
+					testkit.WantFields(t, s.Do("POST", "/api/v1/auth/login", tc.body), tc.fields...)
 				})
 			}
 		})
@@ -606,7 +587,7 @@ func TestUpdateMe(t *testing.T) {
 				{"empty", "", []string{"body"}},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					wantValidation(t, patch(tc.body), tc.fields...)
+					testkit.WantFields(t, patch(tc.body), tc.fields...)
 				})
 			}
 			d := s.Do("GET", "/api/v1/auth/me", nil, u.Auth()).Want(t, http.StatusOK, "").Data()
@@ -708,7 +689,7 @@ func addressValidation(t *testing.T, s *testkit.Server) {
 		t.Run(rt.method+" "+rt.path, func(t *testing.T) {
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
-					wantValidation(t, s.Do(rt.method, rt.path, tc.body, u.Auth()), tc.fields...)
+					testkit.WantFields(t, s.Do(rt.method, rt.path, tc.body, u.Auth()), tc.fields...)
 				})
 			}
 			t.Run("body over 1 MiB", func(t *testing.T) {
@@ -718,7 +699,7 @@ func addressValidation(t *testing.T, s *testkit.Server) {
 		})
 	}
 	t.Run("isDefault a string", func(t *testing.T) {
-		wantValidation(t, s.Do("POST", "/api/v1/addresses", with(ok, "isDefault", "yes"), u.Auth()), "isDefault")
+		testkit.WantFields(t, s.Do("POST", "/api/v1/addresses", with(ok, "isDefault", "yes"), u.Auth()), "isDefault")
 	})
 	t.Run("nothing was saved", func(t *testing.T) {
 		r := s.Do("GET", "/api/v1/addresses", nil, u.Auth()).Want(t, http.StatusOK, "")
@@ -952,11 +933,11 @@ func TestSetPassword(t *testing.T) {
 		})
 
 		t.Run("validation", func(t *testing.T) {
-			wantValidation(t, set(map[string]any{"currentPassword": u.Password, "newPassword": "short"}), "newPassword")
-			wantValidation(t, set(map[string]any{"currentPassword": u.Password}), "newPassword")
-			wantValidation(t, set(map[string]any{"currentPassword": u.Password, "newPassword": 1234567890123}), "newPassword")
-			wantValidation(t, set(map[string]any{"currentPassword": 5, "newPassword": next}), "currentPassword")
-			wantValidation(t, set(`{"newPassword"`), "body")
+			testkit.WantFields(t, set(map[string]any{"currentPassword": u.Password, "newPassword": "short"}), "newPassword")
+			testkit.WantFields(t, set(map[string]any{"currentPassword": u.Password}), "newPassword")
+			testkit.WantFields(t, set(map[string]any{"currentPassword": u.Password, "newPassword": 1234567890123}), "newPassword")
+			testkit.WantFields(t, set(map[string]any{"currentPassword": 5, "newPassword": next}), "currentPassword")
+			testkit.WantFields(t, set(`{"newPassword"`), "body")
 		})
 
 		t.Run("from a public address", func(t *testing.T) {

@@ -36,20 +36,6 @@ func keysHelperPath(t testing.TB, s *testkit.Server, url string) string {
 	return strings.TrimPrefix(url, s.URL)
 }
 
-// keysHelperWantFields fails unless r is a 400 VALIDATION_ERROR naming
-// exactly fields (in any order).
-func keysHelperWantFields(t testing.TB, r *testkit.Response, fields ...string) {
-	t.Helper()
-	r.Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
-	got := r.Fields()
-	slices.Sort(got)
-	want := slices.Clone(fields)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("fields = %v, want %v\n%s", got, want, r.Body)
-	}
-}
-
 // keysHelperCreate posts body to create a key for owner.
 func keysHelperCreate(s *testkit.Server, owner *testkit.User, body map[string]any) *testkit.Response {
 	s.T.Helper()
@@ -241,13 +227,13 @@ func TestAgentKeyCreateValidation(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				ss := keysHelperSub(s, t)
 				r := ss.Do("POST", "/api/v1/agent-keys", c.body, owner.Auth())
-				keysHelperWantFields(t, r, c.fields...)
+				testkit.WantFields(t, r, c.fields...)
 			})
 		}
 		t.Run("malformed JSON", func(t *testing.T) {
 			ss := keysHelperSub(s, t)
 			ss.Unchecked = true // not JSON at all: no document can describe it
-			keysHelperWantFields(t, ss.Do("POST", "/api/v1/agent-keys", `{"label":`, owner.Auth()), "body")
+			testkit.WantFields(t, ss.Do("POST", "/api/v1/agent-keys", `{"label":`, owner.Auth()), "body")
 		})
 		t.Run("body over 1 MiB", func(t *testing.T) {
 			ss := keysHelperSub(s, t)

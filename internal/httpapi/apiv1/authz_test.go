@@ -152,9 +152,9 @@ func TestAuthorization(t *testing.T) {
 				s.Do("GET", "/api/v1/profiles/"+owner.Username, nil, h...).Want(t, http.StatusOK, "")
 				s.Do("GET", "/api/v1/auth/check-username/"+owner.Username, nil, h...).Want(t, http.StatusOK, "")
 				// Bodies that fail validation: answered 400, never 401 or 403.
-				wantValidation(t, s.Do("POST", "/api/v1/auth/register", map[string]any{}, h...),
+				testkit.WantFields(t, s.Do("POST", "/api/v1/auth/register", map[string]any{}, h...),
 					"email", "password", "displayName", "acceptedTerms")
-				wantValidation(t, s.Do("POST", "/api/v1/auth/login", map[string]any{}, h...), "email", "password")
+				testkit.WantFields(t, s.Do("POST", "/api/v1/auth/login", map[string]any{}, h...), "email", "password")
 			}
 		})
 

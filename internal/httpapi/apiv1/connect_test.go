@@ -143,7 +143,7 @@ func TestConnectErrors(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				keysHelperWantFields(t, keysHelperSub(s, t).Do("POST", "/api/v1/seller/connect", c.body, u.Auth()), c.fields...)
+				testkit.WantFields(t, keysHelperSub(s, t).Do("POST", "/api/v1/seller/connect", c.body, u.Auth()), c.fields...)
 			})
 		}
 		// None of them created an account.

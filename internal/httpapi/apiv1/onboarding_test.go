@@ -279,13 +279,13 @@ func TestOnboardingValidation(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run("init "+c.name, func(t *testing.T) {
-				keysHelperWantFields(t, keysHelperSub(s, t).Do("POST", "/api/v1/onboarding/agent-init", c.body), c.fields...)
+				testkit.WantFields(t, keysHelperSub(s, t).Do("POST", "/api/v1/onboarding/agent-init", c.body), c.fields...)
 			})
 		}
 		t.Run("init empty body", func(t *testing.T) {
 			ss := keysHelperSub(s, t)
 			ss.Unchecked = true // no body at all
-			keysHelperWantFields(t, ss.Do("POST", "/api/v1/onboarding/agent-init", nil), "body")
+			testkit.WantFields(t, ss.Do("POST", "/api/v1/onboarding/agent-init", nil), "body")
 		})
 		// Defaults: scope buy_sell, label "Agent"; snake_case spellings work.
 		o := onboardHelperInit(t, s, map[string]any{"owner_email": onboardHelperEmail("snake"), "desired_scope": "buy", "agent_label": "Snake"})
@@ -317,7 +317,7 @@ func TestOnboardingValidation(t *testing.T) {
 		}
 		for _, c := range completeCases {
 			t.Run("complete "+c.name, func(t *testing.T) {
-				keysHelperWantFields(t, keysHelperSub(s, t).Do("POST", o.Magic, c.body), c.fields...)
+				testkit.WantFields(t, keysHelperSub(s, t).Do("POST", o.Magic, c.body), c.fields...)
 			})
 		}
 		// After all those refusals the link still works, with a display name.
@@ -440,8 +440,8 @@ func TestOnboardingHuman(t *testing.T) {
 			t.Fatalf("seller after onboarding: %v", me)
 		}
 
-		keysHelperWantFields(t, s.Do("POST", "/api/v1/onboarding/human", reg("admin")), "role")
-		keysHelperWantFields(t, s.Do("POST", "/api/v1/onboarding/human", map[string]any{"email": "x", "password": "short", "displayName": "", "acceptedTerms": false}),
+		testkit.WantFields(t, s.Do("POST", "/api/v1/onboarding/human", reg("admin")), "role")
+		testkit.WantFields(t, s.Do("POST", "/api/v1/onboarding/human", map[string]any{"email": "x", "password": "short", "displayName": "", "acceptedTerms": false}),
 			"email", "password", "displayName", "acceptedTerms")
 		dup := reg("buyer")
 		s.Do("POST", "/api/v1/onboarding/human", dup).Want(t, http.StatusCreated, "")

@@ -204,11 +204,11 @@ func TestSpendingUpdateValidation(t *testing.T) {
 		t.Run("several at once", func(t *testing.T) {
 			ss := keysHelperSub(s, t)
 			r := ss.Do("PUT", "/api/v1/spending-controls", map[string]any{"dailyLimit": -1, "weeklyLimit": -1, "approvalThreshold": 0}, owner.Auth())
-			keysHelperWantFields(t, r, "dailyLimit", "weeklyLimit", "approvalThreshold")
+			testkit.WantFields(t, r, "dailyLimit", "weeklyLimit", "approvalThreshold")
 		})
 		t.Run("not an object", func(t *testing.T) {
 			ss := keysHelperSub(s, t)
-			keysHelperWantFields(t, ss.Do("PUT", "/api/v1/spending-controls", []int{1}, owner.Auth()), "body")
+			testkit.WantFields(t, ss.Do("PUT", "/api/v1/spending-controls", []int{1}, owner.Auth()), "body")
 		})
 		// Nothing was saved by any refused request.
 		c, _, _ := spendHelperStatus(t, s, owner.Auth())
