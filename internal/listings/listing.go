@@ -1,0 +1,101 @@
+package listings
+
+import (
+	"context"
+	"time"
+
+	"marketplace/internal/events"
+)
+
+// Status is where a listing stands (CONTRACT.md section 6). Variant B shows
+// pending_ai as "processing".
+type Status string
+
+const (
+	StatusPendingAI Status = "pending_ai"
+	StatusActive    Status = "active"
+	StatusHeld      Status = "held"
+	StatusReserved  Status = "reserved"
+	StatusSold      Status = "sold"
+	StatusArchived  Status = "archived"
+	StatusRemoved   Status = "removed"
+	StatusDeleted   Status = "deleted"
+)
+
+// Conditions a listing can have, best first.
+var AllConditions = []string{"new_with_tags", "new_without_tags", "like_new", "good", "fair", "poor"}
+
+// ShippingType says how a buyer receives the item.
+type ShippingType string
+
+const (
+	ShipFree        ShippingType = "free"
+	ShipFlatRate    ShippingType = "flat_rate"
+	ShipCalculated  ShippingType = "calculated"
+	ShipLocalPickup ShippingType = "local_pickup"
+	ShipBoth        ShippingType = "both" // flat rate or pickup
+)
+
+// Listing is an item for sale.
+type Listing struct {
+	ID             string
+	SellerID       string
+	Status         Status
+	Title          string
+	Description    string
+	Brief          string // what the seller wrote
+	Brand          string
+	Price          int64 // cents
+	PriceSource    string
+	Condition      string
+	CategoryID     string
+	ShippingType   ShippingType
+	ShippingCost   *int64 // cents; set for flat_rate and both
+	AcceptOffers   bool
+	MinOfferAmount *int64
+	FloorPrice     *int64 // owner only
+	CostBasis      *int64 // owner only
+	WeightOz       int
+	Dimensions     Dimensions
+	PhotoIDs       []string // in display order
+	Generator      string   // which generator filled it ("" while pending)
+	WatchersCount  int
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	SoldAt         *time.Time
+}
+
+// PhotoUpload is one presigned upload slot: issued, then filled once by a PUT,
+// then attached to at most one listing.
+type PhotoUpload struct {
+	ID          string
+	OwnerID     string
+	ExpiresAt   time.Time
+	UploadedAt  *time.Time
+	ContentType string
+	Width       int
+	Height      int
+	Size        int64
+	ListingID   string // "" until attached
+	CreatedAt   time.Time
+}
+
+// Tx is what listings needs from a transaction.
+type Tx interface {
+	events.Tx
+	CreateListing(ctx context.Context, l *Listing) error
+	UpdateListing(ctx context.Context, l *Listing) error
+	ListingByID(ctx context.Context, id string) (*Listing, error)
+	ListingsBySeller(ctx context.Context, sellerID string, statuses []Status, limit, offset int) ([]Listing, int, error)
+
+	CreatePhotoUpload(ctx context.Context, p *PhotoUpload) error
+	PhotoUploadByID(ctx context.Context, id string) (*PhotoUpload, error)
+	MarkPhotoUploaded(ctx context.Context, p *PhotoUpload) error
+	AttachPhotos(ctx context.Context, listingID, ownerID string, photoIDs []string) error
+
+	Watch(ctx context.Context, userID, listingID string, at time.Time) (int, error)
+	Unwatch(ctx context.Context, userID, listingID string) (int, error)
+	Watching(ctx context.Context, userID, listingID string) (bool, int, error)
+	WatchedListings(ctx context.Context, userID string, limit, offset int) ([]Listing, int, error)
+	Watchers(ctx context.Context, listingID string) ([]string, error)
+}
