@@ -37,6 +37,12 @@ type Config struct {
 	LogLevel      string
 
 	StripePublishableKey string
+
+	// The AI step's OpenAI-compatible endpoint; without a URL and model the
+	// built-in generator writes listings alone.
+	AIURL   string
+	AIModel string
+	AIKey   string
 }
 
 // SQLitePath is the database file used when DatabaseURL is empty.
@@ -69,6 +75,10 @@ func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, 
 		LogLevel:      env("MARKETPLACE_LOG_LEVEL", "info"),
 
 		StripePublishableKey: env("MARKETPLACE_STRIPE_PUBLISHABLE_KEY", ""),
+
+		AIURL:   env("MARKETPLACE_AI_URL", ""),
+		AIModel: env("MARKETPLACE_AI_MODEL", ""),
+		AIKey:   getenv("MARKETPLACE_AI_KEY"),
 	}
 	fs := flag.NewFlagSet("marketplace", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -98,6 +108,9 @@ func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, 
 	}
 	if c.AdminEmail != "" && c.AdminPassword == "" {
 		return c, errors.New("MARKETPLACE_ADMIN_EMAIL is set but MARKETPLACE_ADMIN_PASSWORD is not")
+	}
+	if (c.AIURL == "") != (c.AIModel == "") {
+		return c, errors.New("MARKETPLACE_AI_URL and MARKETPLACE_AI_MODEL go together")
 	}
 	if c.Mode == Live && c.JWTSecret == "" {
 		return c, errors.New("MARKETPLACE_JWT_SECRET is required in live mode")
