@@ -1,0 +1,270 @@
+// Package photos holds listing photos: checking and cleaning uploaded
+// images, storing them (local directory or S3-compatible bucket), signing
+// the upload URLs handed to sellers and serving the stored bytes.
+//
+// A PUT to an upload URL is wired as:
+//
+//	owner, err := signer.Verify(id, token, clock.Now())  // then claim the upload row (single use)
+//	data, err := photos.ReadLimited(r.Body)
+//	p, err := photos.Process(data)
+//	saved, err := photos.Save(ctx, store, id, p)
+//
+// and a GET of a photo as photos.ServeObject(w, r, store, key).
+package photos
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"io"
+
+	"github.com/disintegration/imaging"
+	"golang.org/x/image/webp"
+
+	"marketplace/internal/market"
+)
+
+// Limits on what an upload may be. The pixel limits are checked from the
+// image header before any pixel buffer is allocated, so a small file that
+// claims huge dimensions (a decompression bomb) costs nothing.
+const (
+	MaxUploadBytes = 10 << 20   // 10 MiB
+	MinSide        = 16         // px, each side
+	MaxSide        = 12000      // px, each side
+	MaxPixels      = 40_000_000 // width*height
+	ThumbSide      = 400        // px, longest side of a thumbnail
+	PhotoQuality   = 85         // JPEG quality of a stored photo
+	ThumbQuality   = 80         // JPEG quality of a thumbnail
+)
+
+// Content types of what Process produces.
+const (
+	TypeJPEG = "image/jpeg"
+	TypePNG  = "image/png"
+	TypeWebP = "image/webp"
+)
+
+// Processed is a checked upload, re-encoded without any metadata, and its
+// thumbnail.
+type Processed struct {
+	SourceType  string // what the upload really was: image/jpeg, image/png or image/webp
+	ContentType string // of Data: image/jpeg, or image/png for an image with transparency
+	Data        []byte
+	Width       int // of Data, after the EXIF orientation was applied
+	Height      int
+
+	ThumbContentType string // always image/jpeg
+	Thumb            []byte
+	ThumbWidth       int
+	ThumbHeight      int
+}
+
+// Size is the stored photo's size in bytes.
+func (p *Processed) Size() int { return len(p.Data) }
+
+// ThumbSize is the thumbnail's size in bytes.
+func (p *Processed) ThumbSize() int { return len(p.Thumb) }
+
+// Ext is the file extension matching ContentType (".jpg" or ".png").
+func (p *Processed) Ext() string {
+	if p.ContentType == TypePNG {
+		return ".png"
+	}
+	return ".jpg"
+}
+
+// ReadLimited reads an upload body, refusing one over MaxUploadBytes with
+// PAYLOAD_TOO_LARGE without reading more than one byte past the limit.
+func ReadLimited(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxUploadBytes+1))
+	if err != nil {
+		return nil, market.Invalid(market.FieldError{Field: "file", Message: "the upload could not be read"})
+	}
+	if len(data) > MaxUploadBytes {
+		return nil, tooLarge()
+	}
+	return data, nil
+}
+
+func tooLarge() error {
+	e := market.Errorf(market.CodePayloadTooLarge, "the file is larger than 10 MiB")
+	e.Fields = []market.FieldError{{Field: "file", Message: "must be at most 10 MiB"}}
+	return e
+}
+
+func invalid(format string, args ...any) error {
+	return market.Invalid(market.FieldError{Field: "file", Message: fmt.Sprintf(format, args...)})
+}
+
+// format is one accepted input format.
+type format struct {
+	contentType  string
+	name         string
+	decodeConfig func(io.Reader) (image.Config, error)
+	decode       func(io.Reader) (image.Image, error)
+}
+
+// The decoders are called directly rather than through image.Decode, whose
+// registry also holds GIF, BMP and TIFF (imaging registers them).
+var (
+	formatJPEG = format{TypeJPEG, "JPEG", jpeg.DecodeConfig, jpeg.Decode}
+	formatPNG  = format{TypePNG, "PNG", png.DecodeConfig, png.Decode}
+	formatWebP = format{TypeWebP, "WebP", webp.DecodeConfig, webp.Decode}
+)
+
+// sniff tells the format from the content's signature; the client's
+// Content-Type and file name are never trusted.
+func sniff(data []byte) (format, bool) {
+	switch {
+	case len(data) >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF:
+		return formatJPEG, true
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return formatPNG, true
+	case len(data) >= 12 && string(data[0:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return formatWebP, true
+	}
+	return format{}, false
+}
+
+// Process checks an uploaded image and prepares it for storage: the real
+// format must be JPEG, PNG or WebP, the dimensions sane; the pixels are
+// decoded, turned upright by the JPEG's EXIF orientation and re-encoded, so
+// no metadata (EXIF with GPS, XMP, ICC profiles, comments, text chunks)
+// survives. Opaque images become JPEG; images with transparency become PNG.
+//
+// Memory: a decode of the largest accepted image holds a few hundred MB, so
+// callers on small machines should bound how many run at once.
+func Process(data []byte) (*Processed, error) {
+	if len(data) > MaxUploadBytes {
+		return nil, tooLarge()
+	}
+	if len(data) == 0 {
+		return nil, invalid("the file is empty")
+	}
+	f, ok := sniff(data)
+	if !ok {
+		return nil, invalid("the file is not a JPEG, PNG or WebP image")
+	}
+
+	cfg, err := safeConfig(f, data)
+	if err != nil {
+		return nil, invalid("the file is not a valid %s image", f.name)
+	}
+	if err := checkDimensions(cfg.Width, cfg.Height); err != nil {
+		return nil, err
+	}
+
+	img, err := safeDecode(f, data)
+	if err != nil {
+		return nil, invalid("the %s image is damaged or truncated", f.name)
+	}
+	// Decoders check the pixel data against the header, but the buffer
+	// actually returned is what the rest of the work sizes from.
+	if b := img.Bounds(); b.Dx() != cfg.Width || b.Dy() != cfg.Height {
+		return nil, invalid("the %s image is damaged", f.name)
+	}
+
+	if f.contentType == TypeJPEG {
+		img = orient(img, jpegOrientation(data))
+	}
+
+	out := &Processed{SourceType: f.contentType, ThumbContentType: TypeJPEG}
+	b := img.Bounds()
+	out.Width, out.Height = b.Dx(), b.Dy()
+
+	var buf bytes.Buffer
+	transparent := !isOpaque(img)
+	if transparent {
+		out.ContentType = TypePNG
+		err = png.Encode(&buf, img)
+	} else {
+		out.ContentType = TypeJPEG
+		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: PhotoQuality})
+	}
+	if err != nil {
+		return nil, market.Internal(fmt.Errorf("encode photo: %w", err))
+	}
+	out.Data = buf.Bytes()
+
+	thumb := imaging.Fit(img, ThumbSide, ThumbSide, imaging.Lanczos)
+	if transparent {
+		// JPEG has no alpha: put the thumbnail on white rather than let
+		// transparent pixels turn black.
+		tb := thumb.Bounds()
+		bg := imaging.New(tb.Dx(), tb.Dy(), color.White)
+		thumb = imaging.Overlay(bg, thumb, image.Point{}, 1)
+	}
+	var tbuf bytes.Buffer
+	if err := jpeg.Encode(&tbuf, thumb, &jpeg.Options{Quality: ThumbQuality}); err != nil {
+		return nil, market.Internal(fmt.Errorf("encode thumbnail: %w", err))
+	}
+	out.Thumb = tbuf.Bytes()
+	out.ThumbWidth, out.ThumbHeight = thumb.Bounds().Dx(), thumb.Bounds().Dy()
+	return out, nil
+}
+
+func checkDimensions(w, h int) error {
+	switch {
+	case w < MinSide || h < MinSide:
+		return invalid("the image is %dx%d pixels; each side must be at least %d", w, h, MinSide)
+	case w > MaxSide || h > MaxSide:
+		return invalid("the image is %dx%d pixels; each side must be at most %d", w, h, MaxSide)
+	case int64(w)*int64(h) > MaxPixels:
+		return invalid("the image is %dx%d pixels; at most %d megapixels are accepted", w, h, MaxPixels/1_000_000)
+	}
+	return nil
+}
+
+// safeConfig and safeDecode turn a panic inside a third-party decoder into
+// an ordinary error: a hostile file must never take the process down.
+func safeConfig(f format, data []byte) (cfg image.Config, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("decoder panic: %v", r)
+		}
+	}()
+	return f.decodeConfig(bytes.NewReader(data))
+}
+
+func safeDecode(f format, data []byte) (img image.Image, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			img, err = nil, fmt.Errorf("decoder panic: %v", r)
+		}
+	}()
+	return f.decode(bytes.NewReader(data))
+}
+
+// isOpaque reports whether every pixel is fully opaque. Every image type the
+// decoders return has an Opaque method; anything else is treated as
+// possibly transparent, which only costs a PNG instead of a JPEG.
+func isOpaque(img image.Image) bool {
+	if o, ok := img.(interface{ Opaque() bool }); ok {
+		return o.Opaque()
+	}
+	return false
+}
+
+// orient turns an image upright according to its EXIF orientation (1..8).
+func orient(img image.Image, o int) image.Image {
+	switch o {
+	case 2:
+		return imaging.FlipH(img)
+	case 3:
+		return imaging.Rotate180(img)
+	case 4:
+		return imaging.FlipV(img)
+	case 5:
+		return imaging.Transpose(img)
+	case 6:
+		return imaging.Rotate270(img) // 90 degrees clockwise
+	case 7:
+		return imaging.Transverse(img)
+	case 8:
+		return imaging.Rotate90(img) // 90 degrees counter-clockwise
+	}
+	return img
+}
