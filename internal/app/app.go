@@ -26,6 +26,7 @@ import (
 	"marketplace/internal/httpapi/ops"
 	"marketplace/internal/httpapi/web"
 	"marketplace/internal/jobs"
+	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/payments"
 	"marketplace/internal/ratelimit"
@@ -59,6 +60,7 @@ type App struct {
 	Accounts *accounts.Service
 	Agents   *agents.Service
 	Payments *payments.Service
+	Listings *listings.Service
 
 	redis *redis.Client
 }
@@ -121,6 +123,10 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Accounts = accounts.NewService(store.For[accounts.Tx](db), a.Clock, accounts.NewTokens(cfg.JWTSecret), limiter)
 	a.Agents = agents.NewService(store.For[agents.Tx](db), a.Clock, cfg.Mode == config.Live)
 	a.Payments = payments.NewService(store.For[payments.Tx](db), a.Clock, payments.Sandbox{PublicURL: cfg.PublicURL})
+	a.Listings = listings.NewService(store.For[listings.Tx](db), a.Clock)
+	if err := a.Listings.SeedCategories(ctx); err != nil {
+		return nil, fmt.Errorf("seed categories: %w", err)
+	}
 
 	q, err := jobs.New(db, jobs.Services{Agents: a.Agents}, a.Log)
 	if err != nil {
@@ -152,8 +158,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 			{Name: "jobs", Run: q.Healthy},
 		},
 	}).Register(a.Router)
-	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, PublicURL: cfg.PublicURL}).Register(a.Router)
-	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents}).Register(a.Router)
+	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, PublicURL: cfg.PublicURL}).Register(a.Router)
+	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings}).Register(a.Router)
 	if cfg.Mode == config.Sandbox {
 		(&web.Sandbox{Payments: a.Payments}).Register(a.Router)
 	}

@@ -98,4 +98,13 @@ type Tx interface {
 	Watching(ctx context.Context, userID, listingID string) (bool, int, error)
 	WatchedListings(ctx context.Context, userID string, limit, offset int) ([]Listing, int, error)
 	Watchers(ctx context.Context, listingID string) ([]string, error)
+
+	SeedCategories(ctx context.Context, cats []Category, at time.Time) error
+	Categories(ctx context.Context) ([]Category, error)
+}
+
+// Store opens transactions and read handles over listings' Tx.
+type Store interface {
+	InTx(ctx context.Context, fn func(Tx) error) error
+	Read() Tx
 }

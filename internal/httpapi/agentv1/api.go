@@ -9,6 +9,7 @@ import (
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
 	"marketplace/internal/httpapi"
+	"marketplace/internal/listings"
 )
 
 // Prefix is where Variant B lives.
@@ -18,6 +19,7 @@ const Prefix = "/v1"
 type API struct {
 	Accounts *accounts.Service
 	Agents   *agents.Service
+	Listings *listings.Service
 }
 
 // Register adds every Variant B route to rt.
@@ -29,6 +31,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/account", httpapi.Either, a.account)
 	rt.Handle("GET", p+"/account/spending", httpapi.Either, a.spending)
 	rt.Handle("GET", p+"/account/addresses", httpapi.Either, a.addresses)
+	rt.Handle("GET", p+"/categories", httpapi.Either, a.categories)
 }
 
 type limits struct {

@@ -6,6 +6,7 @@ import (
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
 	"marketplace/internal/httpapi"
+	"marketplace/internal/listings"
 	"marketplace/internal/payments"
 )
 
@@ -17,6 +18,7 @@ type API struct {
 	Accounts  *accounts.Service
 	Agents    *agents.Service
 	Payments  *payments.Service
+	Listings  *listings.Service
 	PublicURL string
 }
 
@@ -51,6 +53,9 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.Handle("POST", p+"/seller/connect", httpapi.Bearer, a.connect)
 	rt.Handle("GET", p+"/seller/connect", httpapi.Bearer, a.connectStatus)
 	rt.Handle("POST", p+"/seller/connect/refresh", httpapi.Bearer, a.connectRefresh)
+
+	// Listings.
+	rt.Handle("GET", p+"/listings/categories", httpapi.Public, a.categories)
 
 	// Onboarding.
 	rt.Handle("POST", p+"/onboarding/agent-init", httpapi.Public, a.agentInit)

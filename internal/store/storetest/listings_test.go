@@ -185,3 +185,34 @@ func TestWatches(t *testing.T) {
 		}
 	})
 }
+
+func TestCategorySeeding(t *testing.T) {
+	Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		tax := listings.DefaultTaxonomy()
+		seed := func() error {
+			return db.InTx(ctx, func(tx *store.Tx) error { return tx.SeedCategories(ctx, tax.All(), t0) })
+		}
+		if err := seed(); err != nil {
+			t.Fatal(err)
+		}
+		if err := seed(); err != nil { // start-up seeds every time: nothing doubles
+			t.Fatal(err)
+		}
+		cats, err := db.Read().Categories(ctx)
+		if err != nil || len(cats) != tax.Len() {
+			t.Fatalf("%d categories, %v; want %d", len(cats), err, tax.Len())
+		}
+		want, _ := tax.BySlug(cats[len(cats)-1].Slug)
+		got := cats[len(cats)-1]
+		if got.ID != want.ID || got.ParentID != want.ParentID || got.Path != want.Path || got.DefaultWeightOz != want.DefaultWeightOz ||
+			got.DefaultDims != want.DefaultDims || got.PriorPrice != want.PriorPrice || len(got.Keywords) != len(want.Keywords) {
+			t.Fatalf("round trip:\n got %+v\nwant %+v", got, want)
+		}
+		for i := 1; i < len(cats); i++ {
+			if cats[i-1].Path > cats[i].Path {
+				t.Fatalf("not in path order at %d: %q > %q", i, cats[i-1].Path, cats[i].Path)
+			}
+		}
+	})
+}

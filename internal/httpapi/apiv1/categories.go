@@ -1,0 +1,44 @@
+package apiv1
+
+import (
+	"net/http"
+
+	"marketplace/internal/httpapi"
+	"marketplace/internal/listings"
+)
+
+type dimensions struct {
+	L float64 `json:"l"`
+	W float64 `json:"w"`
+	H float64 `json:"h"`
+}
+
+type category struct {
+	ID                string     `json:"id"`
+	Slug              string     `json:"slug"`
+	Name              string     `json:"name"`
+	Path              string     `json:"path"`
+	ParentID          *string    `json:"parentId"`
+	Depth             int        `json:"depth"`
+	DefaultWeightOz   int        `json:"defaultWeightOz"`
+	DefaultDimensions dimensions `json:"defaultDimensions"`
+	Children          []category `json:"children"`
+}
+
+func toCategories(nodes []listings.CategoryNode) []category {
+	out := make([]category, len(nodes))
+	for i, n := range nodes {
+		d := n.DefaultDims
+		out[i] = category{ID: n.ID, Slug: n.Slug, Name: n.Name, Path: n.Path, ParentID: strOrNil(n.ParentID), Depth: n.Depth,
+			DefaultWeightOz: n.DefaultWeightOz, DefaultDimensions: dimensions{L: d.L, W: d.W, H: d.H}, Children: toCategories(n.Children)}
+	}
+	return out
+}
+
+func (a *API) categories(w http.ResponseWriter, r *http.Request) error {
+	tree, total, err := a.Listings.CategoryTree(r.Context())
+	if err != nil {
+		return err
+	}
+	return httpapi.OKMeta(w, r, http.StatusOK, toCategories(tree), httpapi.Meta{"total": total})
+}
