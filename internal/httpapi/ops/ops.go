@@ -115,7 +115,7 @@ func (o *Ops) manifest(w http.ResponseWriter, r *http.Request) error {
 		"version":    o.Version,
 		"apiVersion": "1.0",
 		"capabilities": []string{
-			"accounts", "agent_keys", "agent_onboarding", "spending_controls", "identity_verification",
+			"accounts", "agent_keys", "agent_onboarding", "spending_controls", "identity_verification", "categories",
 		},
 		"links": o.links(),
 	})
