@@ -27,6 +27,7 @@ import (
 	"marketplace/internal/httpapi/web"
 	"marketplace/internal/jobs"
 	"marketplace/internal/listings"
+	"marketplace/internal/listings/photos"
 	"marketplace/internal/market"
 	"marketplace/internal/payments"
 	"marketplace/internal/ratelimit"
@@ -61,6 +62,7 @@ type App struct {
 	Agents   *agents.Service
 	Payments *payments.Service
 	Listings *listings.Service
+	Photos   *listings.Photos
 
 	redis *redis.Client
 }
@@ -127,6 +129,11 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if err := a.Listings.SeedCategories(ctx); err != nil {
 		return nil, fmt.Errorf("seed categories: %w", err)
 	}
+	ph, err := newPhotos(ctx, cfg, db, a.Clock)
+	if err != nil {
+		return nil, err
+	}
+	a.Photos = ph
 
 	q, err := jobs.New(db, jobs.Services{Agents: a.Agents}, a.Log)
 	if err != nil {
@@ -158,7 +165,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 			{Name: "jobs", Run: q.Healthy},
 		},
 	}).Register(a.Router)
-	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, PublicURL: cfg.PublicURL}).Register(a.Router)
+	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
+		PublicURL: cfg.PublicURL}).Register(a.Router)
 	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings}).Register(a.Router)
 	if cfg.Mode == config.Sandbox {
 		(&web.Sandbox{Payments: a.Payments}).Register(a.Router)
@@ -170,6 +178,28 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		}
 	}
 	return a, nil
+}
+
+// newPhotos builds the photo service on the store configuration picks: an
+// S3-compatible bucket, or a directory under the data dir.
+func newPhotos(ctx context.Context, cfg config.Config, db *store.DB, clock market.Clock) (*listings.Photos, error) {
+	// The signer derives its own key from the JWT secret, so neither kind
+	// of token verifies as the other.
+	signer, err := photos.NewSigner([]byte(cfg.JWTSecret))
+	if err != nil {
+		return nil, fmt.Errorf("MARKETPLACE_JWT_SECRET: %w", err)
+	}
+	var objects photos.Store
+	if cfg.S3() {
+		objects, err = photos.DialS3(ctx, photos.S3Options{Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket,
+			AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey, Insecure: !cfg.S3Secure})
+	} else {
+		objects, err = photos.NewLocal(cfg.PhotosDir())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("photo store: %w", err)
+	}
+	return listings.NewPhotos(store.For[listings.Tx](db), clock, signer, objects, cfg.PublicURL), nil
 }
 
 // auditWriter writes audit entries in their own small transaction.

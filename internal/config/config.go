@@ -43,7 +43,21 @@ type Config struct {
 	AIURL   string
 	AIModel string
 	AIKey   string
+
+	// Photos go to an S3-compatible bucket when S3Endpoint and S3Bucket are
+	// set, else to a directory under DataDir (PhotosDir).
+	S3Endpoint  string // host[:port], no scheme
+	S3Bucket    string
+	S3AccessKey string
+	S3SecretKey string
+	S3Secure    bool // HTTPS to the endpoint (default true)
 }
+
+// PhotosDir is where the local photo store keeps its files.
+func (c Config) PhotosDir() string { return filepath.Join(c.DataDir, "photos") }
+
+// S3 reports whether photos go to an S3-compatible bucket.
+func (c Config) S3() bool { return c.S3Endpoint != "" && c.S3Bucket != "" }
 
 // SQLitePath is the database file used when DatabaseURL is empty.
 func (c Config) SQLitePath() string { return filepath.Join(c.DataDir, "marketplace.db") }
@@ -79,6 +93,18 @@ func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, 
 		AIURL:   env("MARKETPLACE_AI_URL", ""),
 		AIModel: env("MARKETPLACE_AI_MODEL", ""),
 		AIKey:   getenv("MARKETPLACE_AI_KEY"),
+
+		S3Endpoint:  env("MARKETPLACE_S3_ENDPOINT", ""),
+		S3Bucket:    env("MARKETPLACE_S3_BUCKET", ""),
+		S3AccessKey: env("MARKETPLACE_S3_ACCESS_KEY", ""),
+		S3SecretKey: getenv("MARKETPLACE_S3_SECRET_KEY"),
+	}
+	switch secure := strings.ToLower(env("MARKETPLACE_S3_SECURE", "true")); secure {
+	case "true":
+		c.S3Secure = true
+	case "false":
+	default:
+		return c, fmt.Errorf("MARKETPLACE_S3_SECURE must be true or false, not %q", secure)
 	}
 	fs := flag.NewFlagSet("marketplace", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -111,6 +137,12 @@ func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, 
 	}
 	if (c.AIURL == "") != (c.AIModel == "") {
 		return c, errors.New("MARKETPLACE_AI_URL and MARKETPLACE_AI_MODEL go together")
+	}
+	if (c.S3Endpoint == "") != (c.S3Bucket == "") {
+		return c, errors.New("MARKETPLACE_S3_ENDPOINT and MARKETPLACE_S3_BUCKET go together")
+	}
+	if strings.Contains(c.S3Endpoint, "://") {
+		return c, errors.New("MARKETPLACE_S3_ENDPOINT is host[:port] without a scheme (MARKETPLACE_S3_SECURE picks HTTPS or HTTP)")
 	}
 	if c.Mode == Live && c.JWTSecret == "" {
 		return c, errors.New("MARKETPLACE_JWT_SECRET is required in live mode")

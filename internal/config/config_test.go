@@ -19,6 +19,32 @@ func TestDefaults(t *testing.T) {
 		c.DatabaseURL != "" || c.Postgres() || c.SQLitePath() != filepath.Join("data", "marketplace.db") {
 		t.Fatalf("defaults: %+v", c)
 	}
+	if c.S3() || c.PhotosDir() != filepath.Join("data", "photos") || !c.S3Secure {
+		t.Fatalf("photo store defaults: S3 %v, dir %q, secure %v", c.S3(), c.PhotosDir(), c.S3Secure)
+	}
+}
+
+func TestS3PhotoStore(t *testing.T) {
+	base := map[string]string{"MARKETPLACE_S3_ENDPOINT": "minio.local:9000", "MARKETPLACE_S3_BUCKET": "photos",
+		"MARKETPLACE_S3_ACCESS_KEY": "ak", "MARKETPLACE_S3_SECRET_KEY": "sk"}
+	c, err := Load(envOf(base), nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.S3() || c.S3Endpoint != "minio.local:9000" || c.S3Bucket != "photos" || c.S3AccessKey != "ak" ||
+		c.S3SecretKey != "sk" || !c.S3Secure {
+		t.Fatalf("s3: %+v", c)
+	}
+	for v, want := range map[string]bool{"false": false, "FALSE": false, "true": true} {
+		env := map[string]string{"MARKETPLACE_S3_SECURE": v}
+		for k, x := range base {
+			env[k] = x
+		}
+		c, err := Load(envOf(env), nil, io.Discard)
+		if err != nil || c.S3Secure != want {
+			t.Errorf("MARKETPLACE_S3_SECURE=%s: secure %v, err %v; want %v", v, c.S3Secure, err, want)
+		}
+	}
 }
 
 func TestEnvAndFlags(t *testing.T) {
@@ -46,7 +72,12 @@ func TestRefusals(t *testing.T) {
 		"admin without pass":  {map[string]string{"MARKETPLACE_ADMIN_EMAIL": "a@b.c"}, nil, "ADMIN_PASSWORD"},
 		"live without secret": {map[string]string{"MARKETPLACE_MODE": "live"}, nil, "JWT_SECRET"},
 		"unknown flag":        {nil, []string{"-nope"}, "not defined"},
-		"stray argument":      {nil, []string{"extra"}, "unexpected"},
+		"s3 without bucket":   {map[string]string{"MARKETPLACE_S3_ENDPOINT": "s3.example"}, nil, "go together"},
+		"s3 without endpoint": {map[string]string{"MARKETPLACE_S3_BUCKET": "b"}, nil, "go together"},
+		"s3 with scheme": {map[string]string{"MARKETPLACE_S3_ENDPOINT": "https://s3.example",
+			"MARKETPLACE_S3_BUCKET": "b"}, nil, "without a scheme"},
+		"s3 secure maybe": {map[string]string{"MARKETPLACE_S3_SECURE": "maybe"}, nil, "true or false"},
+		"stray argument":  {nil, []string{"extra"}, "unexpected"},
 	}
 	for name, c := range cases {
 		if _, err := Load(envOf(c.env), c.args, io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -19,6 +19,7 @@ type API struct {
 	Agents    *agents.Service
 	Payments  *payments.Service
 	Listings  *listings.Service
+	Photos    *listings.Photos
 	PublicURL string
 }
 
@@ -56,6 +57,11 @@ func (a *API) Register(rt *httpapi.Router) {
 
 	// Listings.
 	rt.Handle("GET", p+"/listings/categories", httpapi.Public, a.categories)
+	rt.Handle("POST", p+"/listings/photos/upload-urls", httpapi.Either, a.photoUploadURLs)
+	rt.Handle("POST", p+"/agent/listings/photos/upload-urls", httpapi.Agent, a.photoUploadURLs)
+	rt.Handle("PUT", p+"/listings/photos/uploads/{id}", httpapi.Public, a.uploadPhoto)
+	rt.Handle("GET", p+"/listings/photos/{id}", httpapi.Public, a.servePhoto)
+	rt.Handle("GET", p+"/listings/photos/{id}/thumbnail", httpapi.Public, a.servePhotoThumbnail)
 
 	// Onboarding.
 	rt.Handle("POST", p+"/onboarding/agent-init", httpapi.Public, a.agentInit)

@@ -24,6 +24,10 @@ func NewValidator() (*Validator, error) {
 	// Pages for people are described as strings; kin-openapi only needs to
 	// know it may read them as text.
 	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+	// Photos travel as raw image bytes, documented as binary strings.
+	for _, ct := range []string{"image/jpeg", "image/png", "image/webp"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
+	}
 	v := &Validator{}
 	for name, dst := range map[string]*routers.Router{A: &v.a, B: &v.b} {
 		doc, err := Load(name)

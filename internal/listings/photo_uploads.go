@@ -1,0 +1,214 @@
+package listings
+
+import (
+	"context"
+	"io"
+	"sync"
+	"time"
+
+	"marketplace/internal/listings/photos"
+	"marketplace/internal/market"
+)
+
+// MaxUploadSlots is how many upload URLs one call may ask for (a listing
+// holds at most 12 photos).
+const MaxUploadSlots = 12
+
+// maxProcessing bounds concurrent image decodes: the largest accepted image
+// takes a few hundred MB while it is decoded.
+const maxProcessing = 2
+
+// Photos issues signed upload slots, takes the uploads and finds the stored
+// photos to serve.
+type Photos struct {
+	store     Store
+	clock     market.Clock
+	signer    *photos.Signer
+	objects   photos.Store
+	publicURL string
+	sem       chan struct{}
+
+	// inFlight holds the ids whose PUT is being processed in this process,
+	// so a concurrent second PUT of one slot is refused before it can
+	// overwrite the first one's stored bytes.
+	mu       sync.Mutex
+	inFlight map[string]bool
+}
+
+// NewPhotos builds the photo service; publicURL is the base of every URL it
+// hands out.
+func NewPhotos(store Store, clock market.Clock, signer *photos.Signer, objects photos.Store, publicURL string) *Photos {
+	return &Photos{store: store, clock: clock, signer: signer, objects: objects, publicURL: publicURL,
+		sem: make(chan struct{}, maxProcessing), inFlight: map[string]bool{}}
+}
+
+// UploadSlot is one issued upload URL and the URL the photo will have.
+type UploadSlot struct {
+	ID        string
+	UploadURL string
+	PhotoURL  string
+	ExpiresAt time.Time
+}
+
+// UploadedPhoto is what a successful PUT stored.
+type UploadedPhoto struct {
+	ID           string
+	PhotoURL     string
+	ThumbnailURL string
+	ContentType  string
+	Width        int
+	Height       int
+	Size         int64
+}
+
+// PhotoURL is the public URL of an uploaded photo.
+func (p *Photos) PhotoURL(id string) string {
+	return p.publicURL + "/api/v1/listings/photos/" + id
+}
+
+// IssueUploads records count upload slots for the actor's owner and returns
+// their signed URLs, valid for photos.UploadTTL.
+func (p *Photos) IssueUploads(ctx context.Context, actor market.Actor, count int) ([]UploadSlot, error) {
+	if count < 1 || count > MaxUploadSlots {
+		return nil, market.Invalid(market.FieldError{Field: "count", Message: "must be between 1 and 12"})
+	}
+	now := p.clock.Now()
+	out := make([]UploadSlot, 0, count)
+	err := p.store.InTx(ctx, func(tx Tx) error {
+		out = out[:0] // a retried transaction starts over
+		for range count {
+			u := p.signer.NewUpload(actor.UserID, now)
+			row := &PhotoUpload{ID: u.ID, OwnerID: actor.UserID, ExpiresAt: u.ExpiresAt, CreatedAt: now}
+			if err := tx.CreatePhotoUpload(ctx, row); err != nil {
+				return err
+			}
+			out = append(out, UploadSlot{ID: u.ID, ExpiresAt: u.ExpiresAt, PhotoURL: p.PhotoURL(u.ID),
+				UploadURL: p.publicURL + "/api/v1/listings/photos/uploads/" + u.ID + "?token=" + u.Token})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Upload fills slot id with the image in body. The token is checked first
+// (NOT_FOUND when it is not one this service issued for id, VALIDATION_ERROR
+// on "token" once expired); a used slot is INVALID_STATE. The image is read,
+// checked and stored before the transaction that marks the slot used, so no
+// transaction is held open while an image decodes.
+func (p *Photos) Upload(ctx context.Context, id, token string, body io.Reader) (*UploadedPhoto, error) {
+	owner, err := p.signer.Verify(id, token, p.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkSlot(ctx, p.store.Read(), id, owner); err != nil {
+		return nil, err
+	}
+	if !p.claim(id) {
+		return nil, used()
+	}
+	defer p.release(id)
+
+	// The body is read outside the semaphore: a slow client must not hold
+	// a processing slot.
+	data, err := photos.ReadLimited(body)
+	if err != nil {
+		return nil, err
+	}
+	processed, err := p.process(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := photos.Save(ctx, p.objects, id, processed); err != nil {
+		return nil, err
+	}
+
+	row := &PhotoUpload{ID: id, ContentType: processed.ContentType, Width: processed.Width, Height: processed.Height,
+		Size: int64(processed.Size())}
+	err = p.store.InTx(ctx, func(tx Tx) error {
+		if err := p.checkSlot(ctx, tx, id, owner); err != nil {
+			return err
+		}
+		now := p.clock.Now()
+		row.UploadedAt = &now
+		return tx.MarkPhotoUploaded(ctx, row)
+	})
+	if err != nil {
+		return nil, err
+	}
+	url := p.PhotoURL(id)
+	return &UploadedPhoto{ID: id, PhotoURL: url, ThumbnailURL: url + "/thumbnail", ContentType: row.ContentType,
+		Width: row.Width, Height: row.Height, Size: row.Size}, nil
+}
+
+// checkSlot makes sure the slot exists for owner and is still unused.
+func (p *Photos) checkSlot(ctx context.Context, tx Tx, id, owner string) error {
+	row, err := tx.PhotoUploadByID(ctx, id)
+	if market.CodeOf(err) == market.CodeNotFound || (err == nil && row.OwnerID != owner) {
+		return market.NotFound("upload")
+	}
+	if err != nil {
+		return err
+	}
+	if row.UploadedAt != nil {
+		return used()
+	}
+	return nil
+}
+
+func used() error {
+	return market.Errorf(market.CodeInvalidState, "this upload URL has already been used")
+}
+
+func (p *Photos) claim(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.inFlight[id] {
+		return false
+	}
+	p.inFlight[id] = true
+	return true
+}
+
+func (p *Photos) release(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.inFlight, id)
+}
+
+// process runs photos.Process under the concurrency limit.
+func (p *Photos) process(ctx context.Context, data []byte) (*photos.Processed, error) {
+	select {
+	case p.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, market.Internal(ctx.Err())
+	}
+	defer func() { <-p.sem }()
+	return photos.Process(data)
+}
+
+// Object finds the stored photo of an uploaded slot (or its thumbnail) for
+// serving: NOT_FOUND for an unknown id or a slot not uploaded yet.
+func (p *Photos) Object(ctx context.Context, id string, thumbnail bool) (photos.Store, string, error) {
+	if !market.ValidID(id) {
+		return nil, "", market.NotFound("photo")
+	}
+	row, err := p.store.Read().PhotoUploadByID(ctx, id)
+	if market.CodeOf(err) == market.CodeNotFound || (err == nil && row.UploadedAt == nil) {
+		return nil, "", market.NotFound("photo")
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	ext := ".jpg"
+	if row.ContentType == photos.TypePNG {
+		ext = ".png"
+	}
+	k := photos.Keys(id, ext)
+	if thumbnail {
+		return p.objects, k.ThumbKey, nil
+	}
+	return p.objects, k.Key, nil
+}
