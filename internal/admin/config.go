@@ -1,0 +1,318 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"marketplace/internal/events"
+	"marketplace/internal/market"
+)
+
+// The known config keys (CONTRACT.md sections 3, 6, 7, 8 and issue 3).
+const (
+	KeyFeesBuyerRateBps               = "fees.buyer_rate_bps"
+	KeyFeesBuyerMinimum               = "fees.buyer_minimum"
+	KeyFeesSellerRateBps              = "fees.seller_rate_bps"
+	KeyOffersMaxRounds                = "offers.max_rounds"
+	KeyPayoutsHoldHours               = "payouts.hold_hours"
+	KeyListingsHoldNewSellers         = "listings.hold_new_sellers"
+	KeyModerationRestrictedBrands     = "moderation.restricted_brands"
+	KeyModerationSuspendOnCounterfeit = "moderation.suspend_on_counterfeit"
+)
+
+// ConfigKind is the JSON shape a key's value takes.
+type ConfigKind string
+
+const (
+	KindInt     ConfigKind = "integer"
+	KindBool    ConfigKind = "boolean"
+	KindStrings ConfigKind = "string_array"
+)
+
+// Limits on a string-array value.
+const (
+	maxConfigStrings   = 1000
+	maxConfigStringLen = 100
+)
+
+// configSpec describes one known key.
+type configSpec struct {
+	kind        ConfigKind
+	description string
+	def         json.RawMessage
+	min, max    int64 // for KindInt
+}
+
+// defaultRestrictedBrands are luxury brands commonly counterfeited: a listing
+// naming one is held for review until an admin decides (CONTRACT.md 6).
+var defaultRestrictedBrands = []string{
+	"Louis Vuitton", "Gucci", "Chanel", "Hermès", "Prada", "Rolex", "Cartier",
+	"Dior", "Fendi", "Balenciaga", "Saint Laurent", "Bottega Veneta", "Omega",
+	"Patek Philippe", "Audemars Piguet", "Goyard", "Celine", "Givenchy",
+	"Versace", "Moncler", "Burberry", "Valentino", "Tiffany & Co.",
+	"Van Cleef & Arpels", "Richard Mille", "Off-White",
+}
+
+const noMax = int64(1<<53 - 1) // keeps values exact for JSON consumers
+
+var configSpecs = map[string]configSpec{
+	KeyFeesBuyerRateBps: {kind: KindInt, min: 0, max: 10000, def: raw(350),
+		description: "Buyer service fee rate in basis points of item price plus shipping (350 = 3.5%)."},
+	KeyFeesBuyerMinimum: {kind: KindInt, min: 0, max: noMax, def: raw(99),
+		description: "Minimum buyer service fee, in cents."},
+	KeyFeesSellerRateBps: {kind: KindInt, min: 0, max: 10000, def: raw(300),
+		description: "Seller commission rate in basis points of item price (300 = 3%)."},
+	KeyOffersMaxRounds: {kind: KindInt, min: 1, max: 20, def: raw(5),
+		description: "Most amounts that may be put on the table in one offer negotiation."},
+	KeyPayoutsHoldHours: {kind: KindInt, min: 0, max: 2160, def: raw(72),
+		description: "Hours a seller's payout is held after delivery before the order completes."},
+	KeyListingsHoldNewSellers: {kind: KindBool, def: raw(false),
+		description: "Hold listings from new (unverified) sellers for review before they go live."},
+	KeyModerationRestrictedBrands: {kind: KindStrings, def: raw(defaultRestrictedBrands),
+		description: "Brands whose listings are removed pending moderation (commonly counterfeited luxury brands)."},
+	KeyModerationSuspendOnCounterfeit: {kind: KindBool, def: raw(true),
+		description: "Suspend the seller when an admin delists a listing as counterfeit."},
+}
+
+// raw encodes v without HTML escaping, so "Tiffany & Co." reads as written.
+func raw(v any) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// ConfigKeys lists the known keys, sorted.
+func ConfigKeys() []string {
+	keys := make([]string, 0, len(configSpecs))
+	for k := range configSpecs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ConfigValue is one stored value.
+type ConfigValue struct {
+	Key       string
+	Value     json.RawMessage
+	UpdatedAt time.Time
+	UpdatedBy string
+}
+
+// ConfigEntry is a known key with its effective value.
+type ConfigEntry struct {
+	Key         string
+	Kind        ConfigKind
+	Description string
+	Value       json.RawMessage // stored value, else the default
+	Default     json.RawMessage
+	UpdatedAt   *time.Time // nil while the default applies
+	UpdatedBy   *string    // nil while the default applies
+}
+
+// ConfigTx is what the config service needs from a transaction.
+type ConfigTx interface {
+	events.Tx
+	ConfigValues(ctx context.Context) (map[string]ConfigValue, error)
+	PutConfigValue(ctx context.Context, v ConfigValue) error
+}
+
+// ConfigStore opens transactions and read handles over ConfigTx.
+type ConfigStore interface {
+	InTx(ctx context.Context, fn func(ConfigTx) error) error
+	Read() ConfigTx
+}
+
+// Config reads and changes the admin settings. Values are read from the
+// store on every call, so a change applies to the next purchase, offer or
+// listing without a restart (CONTRACT.md 3: "read at each purchase").
+type Config struct {
+	store ConfigStore
+	clock market.Clock
+}
+
+// NewConfig returns the config service.
+func NewConfig(store ConfigStore, clock market.Clock) *Config {
+	return &Config{store: store, clock: clock}
+}
+
+// Int is the effective value of an integer key.
+func (c *Config) Int(ctx context.Context, key string) (int64, error) {
+	v, err := c.value(ctx, key, KindInt)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil {
+		return 0, market.Internal(fmt.Errorf("config %s: %w", key, err))
+	}
+	return n, nil
+}
+
+// Bool is the effective value of a boolean key.
+func (c *Config) Bool(ctx context.Context, key string) (bool, error) {
+	v, err := c.value(ctx, key, KindBool)
+	if err != nil {
+		return false, err
+	}
+	return string(v) == "true", nil
+}
+
+// Strings is the effective value of a string-array key.
+func (c *Config) Strings(ctx context.Context, key string) ([]string, error) {
+	v, err := c.value(ctx, key, KindStrings)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	if err := json.Unmarshal(v, &out); err != nil {
+		return nil, market.Internal(fmt.Errorf("config %s: %w", key, err))
+	}
+	return out, nil
+}
+
+// value reads key's effective value, checking that the caller asked for the
+// kind the key has: a mismatch is a programming error, hence internal.
+func (c *Config) value(ctx context.Context, key string, kind ConfigKind) (json.RawMessage, error) {
+	spec, ok := configSpecs[key]
+	if !ok {
+		return nil, market.Internal(fmt.Errorf("config: unknown key %q", key))
+	}
+	if spec.kind != kind {
+		return nil, market.Internal(fmt.Errorf("config: key %q is %s, not %s", key, spec.kind, kind))
+	}
+	stored, err := c.store.Read().ConfigValues(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return effective(key, spec, stored).Value, nil
+}
+
+// All lists every known key, sorted by key, with its effective value.
+func (c *Config) All(ctx context.Context) ([]ConfigEntry, error) {
+	stored, err := c.store.Read().ConfigValues(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ConfigEntry, 0, len(configSpecs))
+	for _, key := range ConfigKeys() {
+		out = append(out, effective(key, configSpecs[key], stored))
+	}
+	return out, nil
+}
+
+// effective combines a key's spec with its stored value. A stored value that
+// no longer passes validation (the key's range was narrowed after it was set)
+// is ignored in favour of the default rather than failing every purchase.
+func effective(key string, spec configSpec, stored map[string]ConfigValue) ConfigEntry {
+	e := ConfigEntry{Key: key, Kind: spec.kind, Description: spec.description, Value: spec.def, Default: spec.def}
+	v, ok := stored[key]
+	if !ok {
+		return e
+	}
+	norm, msg := spec.check(v.Value)
+	if msg != "" {
+		return e
+	}
+	at, by := v.UpdatedAt, v.UpdatedBy
+	e.Value, e.UpdatedAt, e.UpdatedBy = norm, &at, &by
+	return e
+}
+
+// Set validates and stores a new value for key and records config.updated.
+func (c *Config) Set(ctx context.Context, actor market.Actor, key string, value json.RawMessage) (*ConfigEntry, error) {
+	spec, ok := configSpecs[key]
+	if !ok {
+		return nil, market.NotFound("config key")
+	}
+	norm, msg := spec.check(value)
+	if msg != "" {
+		return nil, market.Invalid(market.FieldError{Field: "value", Message: msg})
+	}
+	now := c.clock.Now()
+	var entry ConfigEntry
+	err := c.store.InTx(ctx, func(tx ConfigTx) error {
+		stored, err := tx.ConfigValues(ctx)
+		if err != nil {
+			return err
+		}
+		previous := effective(key, spec, stored).Value
+		v := ConfigValue{Key: key, Value: norm, UpdatedAt: now, UpdatedBy: actor.ID()}
+		if err := tx.PutConfigValue(ctx, v); err != nil {
+			return err
+		}
+		stored[key] = v
+		entry = effective(key, spec, stored)
+		return events.Record(ctx, tx, now, actor, "config.updated", "config", key, map[string]any{
+			"key":      key,
+			"value":    norm,
+			"previous": previous,
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &entry, nil
+}
+
+// check validates v against the spec and returns it in compact form, or a
+// message saying what is wrong with it.
+func (s configSpec) check(v json.RawMessage) (json.RawMessage, string) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, v); err != nil {
+		return nil, "must be valid JSON"
+	}
+	v = buf.Bytes()
+	switch s.kind {
+	case KindInt:
+		want := fmt.Sprintf("must be an integer from %d to %d", s.min, s.max)
+		if s.max == noMax {
+			want = fmt.Sprintf("must be an integer of at least %d", s.min)
+		}
+		// Only a plain integer literal: 5.0 or 5e0 would be a number the
+		// admin did not mean to write.
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil || n < s.min || n > s.max {
+			return nil, want
+		}
+		return []byte(strconv.FormatInt(n, 10)), ""
+	case KindBool:
+		if string(v) != "true" && string(v) != "false" {
+			return nil, "must be true or false"
+		}
+		return v, ""
+	case KindStrings:
+		var list []string
+		if !bytes.HasPrefix(v, []byte("[")) || json.Unmarshal(v, &list) != nil {
+			return nil, "must be an array of strings"
+		}
+		if len(list) > maxConfigStrings {
+			return nil, fmt.Sprintf("must have at most %d items", maxConfigStrings)
+		}
+		seen := make(map[string]bool, len(list))
+		for i, item := range list {
+			item = strings.TrimSpace(item)
+			if n := utf8.RuneCountInString(item); n < 1 || n > maxConfigStringLen {
+				return nil, fmt.Sprintf("item %d must be 1 to %d characters", i+1, maxConfigStringLen)
+			}
+			if seen[strings.ToLower(item)] {
+				return nil, fmt.Sprintf("item %d (%q) is a duplicate", i+1, item)
+			}
+			seen[strings.ToLower(item)] = true
+			list[i] = item
+		}
+		return raw(list), ""
+	}
+	return nil, "unsupported kind"
+}

@@ -1,0 +1,39 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+
+	"marketplace/internal/admin"
+)
+
+var _ admin.ConfigTx = (*Tx)(nil)
+
+// ConfigValues returns every stored config value by key; keys never set are
+// absent (their defaults live in the admin registry, not here).
+func (tx *Tx) ConfigValues(ctx context.Context) (map[string]admin.ConfigValue, error) {
+	rows, err := tx.query(ctx, `SELECT key, value, updated_at, updated_by FROM system_config`)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := map[string]admin.ConfigValue{}
+	for rows.Next() {
+		var v admin.ConfigValue
+		var value string
+		if err := rows.Scan(&v.Key, &value, &v.UpdatedAt, &v.UpdatedBy); err != nil {
+			return nil, wrap(err)
+		}
+		v.Value, v.UpdatedAt = json.RawMessage(value), v.UpdatedAt.UTC()
+		out[v.Key] = v
+	}
+	return out, wrap(rows.Err())
+}
+
+// PutConfigValue stores v, replacing any earlier value of the same key.
+func (tx *Tx) PutConfigValue(ctx context.Context, v admin.ConfigValue) error {
+	_, err := tx.exec(ctx, `INSERT INTO system_config (key, value, updated_at, updated_by) VALUES (?, ?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
+		v.Key, string(v.Value), v.UpdatedAt, v.UpdatedBy)
+	return wrap(err)
+}
