@@ -61,19 +61,12 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*User, Token,
 		return nil, Token{}, err
 	}
 	var u *User
-	for attempt := 1; ; attempt++ {
-		err = s.store.InTx(ctx, func(tx Tx) error {
+	err = RetryDerivedUsername(nu, func() error {
+		return s.store.InTx(ctx, func(tx Tx) error {
 			u, err = s.CreateUserTx(ctx, tx, nu)
 			return err
 		})
-		// A derived username can be taken by a registration that committed
-		// after this one looked; the person chose no name, so look again
-		// (the next look sees it and picks a suffixed one).
-		if nu.Username == "" && market.CodeOf(err) == market.CodeUsernameTaken && attempt < 4 {
-			continue
-		}
-		break
-	}
+	})
 	if err != nil {
 		return nil, Token{}, err
 	}
@@ -125,6 +118,22 @@ func (s *Service) CreateUserTx(ctx context.Context, tx Tx, nu NewUser) (*User, e
 		return nil, err
 	}
 	return u, nil
+}
+
+// RetryDerivedUsername runs create (a transaction that creates nu) again,
+// up to four times in all, while it fails with USERNAME_TAKEN on a username
+// derived from the e-mail: a registration that committed after this one
+// looked took it, and the next look sees it and picks a suffixed one. A
+// username the person chose is never retried.
+func RetryDerivedUsername(nu NewUser, create func() error) error {
+	var err error
+	for attempt := 1; attempt <= 4; attempt++ {
+		err = create()
+		if nu.Username != "" || market.CodeOf(err) != market.CodeUsernameTaken {
+			break
+		}
+	}
+	return err
 }
 
 // freeUsername derives an unused username from an e-mail's local part.

@@ -409,14 +409,11 @@ func (s *Service) CompleteMagicLink(ctx context.Context, accountsSvc *accounts.S
 		out = &Completed{Session: o, User: u, Key: &nk.Key}
 		return nil
 	}
-	for attempt := 1; ; attempt++ {
-		err = s.store.InTx(ctx, complete)
-		// A derived username can be taken by a registration that committed
-		// after this one looked; the owner chose none, so look again.
-		if newUser != nil && newUser.Username == "" && market.CodeOf(err) == market.CodeUsernameTaken && attempt < 4 {
-			continue
-		}
-		break
+	run := func() error { return s.store.InTx(ctx, complete) }
+	if newUser != nil {
+		err = accounts.RetryDerivedUsername(*newUser, run)
+	} else {
+		err = run()
 	}
 	if err == nil {
 		err = closed

@@ -59,7 +59,7 @@ func (g *builtin) Generate(ctx context.Context, b Brief) (Draft, error) {
 	cat := g.cls.cats[g.cls.index[slug]]
 
 	condition := b.Condition
-	if !isCondition(condition) {
+	if !ValidCondition(condition) {
 		condition = inferCondition(doc)
 	}
 	brand := g.cls.brandFor(res, slug)
@@ -84,15 +84,6 @@ func (g *builtin) Generate(ctx context.Context, b Brief) (Draft, error) {
 		d.Price, d.PriceSource = p, "ai"
 	}
 	return d, nil
-}
-
-func isCondition(s string) bool {
-	for _, c := range AllConditions {
-		if s == c {
-			return true
-		}
-	}
-	return false
 }
 
 // ---- Reading the brief ----

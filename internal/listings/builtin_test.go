@@ -365,7 +365,7 @@ func TestCueTablesAreValid(t *testing.T) {
 		}
 	}
 	for _, c := range conditionCues {
-		if c.condition != "" && !isCondition(c.condition) {
+		if c.condition != "" && !ValidCondition(c.condition) {
 			t.Errorf("condition cue names %q", c.condition)
 		}
 		for _, p := range strings.Split(c.patterns, "|") {

@@ -2,6 +2,7 @@ package listings
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"marketplace/internal/events"
@@ -24,6 +25,9 @@ const (
 
 // Conditions a listing can have, best first.
 var AllConditions = []string{"new_with_tags", "new_without_tags", "like_new", "good", "fair", "poor"}
+
+// ValidCondition reports whether s is one of AllConditions.
+func ValidCondition(s string) bool { return slices.Contains(AllConditions, s) }
 
 // ShippingType says how a buyer receives the item.
 type ShippingType string

@@ -270,7 +270,7 @@ func (g *openAIGenerator) toDraft(m aiModelDraft, b Brief) (Draft, error) {
 
 	if b.Condition != "" {
 		d.Condition = b.Condition
-	} else if !isAICondition(m.Condition) {
+	} else if !ValidCondition(m.Condition) {
 		return Draft{}, fmt.Errorf("condition %q is not allowed", aiClip(m.Condition, 64))
 	} else {
 		d.Condition = m.Condition
@@ -302,15 +302,6 @@ func (g *openAIGenerator) toDraft(m aiModelDraft, b Brief) (Draft, error) {
 	}
 	d.Dimensions = Dimensions{L: m.Dimensions.L, W: m.Dimensions.W, H: m.Dimensions.H}
 	return d, nil
-}
-
-func isAICondition(s string) bool {
-	for _, c := range AllConditions {
-		if s == c {
-			return true
-		}
-	}
-	return false
 }
 
 // aiWholeNumber accepts 2500 and 2500.0 (some models write integers as

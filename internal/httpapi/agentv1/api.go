@@ -141,6 +141,14 @@ func (a *API) whoami(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.OK(w, r, http.StatusOK, out)
 }
 
+// strOrNil is s, or null when empty.
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // perTransaction is the per-purchase cap in force: the owner's, or the
 // key's own when tighter.
 func perTransaction(st *agents.SpendingStatus) int64 {
@@ -167,12 +175,8 @@ type account struct {
 
 func (a *API) account(w http.ResponseWriter, r *http.Request) error {
 	u := httpapi.PrincipalOf(r).User
-	var avatar *string
-	if u.AvatarURL != "" {
-		avatar = &u.AvatarURL
-	}
 	return httpapi.OK(w, r, http.StatusOK, account{ID: u.ID, UserID: u.ID, Email: u.Email, Username: u.Username,
-		DisplayName: u.DisplayName, AvatarURL: avatar, Role: string(u.Role), Status: string(u.Status),
+		DisplayName: u.DisplayName, AvatarURL: strOrNil(u.AvatarURL), Role: string(u.Role), Status: string(u.Status),
 		TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified, CreatedAt: u.CreatedAt})
 }
 

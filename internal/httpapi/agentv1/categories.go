@@ -28,12 +28,8 @@ type category struct {
 func toCategories(nodes []listings.CategoryNode) []category {
 	out := make([]category, len(nodes))
 	for i, n := range nodes {
-		var parent *string
-		if n.ParentID != "" {
-			parent = &n.ParentID
-		}
 		d := n.DefaultDims
-		out[i] = category{ID: n.ID, Slug: n.Slug, Name: n.Name, Path: n.Path, ParentID: parent, Depth: n.Depth,
+		out[i] = category{ID: n.ID, Slug: n.Slug, Name: n.Name, Path: n.Path, ParentID: strOrNil(n.ParentID), Depth: n.Depth,
 			DefaultWeightOz: n.DefaultWeightOz, DefaultDimensions: dimensions{L: d.L, W: d.W, H: d.H}, Children: toCategories(n.Children)}
 	}
 	return out
