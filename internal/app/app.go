@@ -63,6 +63,7 @@ type App struct {
 	Payments *payments.Service
 	Listings *listings.Service
 	Photos   *listings.Photos
+	Settings *admin.Config
 
 	redis *redis.Client
 }
@@ -71,6 +72,10 @@ type App struct {
 type Options struct {
 	Logger *slog.Logger
 	Clock  market.Clock
+	// Generator replaces the configured AI step, and GenerationBudget the
+	// time create waits for it (tests of the pending_ai path).
+	Generator        listings.Generator
+	GenerationBudget time.Duration
 }
 
 // Open connects the store and runs the migrations (goose, then River's).
@@ -125,21 +130,28 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Accounts = accounts.NewService(store.For[accounts.Tx](db), a.Clock, accounts.NewTokens(cfg.JWTSecret), limiter)
 	a.Agents = agents.NewService(store.For[agents.Tx](db), a.Clock, cfg.Mode == config.Live)
 	a.Payments = payments.NewService(store.For[payments.Tx](db), a.Clock, payments.Sandbox{PublicURL: cfg.PublicURL})
-	a.Listings = listings.NewService(store.For[listings.Tx](db), a.Clock)
-	if err := a.Listings.SeedCategories(ctx); err != nil {
-		return nil, fmt.Errorf("seed categories: %w", err)
-	}
+	a.Settings = admin.NewConfig(store.For[admin.ConfigTx](db), a.Clock)
 	ph, err := newPhotos(ctx, cfg, db, a.Clock)
 	if err != nil {
 		return nil, err
 	}
 	a.Photos = ph
+	gen := opts.Generator
+	if gen == nil {
+		gen = newGenerator(cfg, db, a.Log)
+	}
+	a.Listings = listings.NewService(store.For[listings.Tx](db), a.Clock, listings.Options{
+		Generator: gen, Settings: a.Settings, Photos: a.Photos, Budget: opts.GenerationBudget})
+	if err := a.Listings.SeedCategories(ctx); err != nil {
+		return nil, fmt.Errorf("seed categories: %w", err)
+	}
 
-	q, err := jobs.New(db, jobs.Services{Agents: a.Agents}, a.Log)
+	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings}, a.Log)
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
 	a.Queue = q
+	a.Listings.SetScheduler(q)
 
 	docA, err := openapi.JSON(openapi.A)
 	if err != nil {
@@ -167,7 +179,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}).Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
 		PublicURL: cfg.PublicURL}).Register(a.Router)
-	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings}).Register(a.Router)
+	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos}).Register(a.Router)
 	if cfg.Mode == config.Sandbox {
 		(&web.Sandbox{Payments: a.Payments}).Register(a.Router)
 	}
@@ -178,6 +190,20 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		}
 	}
 	return a, nil
+}
+
+// newGenerator picks the AI step: the OpenAI-compatible endpoint when one
+// is configured (falling back to the built-in generator whenever it fails),
+// else the built-in generator.
+func newGenerator(cfg config.Config, db *store.DB, log *slog.Logger) listings.Generator {
+	tax := listings.DefaultTaxonomy()
+	builtin := listings.NewBuiltin(tax, store.For[listings.Tx](db).Read())
+	var slugs []string
+	for _, c := range tax.All() {
+		slugs = append(slugs, c.Slug)
+	}
+	return listings.NewOpenAI(listings.OpenAIConfig{URL: cfg.AIURL, Model: cfg.AIModel, Key: cfg.AIKey, Logger: log},
+		slugs, builtin)
 }
 
 // newPhotos builds the photo service on the store configuration picks: an

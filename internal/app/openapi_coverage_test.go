@@ -96,6 +96,8 @@ func wantSecurity(auth httpapi.Auth) []string {
 		return []string{"agentKey"}
 	case httpapi.Either:
 		return []string{"agentKey", "bearerAuth"}
+	case httpapi.Optional:
+		return []string{"", "agentKey", "bearerAuth"}
 	}
 	return []string{""}
 }

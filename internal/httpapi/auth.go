@@ -85,6 +85,12 @@ func (rt *Router) authenticate(r *http.Request, auth Auth) (*Principal, error) {
 		return &Principal{Actor: market.Actor{Type: t, UserID: u.ID, Admin: u.IsAdmin()}, User: u}, nil
 	}
 
+	if auth == Optional {
+		if !hasKey && !hasBearer {
+			return nil, nil
+		}
+		auth = Either
+	}
 	switch auth {
 	case Agent:
 		if !hasKey {
@@ -115,6 +121,14 @@ func (rt *Router) authenticate(r *http.Request, auth Auth) (*Principal, error) {
 		}
 		return p, nil
 	}
+}
+
+// ActorOf is the caller's actor, the zero Actor for anonymous callers.
+func ActorOf(r *http.Request) market.Actor {
+	if p := PrincipalOf(r); p != nil {
+		return p.Actor
+	}
+	return market.Actor{}
 }
 
 // RequireScope refuses an agent whose key does not allow op.

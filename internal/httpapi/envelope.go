@@ -118,6 +118,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) *market.Error
 	}
 	details := map[string]any{}
 	for k, v := range e.Details {
+		if VariantOf(r) == VariantB {
+			k = SnakeCase(k)
+		}
 		details[k] = v
 	}
 	if len(e.Fields) > 0 {

@@ -22,11 +22,12 @@ import (
 type Auth int
 
 const (
-	Public Auth = iota // no credentials
-	Bearer             // a human's bearer token
-	Agent              // an X-Agent-Key
-	Either             // a bearer token or an agent key
-	Admin              // a bearer token of an admin
+	Public   Auth = iota // no credentials
+	Bearer               // a human's bearer token
+	Agent                // an X-Agent-Key
+	Either               // a bearer token or an agent key
+	Admin                // a bearer token of an admin
+	Optional             // anyone; credentials, when sent, must be good and identify the caller
 )
 
 // HandlerFunc handles a request; a returned error is written as the error

@@ -17,6 +17,8 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"marketplace/internal/agents"
+	"marketplace/internal/listings"
+	"marketplace/internal/market"
 	"marketplace/internal/store"
 )
 
@@ -49,7 +51,8 @@ func Migrate(ctx context.Context, db *store.DB) error {
 
 // Services are what the workers call.
 type Services struct {
-	Agents *agents.Service
+	Agents   *agents.Service
+	Listings *listings.Service
 }
 
 // ExpireOnboardingEvery is how often unused magic links are swept.
@@ -59,6 +62,9 @@ const ExpireOnboardingEvery = 15 * time.Minute
 func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &expireOnboardingWorker{agents: svc.Agents, log: log}); err != nil {
+		return nil, err
+	}
+	if err := river.AddWorkerSafely(workers, &generateListingWorker{listings: svc.Listings}); err != nil {
 		return nil, err
 	}
 	client, err := river.NewClient(driver(db), &river.Config{
@@ -110,4 +116,42 @@ func (w *expireOnboardingWorker) Work(ctx context.Context, _ *river.Job[ExpireOn
 		w.log.Info("expired onboarding sessions", "count", n)
 	}
 	return nil
+}
+
+// GenerateListingArgs finishes the generation of a listing that create left
+// pending.
+type GenerateListingArgs struct {
+	ListingID string `json:"listing_id"`
+}
+
+// Kind names the job.
+func (GenerateListingArgs) Kind() string { return "generate_listing" }
+
+// ScheduleGeneration enqueues generation in the transaction that creates
+// the listing, to run at the given time.
+func (q *Queue) ScheduleGeneration(ctx context.Context, tx listings.Tx, listingID string, at time.Time) error {
+	sqlTx, ok := tx.(interface{ SQLTx() *sql.Tx })
+	if !ok || sqlTx.SQLTx() == nil {
+		return market.Internal(fmt.Errorf("generation must be scheduled inside a transaction"))
+	}
+	_, err := q.Client.InsertTx(ctx, sqlTx.SQLTx(), GenerateListingArgs{ListingID: listingID},
+		&river.InsertOpts{ScheduledAt: at, MaxAttempts: 10})
+	if err != nil {
+		return market.Internal(fmt.Errorf("enqueue generation: %w", err))
+	}
+	return nil
+}
+
+type generateListingWorker struct {
+	river.WorkerDefaults[GenerateListingArgs]
+	listings *listings.Service
+}
+
+func (w *generateListingWorker) Work(ctx context.Context, job *river.Job[GenerateListingArgs]) error {
+	_, err := w.listings.Generate(ctx, job.Args.ListingID)
+	switch market.CodeOf(err) {
+	case market.CodeListingRestricted, market.CodeListingNotFound:
+		return nil // the outcome is recorded on the listing, or it is gone
+	}
+	return err
 }

@@ -5,7 +5,9 @@ import (
 	"slices"
 	"time"
 
+	"marketplace/internal/accounts"
 	"marketplace/internal/events"
+	"marketplace/internal/moderation"
 )
 
 // Status is where a listing stands (CONTRACT.md section 6). Variant B shows
@@ -69,6 +71,19 @@ type Listing struct {
 	SoldAt         *time.Time
 }
 
+// Seller is the public face of a listing's seller.
+type Seller struct {
+	ID          string
+	Username    string
+	DisplayName string
+}
+
+// Visible reports whether anyone may see a listing in this status; the
+// others are seen by their seller (and admins) only.
+func (s Status) Visible() bool {
+	return s == StatusActive || s == StatusReserved || s == StatusSold
+}
+
 // PhotoUpload is one presigned upload slot: issued, then filled once by a PUT,
 // then attached to at most one listing.
 type PhotoUpload struct {
@@ -87,6 +102,11 @@ type PhotoUpload struct {
 // Tx is what listings needs from a transaction.
 type Tx interface {
 	events.Tx
+	moderation.Tx
+	Searcher
+	UserByID(ctx context.Context, id string) (*accounts.User, error)
+	// Sellers finds the public face of each seller id given.
+	Sellers(ctx context.Context, ids []string) (map[string]Seller, error)
 	CreateListing(ctx context.Context, l *Listing) error
 	UpdateListing(ctx context.Context, l *Listing) error
 	ListingByID(ctx context.Context, id string) (*Listing, error)

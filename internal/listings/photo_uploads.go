@@ -3,6 +3,8 @@ package listings
 import (
 	"context"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,7 +65,7 @@ type UploadedPhoto struct {
 
 // PhotoURL is the public URL of an uploaded photo.
 func (p *Photos) PhotoURL(id string) string {
-	return p.publicURL + "/api/v1/listings/photos/" + id
+	return p.publicURL + "/api/v1/photos/" + id
 }
 
 // IssueUploads records count upload slots for the actor's owner and returns
@@ -83,7 +85,7 @@ func (p *Photos) IssueUploads(ctx context.Context, actor market.Actor, count int
 				return err
 			}
 			out = append(out, UploadSlot{ID: u.ID, ExpiresAt: u.ExpiresAt, PhotoURL: p.PhotoURL(u.ID),
-				UploadURL: p.publicURL + "/api/v1/listings/photos/uploads/" + u.ID + "?token=" + u.Token})
+				UploadURL: p.publicURL + "/api/v1/photos/uploads/" + u.ID + "?token=" + u.Token})
 		}
 		return nil
 	})
@@ -211,4 +213,73 @@ func (p *Photos) Object(ctx context.Context, id string, thumbnail bool) (photos.
 		return p.objects, k.ThumbKey, nil
 	}
 	return p.objects, k.Key, nil
+}
+
+// Thumbnails reads up to max thumbnails of the given photos for a generator;
+// a photo that cannot be read is left out rather than failing generation.
+func (p *Photos) Thumbnails(ctx context.Context, ids []string, max int) []Image {
+	var out []Image
+	for _, id := range ids {
+		if len(out) == max {
+			break
+		}
+		objects, key, err := p.Object(ctx, id, true)
+		if err != nil {
+			continue
+		}
+		rc, _, err := objects.Open(ctx, key)
+		if err != nil {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(rc, photos.MaxUploadBytes))
+		rc.Close()
+		if err == nil {
+			out = append(out, Image{MIME: photos.TypeJPEG, Data: data})
+		}
+	}
+	return out
+}
+
+// PhotoID finds the upload id in a photo URL this service handed out; ok is
+// false for any other URL.
+func (p *Photos) PhotoID(url string) (id string, ok bool) {
+	id, found := strings.CutPrefix(url, p.PhotoURL(""))
+	if !found || !market.ValidID(id) {
+		return "", false
+	}
+	return id, true
+}
+
+// PhotoIDs maps photo URLs to upload ids; field names the input in errors.
+func (p *Photos) PhotoIDs(field string, urls []string) ([]string, error) {
+	ids := make([]string, len(urls))
+	var c market.Check
+	for i, u := range urls {
+		id, ok := p.PhotoID(u)
+		c.Require(ok, field+"["+strconv.Itoa(i)+"]", "is not a photo URL uploaded to this marketplace")
+		ids[i] = id
+	}
+	return ids, c.Err()
+}
+
+// Put stores an image sent inline (Variant B's multipart create) as an
+// uploaded photo of owner, as if through a slot issued and filled at once.
+func (p *Photos) Put(ctx context.Context, ownerID string, body io.Reader) (string, error) {
+	data, err := photos.ReadLimited(body)
+	if err != nil {
+		return "", err
+	}
+	processed, err := p.process(ctx, data)
+	if err != nil {
+		return "", err
+	}
+	id := market.NewID()
+	if _, err := photos.Save(ctx, p.objects, id, processed); err != nil {
+		return "", err
+	}
+	now := p.clock.Now()
+	row := &PhotoUpload{ID: id, OwnerID: ownerID, ExpiresAt: now, UploadedAt: &now, ContentType: processed.ContentType,
+		Width: processed.Width, Height: processed.Height, Size: int64(processed.Size()), CreatedAt: now}
+	err = p.store.InTx(ctx, func(tx Tx) error { return tx.CreatePhotoUpload(ctx, row) })
+	return id, err
 }

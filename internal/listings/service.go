@@ -2,21 +2,73 @@ package listings
 
 import (
 	"context"
+	"time"
 
 	"marketplace/internal/market"
 )
 
-// Service is the listings area. So far it serves the category tree; the
-// listing lifecycle builds on it.
+// Settings reads admin configuration at each use (admin.Config).
+type Settings interface {
+	Bool(ctx context.Context, key string) (bool, error)
+	Strings(ctx context.Context, key string) ([]string, error)
+}
+
+// Scheduler enqueues the background generation of a listing inside the
+// transaction that creates it, to run at the given time unless the request
+// finished the work first.
+type Scheduler interface {
+	ScheduleGeneration(ctx context.Context, tx Tx, listingID string, at time.Time) error
+}
+
+// DefaultBudget is how long a create call waits for generation before it
+// answers pending_ai and leaves the work to the job queue.
+const DefaultBudget = 5 * time.Second
+
+// Options are the listings service's collaborators.
+type Options struct {
+	Generator Generator     // nil: the built-in generator
+	Settings  Settings      // required for create and update
+	Photos    *Photos       // thumbnails for generators that look at images
+	Budget    time.Duration // 0: DefaultBudget
+}
+
+// Service is the listings area: the category tree, the listing lifecycle,
+// generation, search and watches.
 type Service struct {
-	store Store
-	clock market.Clock
-	tax   *Taxonomy
+	store     Store
+	clock     market.Clock
+	tax       *Taxonomy
+	gen       Generator
+	settings  Settings
+	photos    *Photos
+	budget    time.Duration
+	scheduler Scheduler
 }
 
 // NewService builds the listings service over the built-in taxonomy.
-func NewService(store Store, clock market.Clock) *Service {
-	return &Service{store: store, clock: clock, tax: DefaultTaxonomy()}
+func NewService(store Store, clock market.Clock, opts Options) *Service {
+	s := &Service{store: store, clock: clock, tax: DefaultTaxonomy(), gen: opts.Generator, settings: opts.Settings,
+		photos: opts.Photos, budget: opts.Budget}
+	if s.gen == nil {
+		s.gen = NewBuiltin(s.tax, storeComparables{store})
+	}
+	if s.budget <= 0 {
+		s.budget = DefaultBudget
+	}
+	return s
+}
+
+// Taxonomy is the built-in category tree.
+func (s *Service) Taxonomy() *Taxonomy { return s.tax }
+
+// SetScheduler hands the service its job queue, which is built after it.
+func (s *Service) SetScheduler(q Scheduler) { s.scheduler = q }
+
+// storeComparables reads comparable prices outside any transaction.
+type storeComparables struct{ store Store }
+
+func (c storeComparables) ComparablePrices(ctx context.Context, slug, condition string) (sold, active []int64, err error) {
+	return c.store.Read().ComparablePrices(ctx, slug, condition)
 }
 
 // SeedCategories makes sure every built-in category exists in the store.

@@ -33,6 +33,7 @@ type DB struct {
 	read    *sql.DB
 	rebinds sync.Map // query text -> postgres text
 	stmts   sync.Map // stmtKey -> *sql.Stmt (SQLite only)
+	search  searchCache
 }
 
 type stmtKey struct {
@@ -262,4 +263,12 @@ func nullInt(n sql.NullInt64) *int64 {
 	}
 	v := n.Int64
 	return &v
+}
+
+// Analyze refreshes the planner's statistics, after a bulk load: without
+// them PostgreSQL picks search plans up to a hundred times slower until
+// autovacuum catches up.
+func (db *DB) Analyze(ctx context.Context) error {
+	_, err := db.write.ExecContext(ctx, "ANALYZE")
+	return wrap(err)
 }

@@ -245,14 +245,20 @@ func (tx *Tx) Watching(ctx context.Context, userID, listingID string) (bool, int
 	return mine > 0, count, nil
 }
 
-// WatchedListings lists what userID watches, most recently watched first.
+// WatchedListings lists what userID watches that anyone may see, most
+// recently watched first.
 func (tx *Tx) WatchedListings(ctx context.Context, userID string, limit, offset int) ([]listings.Listing, int, error) {
+	// Only listings anyone may see: a watched listing that was archived,
+	// removed or deleted drops out of the list (the watch stays, in case
+	// it comes back).
+	const from = ` FROM watches w JOIN listings l ON l.id = w.listing_id
+		WHERE w.user_id = ? AND l.status IN ('active', 'reserved', 'sold')`
 	var total int
-	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM watches WHERE user_id = ?`, userID).Scan(&total); err != nil {
+	if err := tx.queryRow(ctx, `SELECT COUNT(*)`+from, userID).Scan(&total); err != nil {
 		return nil, 0, wrap(err)
 	}
-	list, err := tx.listingRows(ctx, `SELECT `+prefixed("l.", listingColumns)+` FROM watches w JOIN listings l ON l.id = w.listing_id
-		WHERE w.user_id = ? ORDER BY w.created_at DESC, l.id DESC LIMIT ? OFFSET ?`, userID, limit, offset)
+	list, err := tx.listingRows(ctx, `SELECT `+prefixed("l.", listingColumns)+from+`
+		ORDER BY w.created_at DESC, l.id DESC LIMIT ? OFFSET ?`, userID, limit, offset)
 	return list, total, err
 }
 
@@ -270,6 +276,31 @@ func (tx *Tx) Watchers(ctx context.Context, listingID string) ([]string, error) 
 			return nil, wrap(err)
 		}
 		out = append(out, id)
+	}
+	return out, wrap(rows.Err())
+}
+
+// Sellers finds the public face of each seller id given.
+func (tx *Tx) Sellers(ctx context.Context, ids []string) (map[string]listings.Seller, error) {
+	out := make(map[string]listings.Seller, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := tx.query(ctx, `SELECT id, username, display_name FROM users WHERE id IN (`+placeholders(len(ids))+`)`, args...)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s listings.Seller
+		if err := rows.Scan(&s.ID, &s.Username, &s.DisplayName); err != nil {
+			return nil, wrap(err)
+		}
+		out[s.ID] = s
 	}
 	return out, wrap(rows.Err())
 }

@@ -23,6 +23,7 @@ import (
 	"marketplace/internal/app"
 	"marketplace/internal/config"
 	"marketplace/internal/httpapi/openapi"
+	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/store"
 	"marketplace/internal/store/storetest"
@@ -51,6 +52,10 @@ type Options struct {
 	AdminEmail string
 	Password   string
 	WithJobs   bool // start the River client (off by default: most tests need no workers)
+	// Generator and GenerationBudget replace the AI step and how long
+	// create waits for it.
+	Generator        listings.Generator
+	GenerationBudget time.Duration
 }
 
 // Start runs the service on db.
@@ -78,7 +83,8 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 	if err := jobsMigrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(ctx, cfg, db, app.Options{Logger: log, Clock: clock})
+	a, err := app.New(ctx, cfg, db, app.Options{Logger: log, Clock: clock, Generator: opts.Generator,
+		GenerationBudget: opts.GenerationBudget})
 	if err != nil {
 		t.Fatal(err)
 	}

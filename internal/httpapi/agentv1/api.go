@@ -10,6 +10,7 @@ import (
 	"marketplace/internal/agents"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
+	"marketplace/internal/market"
 )
 
 // Prefix is where Variant B lives.
@@ -20,7 +21,10 @@ type API struct {
 	Accounts *accounts.Service
 	Agents   *agents.Service
 	Listings *listings.Service
+	Photos   *listings.Photos
 }
+
+func actor(r *http.Request) market.Actor { return httpapi.ActorOf(r) }
 
 // Register adds every Variant B route to rt.
 func (a *API) Register(rt *httpapi.Router) {
@@ -32,6 +36,14 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/account/spending", httpapi.Either, a.spending)
 	rt.Handle("GET", p+"/account/addresses", httpapi.Either, a.addresses)
 	rt.Handle("GET", p+"/categories", httpapi.Either, a.categories)
+	rt.Handle("GET", p+"/search", httpapi.Either, a.search)
+	rt.Handle("GET", p+"/search/similar/{id}", httpapi.Either, a.similar)
+	rt.Handle("GET", p+"/search/price-check", httpapi.Either, a.priceCheck)
+	rt.Handle("POST", p+"/listings", httpapi.Either, a.createListing)
+	rt.Handle("GET", p+"/listings/mine", httpapi.Either, a.myListings)
+	rt.Handle("GET", p+"/listings/{id}", httpapi.Either, a.getListing)
+	rt.Handle("PATCH", p+"/listings/{id}", httpapi.Either, a.updateListing)
+	rt.Handle("DELETE", p+"/listings/{id}", httpapi.Either, a.archiveListing)
 }
 
 type limits struct {

@@ -2,8 +2,6 @@ package apiv1_test
 
 import (
 	"bytes"
-	"image"
-	"image/color"
 	"image/jpeg"
 	"net/http"
 	"net/url"
@@ -18,17 +16,7 @@ import (
 // testJPEG is a real w x h JPEG with some structure in it.
 func testJPEG(t *testing.T, w, h int) []byte {
 	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.Set(x, y, color.RGBA{R: uint8(x), G: uint8(y), B: uint8(x ^ y), A: 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return testkit.JPEG(w, h)
 }
 
 var jpegType = testkit.Header{Name: "Content-Type", Value: "image/jpeg"}
@@ -81,8 +69,8 @@ func TestPhotoUploadFlow(t *testing.T) {
 				if err != nil || up.Query().Get("token") == "" {
 					t.Fatalf("uploadUrl %v has no token", slot["uploadUrl"])
 				}
-				id := strings.TrimPrefix(up.Path, "/api/v1/listings/photos/uploads/")
-				if slot["photoUrl"] != s.URL+"/api/v1/listings/photos/"+id {
+				id := strings.TrimPrefix(up.Path, "/api/v1/photos/uploads/")
+				if slot["photoUrl"] != s.URL+"/api/v1/photos/"+id {
 					t.Fatalf("photoUrl %v does not match upload id %s", slot["photoUrl"], id)
 				}
 				photoPath := local(t, s, slot["photoUrl"].(string))
@@ -204,9 +192,9 @@ func TestPhotoUploadRefusals(t *testing.T) {
 		})
 		t.Run("unknown photo", func(t *testing.T) {
 			for _, p := range []string{
-				"/api/v1/listings/photos/0190d8c4-0000-7000-8000-000000000000",
-				"/api/v1/listings/photos/0190d8c4-0000-7000-8000-000000000000/thumbnail",
-				"/api/v1/listings/photos/not-an-id",
+				"/api/v1/photos/0190d8c4-0000-7000-8000-000000000000",
+				"/api/v1/photos/0190d8c4-0000-7000-8000-000000000000/thumbnail",
+				"/api/v1/photos/not-an-id",
 			} {
 				s.Do("GET", p, nil).Want(t, http.StatusNotFound, "NOT_FOUND")
 			}

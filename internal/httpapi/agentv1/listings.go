@@ -1,0 +1,437 @@
+package agentv1
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"marketplace/internal/agents"
+	"marketplace/internal/httpapi"
+	"marketplace/internal/listings"
+	"marketplace/internal/listings/photos"
+	"marketplace/internal/market"
+)
+
+type listingSeller struct {
+	ID          string `json:"id"`
+	DisplayName string `json:"display_name"`
+	Username    string `json:"username"`
+}
+
+type aiProcessing struct {
+	Status           string `json:"status"`
+	EstimatedSeconds int    `json:"estimated_seconds"`
+}
+
+// listing is Variant B's view: pending_ai reads "processing", and the
+// condition filter vocabulary (new, like_new, good, fair, poor) is used.
+type listing struct {
+	ID               string        `json:"id"`
+	ListingID        string        `json:"listing_id"`
+	Status           string        `json:"status"`
+	AIProcessing     *aiProcessing `json:"ai_processing,omitempty"`
+	Title            string        `json:"title"`
+	Description      string        `json:"description"`
+	Brand            *string       `json:"brand"`
+	Price            int64         `json:"price"`
+	PriceSource      *string       `json:"price_source"`
+	Condition        *string       `json:"condition"`
+	ConditionDetail  *string       `json:"condition_detail"`
+	Category         *string       `json:"category"`
+	CategoryID       *string       `json:"category_id"`
+	Photos           []string      `json:"photos"`
+	ShippingType     string        `json:"shipping_type"`
+	ShippingCost     *int64        `json:"shipping_cost"`
+	AcceptOffers     bool          `json:"accept_offers"`
+	MinOfferAmount   *int64        `json:"min_offer_amount"`
+	WeightOz         int           `json:"weight_oz"`
+	Dimensions       dimensions    `json:"dimensions"`
+	Seller           listingSeller `json:"seller"`
+	WatchersCount    int           `json:"watchers_count"`
+	CreatedAt        time.Time     `json:"created_at"`
+	UpdatedAt        time.Time     `json:"updated_at"`
+	SoldAt           *time.Time    `json:"sold_at,omitempty"`
+	BriefDescription *string       `json:"brief_description,omitempty"`
+}
+
+// ownListing adds the seller-only fields.
+type ownListing struct {
+	listing
+	FloorPrice *int64 `json:"floor_price"`
+	CostBasis  *int64 `json:"cost_basis"`
+}
+
+// conditionB is the Variant B word for a stored condition.
+func conditionB(c string) string {
+	if strings.HasPrefix(c, "new_") {
+		return "new"
+	}
+	return c
+}
+
+func (a *API) views(ctx context.Context, viewer market.Actor, ls []listings.Listing) ([]any, error) {
+	sellers, err := a.Listings.Sellers(ctx, ls...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(ls))
+	for i := range ls {
+		out[i] = a.view(ctx, viewer, &ls[i], sellers[ls[i].SellerID])
+	}
+	return out, nil
+}
+
+func (a *API) view(ctx context.Context, viewer market.Actor, l *listings.Listing, s listings.Seller) any {
+	out := listing{ID: l.ID, ListingID: l.ID, Status: string(l.Status), Title: l.Title, Description: l.Description,
+		Brand: strOrNil(l.Brand), Price: l.Price, PriceSource: strOrNil(l.PriceSource),
+		Condition: strOrNil(conditionB(l.Condition)), ConditionDetail: strOrNil(l.Condition),
+		CategoryID: strOrNil(l.CategoryID), Photos: make([]string, len(l.PhotoIDs)), ShippingType: string(l.ShippingType),
+		ShippingCost: l.ShippingCost, AcceptOffers: l.AcceptOffers, MinOfferAmount: l.MinOfferAmount, WeightOz: l.WeightOz,
+		Dimensions:    dimensions{L: l.Dimensions.L, W: l.Dimensions.W, H: l.Dimensions.H},
+		Seller:        listingSeller{ID: l.SellerID, DisplayName: s.DisplayName, Username: s.Username},
+		WatchersCount: l.WatchersCount, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, SoldAt: l.SoldAt}
+	if l.Status == listings.StatusPendingAI {
+		out.Status = "processing"
+		out.AIProcessing = &aiProcessing{Status: "queued", EstimatedSeconds: 10}
+	}
+	for i, id := range l.PhotoIDs {
+		out.Photos[i] = a.Photos.PhotoURL(id)
+	}
+	if c, ok := a.Listings.CategoryByID(ctx, l.CategoryID); ok {
+		out.Category = &c.Path
+	}
+	if viewer.UserID == "" || viewer.UserID != l.SellerID {
+		return out
+	}
+	out.BriefDescription = strOrNil(l.Brief)
+	return ownListing{listing: out, FloorPrice: l.FloorPrice, CostBasis: l.CostBasis}
+}
+
+func (a *API) writeListing(w http.ResponseWriter, r *http.Request, status int, l *listings.Listing) error {
+	v, err := a.views(r.Context(), httpapi.ActorOf(r), []listings.Listing{*l})
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, status, v[0])
+}
+
+// maxMultipartBody bounds a multipart create: twelve photos at the upload
+// limit and the text fields.
+const maxMultipartBody = listings.MaxPhotos*photos.MaxUploadBytes + 1<<20
+
+// createListing is the multipart create: photo files with brief_description,
+// condition, price and the other fields as form values.
+func (a *API) createListing(w http.ResponseWriter, r *http.Request) error {
+	httpapi.Entity(r, "listing", "")
+	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
+		return err
+	}
+	in, err := a.readMultipart(r, true)
+	if err != nil {
+		return err
+	}
+	l, err := a.Listings.Create(r.Context(), actor(r), in)
+	if err != nil {
+		return renameFields(err, true)
+	}
+	httpapi.Entity(r, "listing", l.ID)
+	return a.writeListing(w, r, http.StatusCreated, l)
+}
+
+// updateListing takes JSON, or multipart when new photo files come along.
+func (a *API) updateListing(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	httpapi.Entity(r, "listing", id)
+	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
+		return err
+	}
+	var in listings.Input
+	var err error
+	if isMultipart(r) {
+		in, err = a.readMultipart(r, false)
+	} else {
+		in, err = a.decodeJSONUpdate(r)
+	}
+	if err != nil {
+		return err
+	}
+	l, err := a.Listings.Update(r.Context(), actor(r), id, in)
+	if err != nil {
+		return renameFields(err, false)
+	}
+	return a.writeListing(w, r, http.StatusOK, l)
+}
+
+func (a *API) getListing(w http.ResponseWriter, r *http.Request) error {
+	l, err := a.Listings.Get(r.Context(), actor(r), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return a.writeListing(w, r, http.StatusOK, l)
+}
+
+// archiveListing is DELETE /listings/{id}: the listing leaves sale.
+func (a *API) archiveListing(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	httpapi.Entity(r, "listing", id)
+	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
+		return err
+	}
+	l, err := a.Listings.Archive(r.Context(), actor(r), id)
+	if err != nil {
+		return err
+	}
+	return a.writeListing(w, r, http.StatusOK, l)
+}
+
+type listingList struct {
+	Listings []any `json:"listings"`
+	Total    int   `json:"total"`
+	Limit    int   `json:"limit"`
+	Offset   int   `json:"offset"`
+}
+
+func (a *API) myListings(w http.ResponseWriter, r *http.Request) error {
+	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
+		return err
+	}
+	limit, offset, err := httpapi.Page(r)
+	if err != nil {
+		return err
+	}
+	ls, total, err := a.Listings.ListOwn(r.Context(), actor(r), r.URL.Query().Get("status"), limit, offset)
+	if err != nil {
+		return err
+	}
+	views, err := a.views(r.Context(), actor(r), ls)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, listingList{Listings: views, Total: total, Limit: limit, Offset: offset})
+}
+
+func isMultipart(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "multipart/form-data"
+}
+
+// readMultipart streams the form: each photo part is checked and stored as
+// it arrives (nothing holds twelve images in memory), the text parts fill
+// the input.
+func (a *API) readMultipart(r *http.Request, create bool) (listings.Input, error) {
+	var in listings.Input
+	if !isMultipart(r) {
+		return in, market.Invalid(market.FieldError{Field: "photos",
+			Message: "send multipart/form-data with photo files and brief_description"})
+	}
+	r.Body = http.MaxBytesReader(nil, r.Body, maxMultipartBody)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return in, market.Invalid(market.FieldError{Field: "photos", Message: "the multipart body cannot be read"})
+	}
+	owner := actor(r).UserID
+	form := map[string]string{}
+	var photoIDs []string
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return in, multipartError(err)
+		}
+		name := strings.TrimSuffix(part.FormName(), "[]")
+		if name == "photos" || name == "photo" || part.FileName() != "" {
+			if len(photoIDs) == listings.MaxPhotos {
+				return in, market.Invalid(market.FieldError{Field: "photos", Message: "at most 12 photos"})
+			}
+			id, err := a.Photos.Put(r.Context(), owner, part)
+			if err != nil {
+				return in, renamePhotoError(err, len(photoIDs))
+			}
+			photoIDs = append(photoIDs, id)
+			continue
+		}
+		v, err := io.ReadAll(io.LimitReader(part, 64<<10))
+		if err != nil {
+			return in, multipartError(err)
+		}
+		form[name] = string(v)
+	}
+	in, err = formInput(form, create)
+	if c, ok := form["category"]; ok && !in.CategoryID.Set {
+		// A slug (or an id) of the taxonomy; anything else fails the
+		// category check under category_id.
+		in.CategoryID = market.Opt[string]{Set: true, Value: c}
+		if cat, ok := a.Listings.Taxonomy().Resolve(strings.TrimSpace(c)); ok {
+			in.CategoryID.Value = cat.ID
+		}
+	}
+	if err != nil {
+		return in, err
+	}
+	if create || len(photoIDs) > 0 {
+		in.PhotoIDs = market.Opt[[]string]{Set: true, Value: photoIDs}
+	}
+	return in, nil
+}
+
+func multipartError(err error) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return market.Errorf(market.CodePayloadTooLarge, "the request is larger than %d bytes", maxMultipartBody)
+	}
+	return market.Invalid(market.FieldError{Field: "photos", Message: "the multipart body is malformed"})
+}
+
+// renamePhotoError names the photo a content error is about.
+func renamePhotoError(err error, i int) error {
+	e := market.ErrorOf(err)
+	if e.Code != market.CodeValidation {
+		return err
+	}
+	msg := "is not a usable image"
+	if len(e.Fields) > 0 {
+		msg = e.Fields[0].Message
+	}
+	return market.Invalid(market.FieldError{Field: "photos[" + strconv.Itoa(i) + "]", Message: msg})
+}
+
+// formInput reads the text fields of a multipart form.
+func formInput(form map[string]string, create bool) (listings.Input, error) {
+	var in listings.Input
+	var c market.Check
+	str := func(key string) market.Opt[string] {
+		v, ok := form[key]
+		return market.Opt[string]{Set: ok, Value: v}
+	}
+	num := func(key string) market.Opt[int64] {
+		v, ok := form[key]
+		if !ok {
+			return market.Opt[int64]{}
+		}
+		if strings.TrimSpace(v) == "" || v == "null" {
+			return market.Opt[int64]{Set: true, Null: true}
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		c.Require(err == nil, key, "must be a whole number of cents")
+		return market.Opt[int64]{Set: true, Value: n}
+	}
+	if create {
+		in.Brief = str("brief_description")
+		if !in.Brief.Set {
+			in.Brief = str("description")
+		}
+	} else {
+		in.Description = str("description")
+	}
+	in.Title, in.Brand = str("title"), str("brand")
+	in.Condition = conditionInput(str("condition"))
+	in.ShippingType = str("shipping_type")
+	in.Price, in.ShippingCost = num("price"), num("shipping_cost")
+	in.MinOfferAmount, in.FloorPrice, in.CostBasis = num("min_offer_amount"), num("floor_price"), num("cost_basis")
+	if v, ok := form["accept_offers"]; ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		c.Require(err == nil, "accept_offers", "must be true or false")
+		in.AcceptOffers = market.Opt[bool]{Set: true, Value: b}
+	}
+	in.CategoryID = str("category_id")
+	if v, ok := form["dimensions"]; ok {
+		var d dimensions
+		err := json.Unmarshal([]byte(v), &d)
+		c.Require(err == nil, "dimensions", `must be JSON like {"l": 12, "w": 9, "h": 4} (inches)`)
+		in.Dimensions = market.Opt[listings.Dimensions]{Set: true, Value: listings.Dimensions{L: d.L, W: d.W, H: d.H}}
+	}
+	if v, ok := form["weight_oz"]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		c.Require(err == nil, "weight_oz", "must be a whole number of ounces")
+		in.WeightOz = market.Opt[int]{Set: true, Value: n}
+	}
+	return in, c.Err()
+}
+
+// conditionInput accepts Variant B's "new" as new without tags (the tag
+// state is unknown), besides every stored condition.
+func conditionInput(o market.Opt[string]) market.Opt[string] {
+	if o.Set && strings.TrimSpace(o.Value) == "new" {
+		o.Value = "new_without_tags"
+	}
+	return o
+}
+
+// updateInput is the JSON update body.
+type updateInput struct {
+	Title          httpapi.Opt[string]     `json:"title"`
+	Description    httpapi.Opt[string]     `json:"description"`
+	Brand          httpapi.Opt[string]     `json:"brand"`
+	Price          httpapi.Opt[int64]      `json:"price"`
+	Condition      httpapi.Opt[string]     `json:"condition"`
+	CategoryID     httpapi.Opt[string]     `json:"category_id"`
+	ShippingType   httpapi.Opt[string]     `json:"shipping_type"`
+	ShippingCost   httpapi.Opt[int64]      `json:"shipping_cost"`
+	AcceptOffers   httpapi.Opt[bool]       `json:"accept_offers"`
+	MinOfferAmount httpapi.Opt[int64]      `json:"min_offer_amount"`
+	FloorPrice     httpapi.Opt[int64]      `json:"floor_price"`
+	CostBasis      httpapi.Opt[int64]      `json:"cost_basis"`
+	WeightOz       httpapi.Opt[int]        `json:"weight_oz"`
+	Dimensions     httpapi.Opt[dimensions] `json:"dimensions"`
+	Photos         httpapi.Opt[[]string]   `json:"photos"`
+}
+
+func (a *API) decodeJSONUpdate(r *http.Request) (listings.Input, error) {
+	var u updateInput
+	if err := httpapi.Decode(r, &u); err != nil {
+		return listings.Input{}, err
+	}
+	in := listings.Input{Title: u.Title, Description: u.Description, Brand: u.Brand, Price: u.Price,
+		Condition: conditionInput(u.Condition), CategoryID: u.CategoryID, ShippingType: u.ShippingType,
+		ShippingCost: u.ShippingCost, AcceptOffers: u.AcceptOffers, MinOfferAmount: u.MinOfferAmount,
+		FloorPrice: u.FloorPrice, CostBasis: u.CostBasis, WeightOz: u.WeightOz}
+	if u.Dimensions.Set {
+		d := u.Dimensions.Value
+		in.Dimensions = market.Opt[listings.Dimensions]{Set: true, Null: u.Dimensions.Null,
+			Value: listings.Dimensions{L: d.L, W: d.W, H: d.H}}
+	}
+	if u.Photos.Set {
+		in.PhotoIDs = market.Opt[[]string]{Set: true, Null: u.Photos.Null, Value: u.Photos.Value}
+		if !u.Photos.Null && len(u.Photos.Value) <= listings.MaxPhotos {
+			ids, err := a.Photos.PhotoIDs("photos", u.Photos.Value)
+			if err != nil {
+				return listings.Input{}, err
+			}
+			in.PhotoIDs.Value = ids
+		}
+	}
+	return in, nil
+}
+
+// renameFields maps the domain's field names to this surface's where they
+// differ (the envelope snake-cases the rest).
+func renameFields(err error, create bool) error {
+	e := market.ErrorOf(err)
+	if len(e.Fields) == 0 {
+		return err
+	}
+	renamed := *e
+	renamed.Fields = make([]market.FieldError, len(e.Fields))
+	for i, f := range e.Fields {
+		switch f.Field {
+		case "photoUrls":
+			f.Field = "photos"
+		case "categoryId":
+			f.Field = "category_id"
+		case "description":
+			if create {
+				f.Field = "brief_description"
+			}
+		}
+		renamed.Fields[i] = f
+	}
+	return &renamed
+}
