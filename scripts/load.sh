@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Load benchmark (not a test): builds the service, runs it on a fresh SQLite
-# data dir in sandbox mode on 127.0.0.1, seeds a user and an agent key, and
-# measures an agent-authenticated read and the health check with hey.
+# Load benchmark (not a test): builds the service, runs it on a fresh store in
+# sandbox mode on 127.0.0.1 and measures endpoints with hey.
 #
-#   scripts/load.sh                 50,000 requests per endpoint, 50 concurrent
-#   N=20000 C=50 scripts/load.sh    fewer requests
+#   scripts/load.sh [auth]          an agent-authenticated read and the health
+#                                   check: 50,000 requests each, 50 concurrent
+#   scripts/load.sh listings        seeds LISTINGS (100,000) synthetic listings,
+#                                   then text search with a filter and a
+#                                   listing read: 20 concurrent
+#   ENGINE=postgres scripts/load.sh listings
+#                                   the same on PostgreSQL (PG_URL, default the
+#                                   local server; a fresh database is made)
+#   N=20000 C=50 scripts/load.sh    fewer requests, other concurrency
 #   LOG_LEVEL=warn scripts/load.sh  without the per-request access log
 #
 # Traffic goes to 127.0.0.1 only. Needs curl; installs hey if missing.
@@ -12,8 +18,15 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
+SUITE=${1:-auth}
+case "$SUITE" in
+auth) C=${C:-50} ;;
+listings) C=${C:-20} ;;
+*) echo "load: unknown suite $SUITE (auth or listings)" >&2; exit 2 ;;
+esac
+ENGINE=${ENGINE:-sqlite}
+LISTINGS=${LISTINGS:-100000}
 N=${N:-50000}   # requests per endpoint
-C=${C:-50}      # concurrent clients
 WARM=${WARM:-2000}
 TIMEOUT=${TIMEOUT:-120} # seconds, per hey run
 
@@ -44,11 +57,28 @@ trap cleanup EXIT INT TERM
 echo "building" >&2
 go build -o "$work/marketplace" ./cmd/marketplace
 
+db_url=
+if [ "$ENGINE" = postgres ]; then
+	command -v psql >/dev/null || die "psql is required for ENGINE=postgres"
+	pg=${PG_URL:-postgres://postgres@127.0.0.1:5432}
+	name="marketplace_load_$$"
+	psql "$pg/postgres" -qc "CREATE DATABASE $name" >/dev/null || die "cannot create database $name"
+	db_url="$pg/$name?sslmode=disable"
+	drop_db() { psql "$pg/postgres" -qc "DROP DATABASE IF EXISTS $name WITH (FORCE)" >/dev/null 2>&1 || true; }
+	trap 'cleanup; drop_db' EXIT INT TERM
+fi
+
+if [ "$SUITE" = listings ]; then
+	echo "seeding $LISTINGS listings on $ENGINE" >&2
+	MARKETPLACE_DATA_DIR="$work/data" MARKETPLACE_DATABASE_URL="$db_url" MARKETPLACE_LOG_LEVEL=warn \
+		"$work/marketplace" seed --listings "$LISTINGS" --seed 7 | tail -n1 >&2
+fi
+
 # Port 0: the kernel picks a free port; ss tells which one the server got.
 # The log level is the service's default (info: one access-log line per
 # request), as it runs; LOG_LEVEL=warn measures without the access log.
 MARKETPLACE_ADDR="127.0.0.1:0" MARKETPLACE_DATA_DIR="$work/data" MARKETPLACE_MODE=sandbox \
-	MARKETPLACE_DATABASE_URL= MARKETPLACE_REDIS_URL= MARKETPLACE_LOG_LEVEL="${LOG_LEVEL:-info}" \
+	MARKETPLACE_DATABASE_URL="$db_url" MARKETPLACE_REDIS_URL= MARKETPLACE_LOG_LEVEL="${LOG_LEVEL:-info}" \
 	"$work/marketplace" serve >"$work/server.log" 2>&1 &
 pid=$!
 
@@ -102,10 +132,19 @@ bench() {
 }
 
 echo
-echo "$N requests per endpoint, $C concurrent, after $WARM warm-up requests; SQLite, sandbox;" \
+echo "$N requests per endpoint, $C concurrent, after $WARM warm-up requests; $ENGINE, sandbox;" \
 	"$(nproc) cores shared by server and hey; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 printf '| %-28s | %8s | %8s | %8s | %11s | %7s |\n' "endpoint" "req/s" "p50 ms" "p99 ms" "server us/req" "non-2xx"
 printf '|%s|%s|%s|%s|%s|%s|\n' "------------------------------" "----------" "----------" "----------" "---------------" "---------"
-bench "GET /api/v1/auth/me (agent)" "$base/api/v1/auth/me" -H "X-Agent-Key: $key"
-bench "GET /api/v1/health" "$base/api/v1/health"
+if [ "$SUITE" = auth ]; then
+	bench "GET /api/v1/auth/me (agent)" "$base/api/v1/auth/me" -H "X-Agent-Key: $key"
+	bench "GET /api/v1/health" "$base/api/v1/health"
+	exit 0
+fi
+id=$(curl -fsS "$base/api/v1/listings?limit=1&sortBy=price_desc" | json_field id)
+[ -n "$id" ] || die "search found no listing to read"
+bench "search: q + condition" "$base/api/v1/listings?q=vintage+lamp&condition=good"
+bench "search: q + maxPrice, price" "$base/api/v1/listings?q=black&maxPrice=5000&sortBy=price_asc"
+bench "search (B): q + category" "$base/v1/search?q=sony&category=electronics" -H "X-Agent-Key: $key"
+bench "GET /api/v1/listings/{id}" "$base/api/v1/listings/$id"

@@ -2,6 +2,8 @@
 //
 //	marketplace [serve] [flags]   run the service (the default)
 //	marketplace migrate [flags]   apply database migrations and exit
+//	marketplace seed --listings N [flags]
+//	                              add N synthetic listings (benchmarks, demos)
 //	marketplace version           print the version
 package main
 
@@ -21,6 +23,7 @@ import (
 
 	"marketplace/internal/app"
 	"marketplace/internal/config"
+	"marketplace/internal/seed"
 )
 
 // defaultGCPercent trades memory for latency: the service's live heap is a
@@ -47,17 +50,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stdout, app.Version)
 		return 0
 	case "serve", "migrate":
+	case "seed":
+		var err error
+		var opts seed.Options
+		if opts, args, err = seedFlags(args, stderr); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			fmt.Fprintln(stderr, "seed:", err)
+			return 2
+		}
+		return runSeed(ctx, opts, args, getenv, stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "unknown command %q; use serve, migrate or version\n", cmd)
+		fmt.Fprintf(stderr, "unknown command %q; use serve, migrate, seed or version\n", cmd)
 		return 2
 	}
-	cfg, err := config.Load(getenv, args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "config:", err)
-		return 2
+	cfg, code, ok := loadConfig(getenv, args, stderr)
+	if !ok {
+		return code
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	db, err := app.Open(ctx, cfg)
@@ -87,6 +97,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// loadConfig reads the configuration; when it cannot go on it says so and
+// gives the exit code (0 after -h).
+func loadConfig(getenv func(string) string, args []string, stderr io.Writer) (config.Config, int, bool) {
+	cfg, err := config.Load(getenv, args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return cfg, 0, false
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "config:", err)
+		return cfg, 2, false
+	}
+	return cfg, 0, true
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {
