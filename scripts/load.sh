@@ -56,6 +56,7 @@ trap cleanup EXIT INT TERM
 
 echo "building" >&2
 go build -o "$work/marketplace" ./cmd/marketplace
+go build -o "$work/searchload" ./scripts/searchload
 
 db_url=
 if [ "$ENGINE" = postgres ]; then
@@ -142,9 +143,21 @@ if [ "$SUITE" = auth ]; then
 	bench "GET /api/v1/health" "$base/api/v1/health"
 	exit 0
 fi
-id=$(curl -fsS "$base/api/v1/listings?limit=1&sortBy=price_desc" | json_field id)
+# varied NAME PATH [key]: every request a different query (searchload), so
+# no answer comes from the search cache.
+varied() {
+	"$work/searchload" -base "$base" -path "$2" -key "${3:-}" -n 2000 -c "$C" -seed 99 >/dev/null
+	local t0 t1 out
+	t0=$(cpu_ticks)
+	out=$("$work/searchload" -base "$base" -path "$2" -key "${3:-}" -n "$N" -c "$C")
+	t1=$(cpu_ticks)
+	read -r rps p50 p99 failed <<<"$out"
+	cpu=$(awk -v d=$((t1 - t0)) -v hz="$hz" -v n="$N" 'BEGIN {printf "%.0f", d / hz * 1e6 / n}')
+	printf '| %-28s | %8s | %8s | %8s | %11s | %7s |\n' "$1" "$rps" "$p50" "$p99" "$cpu" "$failed"
+}
+id=$(curl -fsS "$base/api/v1/listings?limit=1&sortBy=price_desc" | grep -o '"data":\[{"id":"[^"]*"' | cut -d'"' -f6)
 [ -n "$id" ] || die "search found no listing to read"
-bench "search: q + condition" "$base/api/v1/listings?q=vintage+lamp&condition=good"
-bench "search: q + maxPrice, price" "$base/api/v1/listings?q=black&maxPrice=5000&sortBy=price_asc"
-bench "search (B): q + category" "$base/v1/search?q=sony&category=electronics" -H "X-Agent-Key: $key"
+varied "search: varied q + filters" /api/v1/listings
+varied "search (B): varied, total" /v1/search "$key"
+bench "search: one query, repeated" "$base/api/v1/listings?q=vintage+lamp&condition=good"
 bench "GET /api/v1/listings/{id}" "$base/api/v1/listings/$id"
