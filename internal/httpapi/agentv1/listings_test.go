@@ -59,6 +59,10 @@ func TestMultipartListingFlow(t *testing.T) {
 		s.Do("GET", s.Path(d["photos"].([]any)[1].(string)), nil).Want(t, http.StatusOK, "")
 
 		buyer := s.NewKey(s.VerifiedOwner("Buyer"), "buy_only")
+		found := s.Do("GET", "/v1/search?q=nintendo+switch&category=game-consoles", nil, buyer.Auth()).Want(t, http.StatusOK, "").Data()
+		if num(t, found, "total") != 1 || obj(t, map[string]any{"x": found["listings"].([]any)[0]}, "x")["id"] != id {
+			t.Fatalf("search for the new listing %v", found)
+		}
 		pub := s.Do("GET", "/v1/listings/"+id, nil, buyer.Auth()).Want(t, http.StatusOK, "").Data()
 		if _, ok := pub["floor_price"]; ok || obj(t, pub, "seller")["display_name"] != "Seller" {
 			t.Fatalf("public view %v", pub)

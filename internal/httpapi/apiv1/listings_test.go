@@ -85,6 +85,16 @@ func TestAgentListingFlow(t *testing.T) {
 		if !hasEvent(t, s, id, "listing.created") || !hasEvent(t, s, id, "listing.ai_complete") {
 			t.Fatal("listing events missing")
 		}
+
+		// Searchable at once, on both surfaces.
+		found := s.Do("GET", "/api/v1/listings?q=pyrex+bowls", nil).Want(t, http.StatusOK, "").List()
+		if len(found) != 1 || found[0].(map[string]any)["id"] != id {
+			t.Fatalf("search for the new listing found %v", found)
+		}
+		b := s.Do("GET", "/v1/search?q=pyrex", nil, agent.Auth()).Want(t, http.StatusOK, "").Data()
+		if b["total"] != 1.0 || b["listings"].([]any)[0].(map[string]any)["listing_id"] != id {
+			t.Fatalf("Variant B search %v", b)
+		}
 	})
 }
 
