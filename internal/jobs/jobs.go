@@ -128,14 +128,14 @@ type GenerateListingArgs struct {
 func (GenerateListingArgs) Kind() string { return "generate_listing" }
 
 // ScheduleGeneration enqueues generation in the transaction that creates
-// the listing, to run at the given time.
-func (q *Queue) ScheduleGeneration(ctx context.Context, tx listings.Tx, listingID string, at time.Time) error {
+// the listing, to run after delay.
+func (q *Queue) ScheduleGeneration(ctx context.Context, tx listings.Tx, listingID string, delay time.Duration) error {
 	sqlTx, ok := tx.(interface{ SQLTx() *sql.Tx })
 	if !ok || sqlTx.SQLTx() == nil {
 		return market.Internal(fmt.Errorf("generation must be scheduled inside a transaction"))
 	}
 	_, err := q.Client.InsertTx(ctx, sqlTx.SQLTx(), GenerateListingArgs{ListingID: listingID},
-		&river.InsertOpts{ScheduledAt: at, MaxAttempts: 10})
+		&river.InsertOpts{ScheduledAt: time.Now().Add(delay), MaxAttempts: 10})
 	if err != nil {
 		return market.Internal(fmt.Errorf("enqueue generation: %w", err))
 	}

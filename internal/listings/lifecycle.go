@@ -115,7 +115,7 @@ func (s *Service) Create(ctx context.Context, actor market.Actor, in Input) (*Li
 			return s.reject(ctx, tx, actor, l, rejection)
 		}
 		if s.scheduler != nil {
-			return s.scheduler.ScheduleGeneration(ctx, tx, l.ID, now.Add(2*s.budget))
+			return s.scheduler.ScheduleGeneration(ctx, tx, l.ID, 2*s.budget)
 		}
 		return nil
 	})

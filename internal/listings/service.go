@@ -14,10 +14,11 @@ type Settings interface {
 }
 
 // Scheduler enqueues the background generation of a listing inside the
-// transaction that creates it, to run at the given time unless the request
+// transaction that creates it, to run after delay (real time, not the
+// service clock, which sandbox time travel moves) unless the request
 // finished the work first.
 type Scheduler interface {
-	ScheduleGeneration(ctx context.Context, tx Tx, listingID string, at time.Time) error
+	ScheduleGeneration(ctx context.Context, tx Tx, listingID string, delay time.Duration) error
 }
 
 // DefaultBudget is how long a create call waits for generation before it
