@@ -77,13 +77,7 @@ func first(v url.Values, names []string) (string, string) {
 func ParseSearch(v url.Values) (SearchParams, error) {
 	var c market.Check
 	p := SearchParams{Limit: DefaultSearchLimit}
-	p.Text, p.TextField = first(v, textParams)
-	if utf8.RuneCountInString(p.Text) > MaxSearchText {
-		c.Add(p.TextField, "must be at most "+strconv.Itoa(MaxSearchText)+" characters")
-	}
-	p.Category, p.CategoryField = first(v, categoryParams)
-	p.Category = strings.ToLower(p.Category)
-	p.Conditions = parseConditions(v, &c)
+	parseWhat(v, &p, &c)
 	p.MinPrice = parsePrice(v, minPriceParams, &c)
 	p.MaxPrice = parsePrice(v, maxPriceParams, &c)
 	if p.MinPrice != nil && p.MaxPrice != nil && *p.MinPrice > *p.MaxPrice {
@@ -111,6 +105,18 @@ func ParseSearch(v url.Values) (SearchParams, error) {
 	return p, c.Err()
 }
 
+// parseWhat reads what both a search and a price check look for: the text,
+// the category and the conditions.
+func parseWhat(v url.Values, p *SearchParams, c *market.Check) {
+	p.Text, p.TextField = first(v, textParams)
+	if utf8.RuneCountInString(p.Text) > MaxSearchText {
+		c.Add(p.TextField, "must be at most "+strconv.Itoa(MaxSearchText)+" characters")
+	}
+	p.Category, p.CategoryField = first(v, categoryParams)
+	p.Category = strings.ToLower(p.Category)
+	p.Conditions = parseConditions(v, c)
+}
+
 // ParseLimit reads "limit": a whole number from 1 to MaxSearchLimit, def
 // when absent.
 func ParseLimit(v url.Values, def int) (int, error) {
@@ -130,13 +136,7 @@ func ParseLimit(v url.Values, def int) (int, error) {
 func ParsePriceCheck(v url.Values) (SearchParams, error) {
 	var c market.Check
 	var p SearchParams
-	p.Text, p.TextField = first(v, textParams)
-	if utf8.RuneCountInString(p.Text) > MaxSearchText {
-		c.Add(p.TextField, "must be at most "+strconv.Itoa(MaxSearchText)+" characters")
-	}
-	p.Category, p.CategoryField = first(v, categoryParams)
-	p.Category = strings.ToLower(p.Category)
-	p.Conditions = parseConditions(v, &c)
+	parseWhat(v, &p, &c)
 	if p.Category == "" && len(ParseText(p.Text)) == 0 {
 		c.Add(p.TextField, "give a search text (or a category)")
 	}
