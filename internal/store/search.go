@@ -42,6 +42,9 @@ import (
 //     Searches without text read listings through the
 //     (status, created_at, id), (status, price, id) and (category_id,
 //     created_at, id) indexes.
+//   - A text search sorted by price or date picks its plan by the size of
+//     the match set (broadMatch): a broad one walks the sort index and
+//     keeps what matches, a narrow one reads every match and sorts.
 //   - Result pages (their ids) and totals are cached per query and data
 //     version (see searchCache): counting a large match set is the one
 //     cost that grows with it, and a catalogue is read far more often than
@@ -78,10 +81,12 @@ var (
 // matchSet is the FROM and WHERE of the listings a query matches.
 type matchSet struct {
 	fts        bool // SQLite full text: search_fts joined to search_docs d
+	text       bool // a full-text match (either engine)
 	from       string
 	where      []string
 	args       []any
-	docFilters int // SQLite full text: conditions on d (a count needs the join)
+	docFilters int  // SQLite full text: conditions on d (a count needs the join)
+	uncovered  bool // SQLite full text: filters the sort indexes do not hold
 	// column expressions
 	id, price, created string
 }
@@ -99,7 +104,7 @@ func (tx *Tx) match(q listings.SearchQuery, terms []listings.TextTerm, status li
 	if !searchable[status] {
 		return nil, market.Internal(errUnsearchable)
 	}
-	m := &matchSet{}
+	m := &matchSet{text: len(terms) > 0}
 	if len(terms) > 0 && tx.db.dialect == SQLite {
 		m.fts = true
 		m.from = `search_fts JOIN search_docs d ON d.docid = search_fts.rowid`
@@ -108,6 +113,8 @@ func (tx *Tx) match(q listings.SearchQuery, terms []listings.TextTerm, status li
 		if len(q.CategoryIDs) <= fewCategories {
 			tagCats = q.CategoryIDs
 		}
+		// The MATCH stays the first condition: broadMatch and
+		// sortedFTSPage read and replace it.
 		m.add(`search_fts MATCH ?`, ftsMatch(ftsTierText(terms, q.AnyTerms, tier), status, tagCats))
 		before := len(m.where)
 		if len(q.CategoryIDs) > fewCategories {
@@ -131,6 +138,7 @@ func (tx *Tx) match(q listings.SearchQuery, terms []listings.TextTerm, status li
 			m.add(`d.seller_id = ?`, q.SellerID)
 		}
 		m.docFilters = len(m.where) - before
+		m.uncovered = q.SellerID != "" || len(q.CategoryIDs) > fewCategories
 		return m, nil
 	}
 	m.from = `listings l`
@@ -428,7 +436,7 @@ func (tx *Tx) searchPage(ctx context.Context, q listings.SearchQuery, terms []li
 	}
 	switch {
 	case sort == listings.SortRelevance:
-		return tx.relevancePage(ctx, q, terms, cur, q.Limit+1)
+		return tx.relevancePage(ctx, q, terms, cur, q.Limit+1, all)
 	case all.fts:
 		return tx.sortedFTSPage(ctx, all, sort, cur, q.Limit+1)
 	}
@@ -468,11 +476,26 @@ func (tx *Tx) listingsByID(ctx context.Context, ids []string) ([]listings.Listin
 }
 
 // relevancePage reads tiers best first, each newest first, from the
-// cursor's place on, until it has n listings.
-func (tx *Tx) relevancePage(ctx context.Context, q listings.SearchQuery, terms []listings.TextTerm, cur *searchCursor, n int) ([]listings.Listing, error) {
+// cursor's place on, until it has n listings. On PostgreSQL, when all
+// (every tier) is narrow, each tier is read whole and sorted (ordering by
+// an expression keeps the planner off the primary key): the planner would
+// walk the key backwards, expecting its estimate of the matches spread
+// evenly, and words that seldom meet in one title (two colours) pass tens
+// of thousands of rows before the page fills.
+func (tx *Tx) relevancePage(ctx context.Context, q listings.SearchQuery, terms []listings.TextTerm, cur *searchCursor, n int, all *matchSet) ([]listings.Listing, error) {
 	start := tierTitle
 	if cur != nil {
 		start = cur.tier
+	}
+	idOrder := `l.id DESC`
+	if tx.db.dialect == Postgres {
+		broad, err := tx.broadMatch(ctx, all, relevanceBroadMin)
+		if err != nil {
+			return nil, err
+		}
+		if !broad {
+			idOrder = `(l.id || '') DESC` // the same order: the same text, the same collation
+		}
 	}
 	var out []listings.Listing
 	for tier := start; tier >= tierAny && len(out) < n; tier-- {
@@ -493,7 +516,7 @@ func (tx *Tx) relevancePage(ctx context.Context, q listings.SearchQuery, terms [
 				m.add(`l.id < ?`, cur.id)
 			}
 			query = `SELECT ` + prefixed("l.", listingColumns) + ` FROM ` + m.from + ` WHERE ` + m.whereSQL() +
-				` ORDER BY l.id DESC LIMIT ?`
+				` ORDER BY ` + idOrder + ` LIMIT ?`
 		}
 		list, err := tx.listingRows(ctx, query, append(m.args, n-len(out))...)
 		if err != nil {
@@ -528,10 +551,30 @@ func sortKey(m *matchSet, sort listings.Sort, cur *searchCursor) (string, any) {
 	return m.created, nil
 }
 
-// sortedPage is a price or newest page over listings l.
+// sortedPage is a price or newest page over listings l. With text, the
+// plan follows the size of the match set (see broadMatch): a broad one is
+// left to the planner, which walks the sort index and keeps what matches;
+// a narrow one is read whole from the text index and sorted (the key
+// expression, not a bare column, keeps the planner off the sort index,
+// whose walk can pass many thousand rows before it finds a few matches
+// that are rare, or cluster at the other end of the order).
 func (tx *Tx) sortedPage(ctx context.Context, m *matchSet, sort listings.Sort, cur *searchCursor, n int) ([]listings.Listing, error) {
 	key, curKey := sortKey(m, sort, cur)
-	orderBy, after := order(sort, key, m.id)
+	orderKey := key
+	if m.text {
+		broad, err := tx.broadMatch(ctx, m, pgBroadMin)
+		if err != nil {
+			return nil, err
+		}
+		if !broad {
+			orderKey = `(` + key + ` + 0)`
+			if key == m.created {
+				orderKey = `(` + key + ` + interval '0 s')`
+			}
+		}
+	}
+	orderBy, _ := order(sort, orderKey, m.id)
+	_, after := order(sort, key, m.id)
 	where, args := slices.Clone(m.where), slices.Clone(m.args)
 	if cur != nil {
 		where, args = append(where, after), append(args, curKey, cur.id)
@@ -541,18 +584,88 @@ func (tx *Tx) sortedPage(ctx context.Context, m *matchSet, sort listings.Sort, c
 }
 
 // sortedFTSPage is a price or newest page of a SQLite full-text search:
-// the page's ids from the index and search_docs first, then their rows.
+// the page's ids from search_docs first, then their rows. A broad match
+// set walks search_docs in sort order (the search_docs_price or
+// search_docs_created index), keeping the listings in the match set, which
+// SQLite reads from the text index once into a temporary b-tree; a narrow
+// one reads every match and sorts (a walk would pass too many listings).
 func (tx *Tx) sortedFTSPage(ctx context.Context, m *matchSet, sort listings.Sort, cur *searchCursor, n int) ([]listings.Listing, error) {
+	// A filter on the seller or many categories would read a row of
+	// search_docs for every listing walked, which may be all of them.
+	broad := false
+	if !m.uncovered {
+		var err error
+		if broad, err = tx.broadMatch(ctx, m, broadMin); err != nil {
+			return nil, err
+		}
+	}
 	key, curKey := sortKey(m, sort, cur)
 	orderBy, after := order(sort, key, m.id)
-	where, args := slices.Clone(m.where), slices.Clone(m.args)
+	from, where, args := m.from, slices.Clone(m.where), slices.Clone(m.args)
+	if broad {
+		index := `search_docs_created`
+		if key == m.price {
+			index = `search_docs_price`
+		}
+		// The unary + keeps SQLite from driving the walk by docid.
+		from = `search_docs d INDEXED BY ` + index
+		where[0] = `+d.docid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)`
+	}
 	if cur != nil {
 		where, args = append(where, after), append(args, curKey, cur.id)
 	}
 	outer, _ := order(sort, "m.k", "m.id")
 	return tx.listingRows(ctx, `SELECT `+prefixed("l.", listingColumns)+` FROM (SELECT `+m.id+` AS id, `+key+` AS k FROM `+
-		m.from+` WHERE `+strings.Join(where, ` AND `)+` ORDER BY `+orderBy+` LIMIT ?) m JOIN listings l ON l.id = m.id
+		from+` WHERE `+strings.Join(where, ` AND `)+` ORDER BY `+orderBy+` LIMIT ?) m JOIN listings l ON l.id = m.id
 		ORDER BY `+outer, append(args, n)...)
+}
+
+// broadMin is the number of matches from which a sorted text search walks
+// the sort index: at that density a page of 20 is found within a few
+// thousand listings, while reading and sorting every match costs more.
+// PostgreSQL's walk costs more per row (a heap row and its vector), so it
+// needs a denser set; a walk of the primary key for relevance reads only
+// the title vector, so it needs less.
+const (
+	broadMin          = 1000
+	pgBroadMin        = 1500
+	relevanceBroadMin = 500
+)
+
+// broadMatch says whether m holds at least least listings. SQLite
+// counts, stopping there, in the text index alone (the join to
+// search_docs is what a count would spend its time on), and asks for four
+// times as many when filters on search_docs will leave only part of them
+// (one condition keeps about a fifth; a walk that finds fewer passes more
+// of the index). PostgreSQL takes the planner's estimate, which its
+// statistics of the tsvector lexemes make close for words, from EXPLAIN:
+// a count of even a capped number of matches visits that many heap pages,
+// which cost more than the walk it chooses.
+func (tx *Tx) broadMatch(ctx context.Context, m *matchSet, least int) (bool, error) {
+	if tx.db.dialect == Postgres {
+		var plan []byte
+		err := tx.queryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1 FROM `+m.from+` WHERE `+m.whereSQL(), m.args...).Scan(&plan)
+		if err != nil {
+			return false, wrap(err)
+		}
+		var est []struct {
+			Plan struct {
+				Rows float64 `json:"Plan Rows"`
+			}
+		}
+		if err := json.Unmarshal(plan, &est); err != nil || len(est) == 0 {
+			return false, market.Internal(fmt.Errorf("search: reading a plan estimate: %v", err))
+		}
+		return est[0].Plan.Rows >= float64(least), nil
+	}
+	where, args := m.where[0], m.args[:1]
+	if m.docFilters > 0 {
+		least *= 4
+	}
+	var n int
+	err := tx.queryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM search_fts WHERE `+where+` LIMIT ?)`,
+		append(slices.Clone(args), least)...).Scan(&n)
+	return n >= least, wrap(err)
 }
 
 // countMatches counts the whole match set (on SQLite without row filters

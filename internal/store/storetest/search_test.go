@@ -882,3 +882,78 @@ func TestSearchCache(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchSortsBroad pages price and date sorts over a match set large
+// enough that SQLite walks the sort index instead of sorting every match
+// (see broadMatch), with ties on price and date, listings that are not
+// active, and filters, against the order the contract defines.
+func TestSearchSortsBroad(t *testing.T) {
+	Run(t, func(t *testing.T, db *store.DB) {
+		f := newSearchFixture(t, db)
+		rng := rand.New(rand.NewPCG(3, 5))
+		conds := []string{"good", "fair", "like_new", "new_with_tags"}
+		statuses := []listings.Status{listings.StatusActive, listings.StatusActive, listings.StatusActive,
+			listings.StatusActive, listings.StatusActive, listings.StatusActive, listings.StatusActive, listings.StatusSold}
+		var items []item
+		for i := range 5300 {
+			it := item{title: fmt.Sprintf("Widget %d", i), desc: "A widget", cond: conds[rng.IntN(len(conds))],
+				price: int64(100 * (1 + rng.IntN(60))), at: t0.Add(time.Duration(rng.IntN(40)) * time.Minute),
+				status: statuses[rng.IntN(len(statuses))]}
+			if i%10 == 0 {
+				it.title, it.desc = fmt.Sprintf("Gadget %d", i), "Not it"
+			}
+			items = append(items, it)
+		}
+		var matching []*listings.Listing
+		for _, l := range f.add(items...) {
+			if l.Status == listings.StatusActive && l.Title[0] == 'W' {
+				matching = append(matching, l)
+			}
+		}
+		byPrice := func(a, b *listings.Listing) int {
+			if a.Price != b.Price {
+				return cmpInt(a.Price, b.Price)
+			}
+			return cmpStr(a.ID, b.ID)
+		}
+		expect := map[listings.Sort]func(a, b *listings.Listing) int{
+			listings.SortNewest: func(a, b *listings.Listing) int {
+				if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+					return c
+				}
+				return cmpStr(b.ID, a.ID)
+			},
+			listings.SortPriceAsc:  byPrice,
+			listings.SortPriceDesc: func(a, b *listings.Listing) int { return byPrice(b, a) },
+		}
+		maxPrice := int64(2500)
+		filters := []struct {
+			name string
+			q    listings.SearchQuery
+			keep func(l *listings.Listing) bool
+		}{
+			{"all", listings.SearchQuery{}, func(*listings.Listing) bool { return true }},
+			{"condition", listings.SearchQuery{Conditions: []string{"fair"}}, func(l *listings.Listing) bool { return l.Condition == "fair" }},
+			{"max price", listings.SearchQuery{MaxPrice: &maxPrice}, func(l *listings.Listing) bool { return l.Price <= maxPrice }},
+		}
+		for srt, cmp := range expect {
+			for _, fl := range filters {
+				var want []*listings.Listing
+				for _, l := range matching {
+					if fl.keep(l) {
+						want = append(want, l)
+					}
+				}
+				slices.SortFunc(want, cmp)
+				q := fl.q
+				q.Text, q.Sort, q.Limit = "widget", srt, 100
+				got := f.pageAll(q)
+				wantIDs(t, fmt.Sprintf("%s %s", srt, fl.name), got, want...)
+				q.NoTotal = false
+				if page := f.search(q); page.Total != len(want) {
+					t.Fatalf("%s %s: total %d, want %d", srt, fl.name, page.Total, len(want))
+				}
+			}
+		}
+	})
+}
