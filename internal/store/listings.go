@@ -173,8 +173,9 @@ func (tx *Tx) MarkPhotoUploaded(ctx context.Context, p *listings.PhotoUpload) er
 	return nil
 }
 
-// AttachPhotos binds uploaded photos of ownerID to a listing. Every photo must
-// be the owner's, uploaded, and free or already this listing's.
+// AttachPhotos makes photoIDs the photos bound to a listing: every one must
+// be the owner's, uploaded, and free or already this listing's; the
+// listing's photos not among them are freed for another listing.
 func (tx *Tx) AttachPhotos(ctx context.Context, listingID, ownerID string, photoIDs []string) error {
 	if len(photoIDs) == 0 {
 		return nil
@@ -182,6 +183,10 @@ func (tx *Tx) AttachPhotos(ctx context.Context, listingID, ownerID string, photo
 	args := []any{listingID, ownerID, listingID}
 	for _, id := range photoIDs {
 		args = append(args, id)
+	}
+	if _, err := tx.exec(ctx, `UPDATE photo_uploads SET listing_id = NULL WHERE listing_id = ? AND id NOT IN (`+
+		placeholders(len(photoIDs))+`)`, append([]any{listingID}, args[3:]...)...); err != nil {
+		return wrap(err)
 	}
 	res, err := tx.exec(ctx, `UPDATE photo_uploads SET listing_id = ? WHERE owner_id = ? AND uploaded_at IS NOT NULL
 		AND (listing_id IS NULL OR listing_id = ?) AND id IN (`+placeholders(len(photoIDs))+`)`, args...)

@@ -118,6 +118,17 @@ func TestPhotoUploads(t *testing.T) {
 				return err
 			}
 			wantCode(t, tx.AttachPhotos(ctx, l2.ID, owner.ID, []string{mine.ID}), market.CodeValidation) // used elsewhere
+			// Replacing l's photos frees the one it no longer shows.
+			second := mk(owner.ID, true)
+			if err := tx.AttachPhotos(ctx, l.ID, owner.ID, []string{second.ID}); err != nil {
+				return err
+			}
+			if got, err := tx.PhotoUploadByID(ctx, mine.ID); err != nil || got.ListingID != "" {
+				t.Fatalf("replaced photo still bound: %+v %v", got, err)
+			}
+			if err := tx.AttachPhotos(ctx, l2.ID, owner.ID, []string{mine.ID}); err != nil {
+				return err
+			}
 			_, err = tx.PhotoUploadByID(ctx, market.NewID())
 			wantCode(t, err, market.CodeNotFound)
 			return nil
