@@ -185,7 +185,13 @@ func (s *Service) Get(ctx context.Context, actor market.Actor, id string) (*List
 // Owned returns a listing of the actor's, for owner views: FORBIDDEN when it
 // is someone else's.
 func (s *Service) Owned(ctx context.Context, actor market.Actor, id string) (*Listing, error) {
-	l, err := s.Get(ctx, actor, id)
+	return s.owned(ctx, s.store.Read(), actor, id)
+}
+
+// owned finds (inside a transaction, locks) a listing the actor may see,
+// refusing it with FORBIDDEN unless it is the actor's.
+func (s *Service) owned(ctx context.Context, tx Tx, actor market.Actor, id string) (*Listing, error) {
+	l, err := s.visible(ctx, tx, actor, id)
 	if err != nil {
 		return nil, err
 	}
@@ -197,27 +203,6 @@ func (s *Service) Owned(ctx context.Context, actor market.Actor, id string) (*Li
 
 func notFoundListing() error { return market.Errorf(market.CodeListingNotFound, "listing not found") }
 
-// lockOwned locks a listing of the actor's inside tx.
-func lockOwned(ctx context.Context, tx Tx, actor market.Actor, id string) (*Listing, error) {
-	if !market.ValidID(id) {
-		return nil, notFoundListing()
-	}
-	l, err := tx.ListingByID(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if l.Status == StatusDeleted {
-		return nil, notFoundListing()
-	}
-	if l.SellerID != actor.UserID {
-		if !l.Status.Visible() {
-			return nil, notFoundListing()
-		}
-		return nil, market.Errorf(market.CodeForbidden, "this listing is not yours")
-	}
-	return l, nil
-}
-
 // Update changes the fields the seller gives. Sold, reserved, removed and
 // still-generating listings cannot change (INVALID_STATE). A change naming a
 // restricted brand removes the listing and answers LISTING_RESTRICTED.
@@ -227,7 +212,7 @@ func (s *Service) Update(ctx context.Context, actor market.Actor, id string, in 
 		return nil, err
 	}
 	return s.moderated(ctx, func(tx Tx, m *moderation.BrandMatcher) (*Listing, *moderation.Rejection, error) {
-		l, err := lockOwned(ctx, tx, actor, id)
+		l, err := s.owned(ctx, tx, actor, id)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -353,7 +338,7 @@ func (s *Service) Delete(ctx context.Context, actor market.Actor, id string) (*L
 func (s *Service) retire(ctx context.Context, actor market.Actor, id string, to Status, event string) (*Listing, error) {
 	var out *Listing
 	err := s.store.InTx(ctx, func(tx Tx) error {
-		l, err := lockOwned(ctx, tx, actor, id)
+		l, err := s.owned(ctx, tx, actor, id)
 		if err != nil {
 			return err
 		}
