@@ -160,6 +160,27 @@ func (c *Config) Int(ctx context.Context, key string) (int64, error) {
 	return n, nil
 }
 
+// Ints reads several integer keys with one read of the stored values.
+func (c *Config) Ints(ctx context.Context, keys ...string) ([]int64, error) {
+	stored, err := c.store.Read().ConfigValues(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(keys))
+	for i, key := range keys {
+		spec, ok := configSpecs[key]
+		if !ok || spec.kind != KindInt {
+			return nil, market.Internal(fmt.Errorf("config: %q is not an integer key", key))
+		}
+		n, err := strconv.ParseInt(string(effective(key, spec, stored).Value), 10, 64)
+		if err != nil {
+			return nil, market.Internal(fmt.Errorf("config %s: %w", key, err))
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
 // Bool is the effective value of a boolean key.
 func (c *Config) Bool(ctx context.Context, key string) (bool, error) {
 	v, err := c.value(ctx, key, KindBool)

@@ -51,6 +51,7 @@ type Router struct {
 	log    *slog.Logger
 	clock  market.Clock
 	mx     *Metrics
+	idem   IdemStore
 }
 
 // AuditWriter keeps the audit log.

@@ -19,6 +19,7 @@ import (
 	"marketplace/internal/agents"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
+	"marketplace/internal/orders"
 	"marketplace/internal/store"
 )
 
@@ -51,9 +52,24 @@ func Migrate(ctx context.Context, db *store.DB) error {
 
 // Services are what the workers call.
 type Services struct {
-	Agents   *agents.Service
-	Listings *listings.Service
+	Agents      *agents.Service
+	Listings    *listings.Service
+	Orders      *orders.Service
+	Idempotency Purger
 }
+
+// Purger deletes idempotency records that have expired.
+type Purger interface {
+	PurgeIdempotency(ctx context.Context, now time.Time) (int64, error)
+}
+
+// Periods of the sweeps: the reconciler runs often, so a crash between
+// charge and settlement (or an expired checkout) is repaired within a minute
+// of its grace period ending.
+const (
+	ReconcileEvery = time.Minute
+	PurgeKeysEvery = time.Hour
+)
 
 // ExpireOnboardingEvery is how often unused magic links are swept.
 const ExpireOnboardingEvery = 15 * time.Minute
@@ -67,6 +83,12 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 	if err := river.AddWorkerSafely(workers, &generateListingWorker{listings: svc.Listings}); err != nil {
 		return nil, err
 	}
+	if err := river.AddWorkerSafely(workers, &reconcileWorker{orders: svc.Orders, log: log}); err != nil {
+		return nil, err
+	}
+	if err := river.AddWorkerSafely(workers, &purgeKeysWorker{keys: svc.Idempotency, log: log}); err != nil {
+		return nil, err
+	}
 	client, err := river.NewClient(driver(db), &river.Config{
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
 		Workers: workers,
@@ -74,6 +96,11 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 			river.NewPeriodicJob(river.PeriodicInterval(ExpireOnboardingEvery),
 				func() (river.JobArgs, *river.InsertOpts) { return ExpireOnboardingArgs{}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(ReconcileEvery),
+				func() (river.JobArgs, *river.InsertOpts) { return ReconcileArgs{}, nil },
+				&river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(PurgeKeysEvery),
+				func() (river.JobArgs, *river.InsertOpts) { return PurgeKeysArgs{}, nil }, nil),
 		},
 		Logger: log.With("component", "river"),
 	})
@@ -152,6 +179,47 @@ func (w *generateListingWorker) Work(ctx context.Context, job *river.Job[Generat
 	switch market.CodeOf(err) {
 	case market.CodeListingRestricted, market.CodeListingNotFound:
 		return nil // the outcome is recorded on the listing, or it is gone
+	}
+	return err
+}
+
+// ReconcileArgs is the periodic repair of orders stuck between charge and
+// settlement, and the expiry of unpaid checkouts.
+type ReconcileArgs struct{}
+
+// Kind names the job.
+func (ReconcileArgs) Kind() string { return "reconcile_orders" }
+
+type reconcileWorker struct {
+	river.WorkerDefaults[ReconcileArgs]
+	orders *orders.Service
+	log    *slog.Logger
+}
+
+func (w *reconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs]) error {
+	n, err := w.orders.Reconcile(ctx)
+	if n > 0 {
+		w.log.Info("reconciled orders", "count", n)
+	}
+	return err
+}
+
+// PurgeKeysArgs is the periodic deletion of expired idempotency keys.
+type PurgeKeysArgs struct{}
+
+// Kind names the job.
+func (PurgeKeysArgs) Kind() string { return "purge_idempotency_keys" }
+
+type purgeKeysWorker struct {
+	river.WorkerDefaults[PurgeKeysArgs]
+	keys Purger
+	log  *slog.Logger
+}
+
+func (w *purgeKeysWorker) Work(ctx context.Context, _ *river.Job[PurgeKeysArgs]) error {
+	n, err := w.keys.PurgeIdempotency(ctx, time.Now())
+	if n > 0 {
+		w.log.Info("purged idempotency keys", "count", n)
 	}
 	return err
 }

@@ -2,6 +2,12 @@
 // Variant A (/api/v1) and agentv1.yaml for Variant B (/v1). They are written
 // by hand, and a test proves they list exactly the operations the router
 // serves; API tests validate every request and response against them.
+//
+// Each document is its base file plus the fragments in the folder of the same
+// name (apiv1/*.yaml, agentv1/*.yaml), one per subject. A fragment holds
+// `paths`, `components` and `tags` entries that are merged into the base; it
+// may refer to the base's components and the base to its. A name defined
+// twice is an error, so fragments never override each other silently.
 package openapi
 
 import (
@@ -9,11 +15,16 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"go.yaml.in/yaml/v3"
 )
 
-//go:embed apiv1.yaml agentv1.yaml
+//go:embed apiv1.yaml agentv1.yaml apiv1 agentv1
 var files embed.FS
 
 // Names of the two documents.
@@ -24,7 +35,7 @@ const (
 
 // Load parses and validates one document.
 func Load(name string) (*openapi3.T, error) {
-	data, err := files.ReadFile(name)
+	data, err := assemble(name)
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +48,104 @@ func Load(name string) (*openapi3.T, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return doc, nil
+}
+
+// assemble merges a base document and its fragments into one JSON document.
+func assemble(name string) ([]byte, error) {
+	base, err := readYAML(name)
+	if err != nil {
+		return nil, err
+	}
+	dir := strings.TrimSuffix(name, ".yaml")
+	entries, err := fs.ReadDir(files, dir)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".yaml") {
+			names = append(names, path.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(names)
+	for _, fn := range names {
+		frag, err := readYAML(fn)
+		if err != nil {
+			return nil, err
+		}
+		if err := merge(base, frag, fn); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(base)
+}
+
+func readYAML(name string) (map[string]any, error) {
+	data, err := files.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return m, nil
+}
+
+// merge adds a fragment's paths, components (per section) and tags to base.
+func merge(base, frag map[string]any, from string) error {
+	for key, v := range frag {
+		switch key {
+		case "paths":
+			if err := mergeMap(base, "paths", v, from); err != nil {
+				return err
+			}
+		case "components":
+			sections, ok := v.(map[string]any)
+			if !ok {
+				return fmt.Errorf("%s: components must be a map", from)
+			}
+			comps, _ := base["components"].(map[string]any)
+			if comps == nil {
+				comps = map[string]any{}
+				base["components"] = comps
+			}
+			for section, entries := range sections {
+				if err := mergeMap(comps, section, entries, from+": components."+section); err != nil {
+					return err
+				}
+			}
+		case "tags":
+			tags, ok := v.([]any)
+			if !ok {
+				return fmt.Errorf("%s: tags must be a list", from)
+			}
+			existing, _ := base["tags"].([]any)
+			base["tags"] = append(existing, tags...)
+		default:
+			return fmt.Errorf("%s: a fragment may hold only paths, components and tags, not %q", from, key)
+		}
+	}
+	return nil
+}
+
+func mergeMap(parent map[string]any, key string, add any, from string) error {
+	entries, ok := add.(map[string]any)
+	if !ok {
+		return fmt.Errorf("%s: %s must be a map", from, key)
+	}
+	dst, _ := parent[key].(map[string]any)
+	if dst == nil {
+		dst = map[string]any{}
+		parent[key] = dst
+	}
+	for name, v := range entries {
+		if _, dup := dst[name]; dup {
+			return fmt.Errorf("%s: %s %q is already defined", from, key, name)
+		}
+		dst[name] = v
+	}
+	return nil
 }
 
 // JSON returns a document as JSON, as it is served.

@@ -62,10 +62,16 @@ func RenderMagicClosed(w http.ResponseWriter, err error) error {
 	return renderStatus(w, e.Code.HTTPStatus(), magicPages, "magic-closed", e.Message)
 }
 
+// pageCSP lets a page use its inline styles and post its own forms, nothing
+// else.
+const pageCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"
+
 func renderStatus(w http.ResponseWriter, status int, t *template.Template, name string, data any) error {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+	if w.Header().Get("Content-Security-Policy") == "" {
+		w.Header().Set("Content-Security-Policy", pageCSP)
+	}
 	w.WriteHeader(status)
 	if err := t.ExecuteTemplate(w, name, data); err != nil {
 		return market.Internal(err)

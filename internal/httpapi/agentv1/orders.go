@@ -1,0 +1,197 @@
+package agentv1
+
+import (
+	"net/http"
+	"time"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/agents"
+	"marketplace/internal/httpapi"
+	"marketplace/internal/market"
+	"marketplace/internal/orders"
+)
+
+// RegisterOrders adds the purchase and order routes of Variant B.
+func (a *API) RegisterOrders(rt *httpapi.Router) {
+	p := Prefix
+	rt.HandleIdempotent("POST", p+"/purchase", httpapi.Either, a.purchase)
+	rt.Handle("GET", p+"/orders", httpapi.Either, a.listOrders)
+	rt.Handle("GET", p+"/orders/{id}", httpapi.Either, a.getOrder)
+}
+
+type shipTo struct {
+	Name    string `json:"name"`
+	Line1   string `json:"line1"`
+	Line2   string `json:"line2"`
+	City    string `json:"city"`
+	State   string `json:"state"`
+	Zip     string `json:"zip"`
+	Country string `json:"country"`
+	Phone   string `json:"phone"`
+}
+
+// purchaseBody is Variant B's purchase: the spec's fields plus the
+// address, offer and payment method fields of Variant A in snake_case.
+type purchaseBody struct {
+	ListingID            string  `json:"listing_id"`
+	MaxPrice             *int64  `json:"max_price"`
+	ExpectedPrice        *int64  `json:"expected_price"`
+	ShippingMethod       string  `json:"shipping_method"`
+	SelectedShippingCost *int64  `json:"selected_shipping_cost"`
+	CarrierRateID        string  `json:"carrier_rate_id"`
+	SelectedCarrier      string  `json:"selected_carrier"`
+	SelectedService      string  `json:"selected_service"`
+	ShippingAddress      *shipTo `json:"shipping_address"`
+	ShippingAddressID    string  `json:"shipping_address_id"`
+	FulfillmentType      string  `json:"fulfillment_type"`
+	OfferID              string  `json:"offer_id"`
+	PaymentMethodID      string  `json:"payment_method_id"`
+}
+
+func (b *purchaseBody) input() (orders.PurchaseInput, error) {
+	in := orders.PurchaseInput{ListingID: b.ListingID, MaxPrice: b.MaxPrice, ExpectedPrice: b.ExpectedPrice,
+		SelectedShippingCost: b.SelectedShippingCost, ShippingRateID: b.CarrierRateID, RateField: "carrierRateId",
+		ShippingAddressID: b.ShippingAddressID, Fulfillment: b.FulfillmentType, OfferID: b.OfferID,
+		PaymentMethodID: b.PaymentMethodID, SelectedCarrier: b.SelectedCarrier, SelectedService: b.SelectedService}
+	switch b.ShippingMethod {
+	case "", "carrier", "flat_rate", "free":
+	case "local_pickup":
+		if in.Fulfillment == "" {
+			in.Fulfillment = string(orders.FulfillLocalPickup)
+		}
+	default:
+		return in, market.Invalid(market.FieldError{Field: "shippingMethod", Message: "must be carrier or local_pickup"})
+	}
+	if a := b.ShippingAddress; a != nil {
+		in.ShippingAddress = &accounts.Address{Name: a.Name, Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State,
+			Zip: a.Zip, Country: a.Country, Phone: a.Phone}
+	}
+	return in, nil
+}
+
+// purchase is POST /v1/purchase.
+func (a *API) purchase(w http.ResponseWriter, r *http.Request) error {
+	if err := httpapi.RequireScope(r, agents.OpBuy); err != nil {
+		return err
+	}
+	var b purchaseBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	in, err := b.input()
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "listing", b.ListingID)
+	p := httpapi.PrincipalOf(r)
+	o, err := a.Orders.Purchase(r.Context(), orders.Buyer{Actor: p.Actor, User: p.User, Key: p.Key}, in)
+	if o != nil {
+		httpapi.Entity(r, "order", o.ID)
+	}
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusCreated, toOrder(o, p.User.ID))
+}
+
+type orderFees struct {
+	ItemPrice    int64 `json:"item_price"`
+	ServiceFee   int64 `json:"service_fee"`
+	ShippingCost int64 `json:"shipping_cost"`
+	TotalCharged int64 `json:"total_charged"`
+}
+
+type orderListing struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Price int64  `json:"price"`
+}
+
+// order is Variant B's order; commission and payout go to the seller only.
+type order struct {
+	ID                string       `json:"id"`
+	OrderID           string       `json:"order_id"`
+	Status            string       `json:"status"`
+	Role              string       `json:"role,omitempty"`
+	Channel           string       `json:"channel"`
+	ListingID         string       `json:"listing_id"`
+	Listing           orderListing `json:"listing"`
+	BuyerID           string       `json:"buyer_id"`
+	SellerID          string       `json:"seller_id"`
+	Fees              orderFees    `json:"fees"`
+	Commission        *int64       `json:"commission,omitempty"`
+	SellerPayout      *int64       `json:"seller_payout,omitempty"`
+	FulfillmentType   string       `json:"fulfillment_type"`
+	ShippingAddress   *shipTo      `json:"shipping_address,omitempty"`
+	Carrier           *string      `json:"carrier"`
+	Service           *string      `json:"service"`
+	EstimatedDays     *int         `json:"estimated_days"`
+	EstimatedDelivery *string      `json:"estimated_delivery"`
+	OfferID           *string      `json:"offer_id"`
+	AmountRefunded    int64        `json:"amount_refunded"`
+	ExpiresAt         *time.Time   `json:"expires_at,omitempty"`
+	PaidAt            *time.Time   `json:"paid_at"`
+	CancelledAt       *time.Time   `json:"cancelled_at"`
+	CreatedAt         time.Time    `json:"created_at"`
+	UpdatedAt         time.Time    `json:"updated_at"`
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func toOrder(o *orders.Order, viewer string) order {
+	f := o.Fees
+	out := order{ID: o.ID, OrderID: o.ID, Status: string(o.Status), Role: o.Role(viewer), Channel: string(o.Channel),
+		ListingID: o.ListingID, Listing: orderListing{ID: o.ListingID, Title: o.ListingTitle, Price: f.ItemPrice},
+		BuyerID: o.BuyerID, SellerID: o.SellerID,
+		Fees:            orderFees{ItemPrice: f.ItemPrice, ServiceFee: f.ServiceFee, ShippingCost: f.ShippingCost, TotalCharged: f.TotalCharged},
+		FulfillmentType: string(o.Fulfillment), Carrier: strPtr(o.Carrier), Service: strPtr(o.Service),
+		EstimatedDays: o.EstimatedDays, OfferID: strPtr(o.OfferID), AmountRefunded: o.AmountRefunded, ExpiresAt: o.ReservedUntil,
+		PaidAt: o.PaidAt, CancelledAt: o.CancelledAt, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
+	if viewer == o.SellerID {
+		c, p := f.Commission, f.ItemPrice-f.Commission+f.ShippingCost
+		out.Commission, out.SellerPayout = &c, &p
+	}
+	if a := o.ShippingAddress; a != nil {
+		out.ShippingAddress = &shipTo{Name: a.Name, Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State, Zip: a.Zip,
+			Country: a.Country, Phone: a.Phone}
+	}
+	if o.EstimatedDelivery != nil {
+		d := o.EstimatedDelivery.Format(time.DateOnly)
+		out.EstimatedDelivery = &d
+	}
+	return out
+}
+
+// listOrders is GET /v1/orders: {orders, total}.
+func (a *API) listOrders(w http.ResponseWriter, r *http.Request) error {
+	limit, offset, err := httpapi.Page(r)
+	if err != nil {
+		return err
+	}
+	p := httpapi.PrincipalOf(r)
+	q := r.URL.Query()
+	os, total, err := a.Orders.List(r.Context(), p.Actor, q.Get("role"), q.Get("status"), limit, offset)
+	if err != nil {
+		return err
+	}
+	out := make([]order, len(os))
+	for i := range os {
+		out[i] = toOrder(&os[i], p.User.ID)
+	}
+	return httpapi.OK(w, r, http.StatusOK, map[string]any{"orders": out, "total": total, "limit": limit, "offset": offset})
+}
+
+// getOrder is GET /v1/orders/{id}.
+func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
+	p := httpapi.PrincipalOf(r)
+	o, err := a.Orders.Get(r.Context(), p.Actor, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.User.ID))
+}

@@ -1,0 +1,125 @@
+package apiv1
+
+import (
+	"net/http"
+	"time"
+
+	"marketplace/internal/agents"
+	"marketplace/internal/httpapi"
+	"marketplace/internal/orders"
+)
+
+// purchaseBody is the purchase request of both the agent and the human
+// forms (the human form ignores maxPrice's requirement).
+type purchaseBody struct {
+	ListingID         string        `json:"listingId"`
+	MaxPrice          *int64        `json:"maxPrice"`
+	ExpectedPrice     *int64        `json:"expectedPrice"`
+	ShippingAddress   *addressInput `json:"shippingAddress"`
+	ShippingAddressID string        `json:"shippingAddressId"`
+	FulfillmentType   string        `json:"fulfillmentType"`
+	ShippingRateID    string        `json:"shippingRateId"`
+	OfferID           string        `json:"offerId"`
+	PaymentMethodID   string        `json:"paymentMethodId"`
+	BuyerZip          string        `json:"buyerZip"`
+}
+
+func (b *purchaseBody) input() orders.PurchaseInput {
+	in := orders.PurchaseInput{ListingID: b.ListingID, MaxPrice: b.MaxPrice, ExpectedPrice: b.ExpectedPrice,
+		ShippingAddressID: b.ShippingAddressID, Fulfillment: b.FulfillmentType, ShippingRateID: b.ShippingRateID,
+		OfferID: b.OfferID, PaymentMethodID: b.PaymentMethodID, BuyerZip: b.BuyerZip}
+	if b.ShippingAddress != nil {
+		a := b.ShippingAddress.domain()
+		in.ShippingAddress = &a
+	}
+	return in
+}
+
+func buyer(r *http.Request) orders.Buyer {
+	p := actor(r)
+	return orders.Buyer{Actor: p.Actor, User: p.User, Key: p.Key}
+}
+
+// agentPurchase is POST /agent/purchase: off-session, with a saved card.
+func (a *API) agentPurchase(w http.ResponseWriter, r *http.Request) error {
+	if err := httpapi.RequireScope(r, agents.OpBuy); err != nil {
+		return err
+	}
+	var b purchaseBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	httpapi.Entity(r, "listing", b.ListingID)
+	o, err := a.Orders.Purchase(r.Context(), buyer(r), b.input())
+	if o != nil {
+		httpapi.Entity(r, "order", o.ID)
+	}
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusCreated, toOrder(o, o.BuyerID))
+}
+
+// feeEstimate is POST /agent/purchase/fee-estimate.
+func (a *API) feeEstimate(w http.ResponseWriter, r *http.Request) error {
+	var b purchaseBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	o, err := a.Orders.Estimate(r.Context(), buyer(r), b.input())
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toFeeEstimate(o))
+}
+
+// checkout is Variant A's answer to a human purchase.
+type checkout struct {
+	OrderID      string    `json:"orderId"`
+	Status       string    `json:"status"`
+	CheckoutURL  string    `json:"checkoutUrl"`
+	ClientSecret string    `json:"clientSecret"`
+	ExpiresAt    time.Time `json:"expiresAt"`
+	Order        order     `json:"order"`
+}
+
+// humanPurchase is POST /purchases: the listing is reserved and the buyer
+// pays on the hosted page at checkoutUrl.
+func (a *API) humanPurchase(w http.ResponseWriter, r *http.Request) error {
+	var b purchaseBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	httpapi.Entity(r, "listing", b.ListingID)
+	c, err := a.Orders.StartCheckout(r.Context(), buyer(r), b.input())
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "order", c.Order.ID)
+	return httpapi.OK(w, r, http.StatusCreated, checkout{OrderID: c.Order.ID, Status: string(c.Order.Status),
+		CheckoutURL: c.CheckoutURL, ClientSecret: c.ClientSecret, ExpiresAt: c.ExpiresAt, Order: toOrder(c.Order, c.Order.BuyerID)})
+}
+
+type confirmBody struct {
+	OrderID string `json:"orderId"`
+}
+
+// confirmPurchase is POST /purchases/confirm.
+func (a *API) confirmPurchase(w http.ResponseWriter, r *http.Request) error {
+	var b confirmBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	httpapi.Entity(r, "order", b.OrderID)
+	o, err := a.Orders.Confirm(r.Context(), actor(r).Actor, b.OrderID)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toOrder(o, o.BuyerID))
+}
+
+// spendingSummary is GET /agent/purchase/spending-summary: the controls and
+// where spending stands, as GET /spending-controls shows them.
+func (a *API) spendingSummary(w http.ResponseWriter, r *http.Request) error {
+	return a.getSpending(w, r)
+}

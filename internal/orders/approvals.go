@@ -1,0 +1,223 @@
+package orders
+
+import (
+	"context"
+	"time"
+
+	"marketplace/internal/agents"
+	"marketplace/internal/events"
+	"marketplace/internal/listings"
+	"marketplace/internal/market"
+	"marketplace/internal/payments"
+)
+
+// queueApproval records a purchase above the owner's approval threshold: the
+// order waits as pending_approval (holding neither the listing nor any
+// spending) until the owner decides.
+func (s *Service) queueApproval(ctx context.Context, tx Tx, b Buyer, o *Order, now time.Time) (*Approval, error) {
+	o.Status = StatusPendingApproval
+	if err := tx.CreateOrder(ctx, o); err != nil {
+		return nil, err
+	}
+	a := &Approval{ID: market.NewID(), OrderID: o.ID, OwnerID: b.User.ID, KeyID: b.Actor.KeyID,
+		Amount: o.Fees.TotalCharged, Status: ApprovalPending, CreatedAt: now}
+	if err := tx.CreateApproval(ctx, a); err != nil {
+		return nil, err
+	}
+	return a, events.Record(ctx, tx, now, b.Actor, "purchase_approval.requested", "order", o.ID, map[string]any{
+		"approvalId": a.ID, "amount": a.Amount, "listingId": o.ListingID})
+}
+
+// wasApproval reports whether an order went through the approval queue.
+func wasApproval(ctx context.Context, tx Tx, o *Order) (bool, error) {
+	if o.Channel != ChannelAgent {
+		return false, nil
+	}
+	_, err := tx.ApprovalOfOrder(ctx, o.ID)
+	if market.CodeOf(err) == market.CodeNotFound {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// ApprovalView is an approval with its order.
+type ApprovalView struct {
+	Approval Approval
+	Order    *Order
+}
+
+// Approvals lists the owner's purchase approvals, newest first; status ""
+// lists all.
+func (s *Service) Approvals(ctx context.Context, actor market.Actor, status string, limit, offset int) ([]ApprovalView, int, error) {
+	switch status {
+	case "", ApprovalPending, ApprovalApproved, ApprovalRejected:
+	default:
+		return nil, 0, market.Invalid(market.FieldError{Field: "status", Message: "must be pending, approved or rejected"})
+	}
+	rd := s.store.Read()
+	as, total, err := rd.Approvals(ctx, actor.UserID, status, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]ApprovalView, len(as))
+	for i, a := range as {
+		o, err := rd.OrderByID(ctx, a.OrderID)
+		if err != nil {
+			return nil, 0, err
+		}
+		out[i] = ApprovalView{Approval: a, Order: o}
+	}
+	return out, total, nil
+}
+
+// pendingApproval loads an approval of the caller's that is still pending.
+func pendingApproval(ctx context.Context, tx Tx, actor market.Actor, id string) (*Approval, *Order, error) {
+	if !market.ValidID(id) {
+		return nil, nil, market.NotFound("approval")
+	}
+	a, err := tx.ApprovalByID(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.OwnerID != actor.UserID && !actor.Admin {
+		return nil, nil, market.NotFound("approval")
+	}
+	if a.Status != ApprovalPending {
+		return nil, nil, market.Errorf(market.CodeInvalidState, "the approval was already %s", a.Status)
+	}
+	o, err := tx.OrderByID(ctx, a.OrderID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, o, nil
+}
+
+// Approve re-runs every check of the purchase (the listing may have sold or
+// changed price, the spending may have moved) and charges. The threshold
+// itself is what the owner is waiving; every cap still applies.
+func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*Order, error) {
+	rates, err := feeRates(ctx, s.opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	var o *Order
+	var method *payments.PaymentMethod
+	var customer string
+	now := s.clock.Now()
+	err = s.store.InTx(ctx, func(tx Tx) error {
+		a, queued, err := pendingApproval(ctx, tx, actor, id)
+		if err != nil {
+			return err
+		}
+		owner, err := tx.UserByID(ctx, queued.BuyerID)
+		if err != nil {
+			return err
+		}
+		b := Buyer{Actor: market.Actor{Type: market.ActorAgent, UserID: owner.ID, KeyID: queued.BuyerKeyID}, User: owner}
+		if k, err := tx.KeyByID(ctx, queued.BuyerKeyID); err == nil {
+			b.Key = k
+		}
+		price := queued.Fees.ItemPrice
+		in := PurchaseInput{ListingID: queued.ListingID, MaxPrice: queued.MaxPrice, ExpectedPrice: &price,
+			ShippingAddress: queued.ShippingAddress, Fulfillment: string(queued.Fulfillment), OfferID: queued.OfferID,
+			PaymentMethodID: queued.PaymentMethodID}
+		d, err := s.prepareApproved(ctx, tx, b, &in, queued, rates, now)
+		if err != nil {
+			return err
+		}
+		o = d.order
+		if _, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{OwnerID: owner.ID, Key: b.Key,
+			Amount: o.Fees.TotalCharged, InCategory: s.inCategory(d.listing), Approved: true}); err != nil {
+			return err
+		}
+		if method, customer, err = s.opts.Payments.ChargeableMethod(ctx, tx, owner.ID, ""); err != nil {
+			return err
+		}
+		o.PaymentMethodID, o.Processor = method.ID, s.opts.Gateway.Name()
+		ok, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusActive}, listings.StatusReserved, now)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errSold()
+		}
+		o.Status, o.UpdatedAt = StatusPendingPayment, now
+		if ok, err := tx.UpdateOrder(ctx, o, StatusPendingApproval); err != nil || !ok {
+			if err == nil {
+				err = market.Errorf(market.CodeInvalidState, "the order is no longer waiting for approval")
+			}
+			return err
+		}
+		if err := tx.RecordSpend(ctx, owner.ID, o.BuyerKeyID, o.ID, o.Fees.TotalCharged, now, nil); err != nil {
+			return err
+		}
+		a.Status, a.DecidedBy, a.DecidedAt = ApprovalApproved, actor.ID(), &now
+		if err := tx.UpdateApproval(ctx, a); err != nil {
+			return err
+		}
+		return events.Record(ctx, tx, now, actor, "purchase_approval.approved", "order", o.ID, map[string]any{"approvalId": a.ID})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.charge(ctx, o, customer, method.ExternalID)
+}
+
+// prepareApproved re-runs the pre-spending checks for a queued order and
+// carries its identity and shipping over (the queued rate's amount stands:
+// it was verified when the agent asked).
+func (s *Service) prepareApproved(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput, queued *Order, rates FeeRates, now time.Time) (*draft, error) {
+	l, err := tx.ListingByID(ctx, in.ListingID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.available(ctx, tx, l); err != nil {
+		return nil, err
+	}
+	price := l.Price
+	if queued.OfferID != "" && s.opts.Offers != nil {
+		if price, err = s.opts.Offers.AgreedPrice(ctx, tx, queued.OfferID, queued.BuyerID, l.ID, now); err != nil {
+			return nil, err
+		}
+	}
+	if price != queued.Fees.ItemPrice {
+		return nil, market.Errorf(market.CodePriceChanged, "the price changed from %d to %d cents since the purchase was queued",
+			queued.Fees.ItemPrice, price).WithDetails(map[string]any{"currentPrice": price, "expectedPrice": queued.Fees.ItemPrice})
+	}
+	if queued.MaxPrice != nil && price > *queued.MaxPrice {
+		return nil, market.Errorf(market.CodeMaxPriceExceeded, "the price is above maxPrice")
+	}
+	o := *queued
+	o.Fees = Compute(rates, price, queued.Fees.ShippingCost)
+	return &draft{listing: l, order: &o}, nil
+}
+
+// Reject ends a queued purchase: the order is cancelled.
+func (s *Service) Reject(ctx context.Context, actor market.Actor, id, reason string) (*Order, error) {
+	if len(reason) > 500 {
+		return nil, market.Invalid(market.FieldError{Field: "reason", Message: "must be at most 500 characters"})
+	}
+	var o *Order
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		a, queued, err := pendingApproval(ctx, tx, actor, id)
+		if err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		o = queued
+		o.Status, o.CancelledAt, o.UpdatedAt = StatusCancelled, &now, now
+		if ok, err := tx.UpdateOrder(ctx, o, StatusPendingApproval); err != nil || !ok {
+			if err == nil {
+				err = market.Errorf(market.CodeInvalidState, "the order is no longer waiting for approval")
+			}
+			return err
+		}
+		a.Status, a.Reason, a.DecidedBy, a.DecidedAt = ApprovalRejected, reason, actor.ID(), &now
+		if err := tx.UpdateApproval(ctx, a); err != nil {
+			return err
+		}
+		return events.Record(ctx, tx, now, actor, "order.cancelled", "order", o.ID, map[string]any{
+			"reason": "approval_rejected", "approvalId": a.ID})
+	})
+	return o, err
+}

@@ -1,0 +1,65 @@
+package orders
+
+import (
+	"context"
+
+	"marketplace/internal/admin"
+)
+
+// Fees are an order's money figures in cents (CONTRACT.md section 3).
+// TotalCharged = ItemPrice + ShippingCost + ServiceFee, always; Commission is
+// what the seller gives up and is not part of the buyer's charge.
+type Fees struct {
+	ItemPrice    int64
+	ShippingCost int64
+	ServiceFee   int64
+	TotalCharged int64
+	Commission   int64
+}
+
+// FeeRates are the admin-configured rates, in basis points, and the minimum
+// buyer fee in cents.
+type FeeRates struct {
+	BuyerBps  int64
+	BuyerMin  int64
+	SellerBps int64
+}
+
+// DefaultFeeRates are the rates of the spec: 3.5% with a 99-cent minimum,
+// and 3% commission.
+var DefaultFeeRates = FeeRates{BuyerBps: 350, BuyerMin: 99, SellerBps: 300}
+
+// bps is round-half-up of amount x rate / 10000, on integers. Amounts and
+// rates are never negative here.
+func bps(amount, rate int64) int64 {
+	return (amount*rate + 5000) / 10000
+}
+
+// Compute is the one fee function: service fee = max(minimum, round(rate x
+// (item + shipping))), commission = round(rate x item).
+func Compute(r FeeRates, itemPrice, shippingCost int64) Fees {
+	fee := bps(itemPrice+shippingCost, r.BuyerBps)
+	if fee < r.BuyerMin {
+		fee = r.BuyerMin
+	}
+	return Fees{
+		ItemPrice:    itemPrice,
+		ShippingCost: shippingCost,
+		ServiceFee:   fee,
+		TotalCharged: itemPrice + shippingCost + fee,
+		Commission:   bps(itemPrice, r.SellerBps),
+	}
+}
+
+// feeRates reads the rates from admin config at each purchase (a change
+// applies to the next purchase without a restart).
+func feeRates(ctx context.Context, cfg *admin.Config) (FeeRates, error) {
+	if cfg == nil {
+		return DefaultFeeRates, nil
+	}
+	v, err := cfg.Ints(ctx, admin.KeyFeesBuyerRateBps, admin.KeyFeesBuyerMinimum, admin.KeyFeesSellerRateBps)
+	if err != nil {
+		return FeeRates{}, err
+	}
+	return FeeRates{BuyerBps: v[0], BuyerMin: v[1], SellerBps: v[2]}, nil
+}

@@ -1,0 +1,217 @@
+// Package orders is where money moves: fees, the purchase path (agent and
+// human), spending enforcement at purchase time, purchase approvals, the
+// reconciler that repairs a crash between charge and settlement, and the
+// read side of orders and their timelines.
+package orders
+
+import (
+	"context"
+	"time"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/admin"
+	"marketplace/internal/agents"
+	"marketplace/internal/events"
+	"marketplace/internal/listings"
+	"marketplace/internal/market"
+	"marketplace/internal/payments"
+)
+
+// Status is where an order stands (CONTRACT.md section 7).
+type Status string
+
+const (
+	StatusPendingApproval Status = "pending_approval"
+	StatusPendingPayment  Status = "pending_payment"
+	StatusPaid            Status = "paid"
+	StatusPickupReady     Status = "pickup_ready"
+	StatusShipped         Status = "shipped"
+	StatusDelivered       Status = "delivered"
+	StatusCompleted       Status = "completed"
+	StatusCancelled       Status = "cancelled"
+	StatusRefunded        Status = "refunded"
+	StatusDisputed        Status = "disputed"
+	StatusExpired         Status = "expired"
+)
+
+// AllStatuses lists every status, for filters.
+var AllStatuses = []Status{StatusPendingApproval, StatusPendingPayment, StatusPaid, StatusPickupReady, StatusShipped,
+	StatusDelivered, StatusCompleted, StatusCancelled, StatusRefunded, StatusDisputed, StatusExpired}
+
+// Channel says who bought: an agent off-session, or a human through the
+// hosted payment page.
+type Channel string
+
+const (
+	ChannelAgent Channel = "agent"
+	ChannelHuman Channel = "human"
+)
+
+// Fulfillment is how the buyer receives the item.
+type Fulfillment string
+
+const (
+	FulfillShipping    Fulfillment = "shipping"
+	FulfillLocalPickup Fulfillment = "local_pickup"
+)
+
+// Order is one purchase of one listing.
+type Order struct {
+	ID                string
+	ListingID         string
+	BuyerID           string
+	SellerID          string
+	BuyerKeyID        string // the agent key that bought; "" for a human
+	Channel           Channel
+	Status            Status
+	ListingTitle      string
+	Fees              Fees
+	Fulfillment       Fulfillment
+	ShippingAddress   *accounts.Address
+	Carrier           string
+	Service           string
+	RateID            string
+	EstimatedDays     *int
+	EstimatedDelivery *time.Time
+	MaxPrice          *int64
+	ExpectedPrice     *int64
+	OfferID           string
+	PaymentMethodID   string
+	Processor         string
+	PaymentID         string // the processor's payment id
+	AmountRefunded    int64
+	FailureCode       string
+	ReservedUntil     *time.Time // human checkout: the listing is held until then
+	PaidAt            *time.Time
+	CancelledAt       *time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// Approval is a purchase above the owner's approval threshold, waiting for
+// the owner (CONTRACT.md section 5).
+type Approval struct {
+	ID        string
+	OrderID   string
+	OwnerID   string
+	KeyID     string
+	Amount    int64
+	Status    string // pending, approved, rejected
+	Reason    string
+	DecidedBy string
+	DecidedAt *time.Time
+	CreatedAt time.Time
+}
+
+// Approval statuses.
+const (
+	ApprovalPending  = "pending"
+	ApprovalApproved = "approved"
+	ApprovalRejected = "rejected"
+)
+
+// OrderFilter selects a page of one user's orders.
+type OrderFilter struct {
+	UserID   string
+	Role     string // buyer, seller, or "" for both
+	Statuses []Status
+	Limit    int
+	Offset   int
+}
+
+// Tx is what orders needs from a transaction.
+type Tx interface {
+	events.Tx
+	payments.Tx
+	agents.SpendTx
+	KeyByID(ctx context.Context, id string) (*agents.Key, error)
+	ListingByID(ctx context.Context, id string) (*listings.Listing, error)
+	// MoveListing changes a listing's status from one of from to to, and
+	// reports whether it did (false: the listing was not in any of from).
+	MoveListing(ctx context.Context, id string, from []listings.Status, to listings.Status, at time.Time) (bool, error)
+	Watchers(ctx context.Context, listingID string) ([]string, error)
+
+	CreateOrder(ctx context.Context, o *Order) error
+	// UpdateOrder saves o if its status is still from, and reports whether
+	// it did.
+	UpdateOrder(ctx context.Context, o *Order, from Status) (bool, error)
+	DeleteOrder(ctx context.Context, id string) error
+	OrderByID(ctx context.Context, id string) (*Order, error)
+	OrderByPayment(ctx context.Context, paymentID string) (*Order, error)
+	LiveOrderOf(ctx context.Context, listingID string) (*Order, error)
+	Orders(ctx context.Context, f OrderFilter) ([]Order, int, error)
+	// StuckOrders lists pending_payment orders last touched before before.
+	StuckOrders(ctx context.Context, before time.Time, limit int) ([]Order, error)
+
+	RecordSpend(ctx context.Context, userID, keyID, orderID string, amount int64, at time.Time, releasedAt *time.Time) error
+	ReleaseSpend(ctx context.Context, orderID string, at time.Time) error
+	DeleteSpend(ctx context.Context, orderID string) error
+
+	CreateApproval(ctx context.Context, a *Approval) error
+	UpdateApproval(ctx context.Context, a *Approval) error
+	ApprovalByID(ctx context.Context, id string) (*Approval, error)
+	ApprovalOfOrder(ctx context.Context, orderID string) (*Approval, error)
+	Approvals(ctx context.Context, ownerID, status string, limit, offset int) ([]Approval, int, error)
+	EventsFor(ctx context.Context, entityType, entityID string) ([]events.Event, error)
+}
+
+// Store opens transactions and read handles over orders' Tx.
+type Store interface {
+	InTx(ctx context.Context, fn func(Tx) error) error
+	Read() Tx
+}
+
+// ShippingRate is a verified shipping quote.
+type ShippingRate struct {
+	Carrier       string
+	Service       string
+	Amount        int64
+	EstimatedDays int
+}
+
+// Rates verifies the signed rate tokens that shipping quotes hand out.
+type Rates interface {
+	// VerifyRate returns the rate a token stands for, if it is genuine,
+	// unexpired and bound to this listing and zip (else VALIDATION_ERROR
+	// naming field).
+	VerifyRate(token, listingID, zip, field string, now time.Time) (*ShippingRate, error)
+}
+
+// Offers resolves an accepted offer for a purchase with offerId. The offers
+// area implements it.
+type Offers interface {
+	// AgreedPrice returns the agreed price of an offer the buyer may buy
+	// with now (OFFER_NOT_ACCEPTED, OFFER_EXPIRED otherwise).
+	AgreedPrice(ctx context.Context, tx Tx, offerID, buyerID, listingID string, now time.Time) (int64, error)
+	// Used marks the offer as bought by order.
+	Used(ctx context.Context, tx Tx, offerID, orderID string) error
+}
+
+// Options are the collaborators of the service.
+type Options struct {
+	Settings  *admin.Config
+	Payments  *payments.Service
+	Gateway   payments.Gateway
+	Rates     Rates
+	Offers    Offers // nil until the offers area exists
+	Taxonomy  *listings.Taxonomy
+	PublicURL string
+	// BeforeSettle, when set, runs before the settle step (tests fail it to
+	// prove the reconciler repairs a crash between charge and settlement).
+	BeforeSettle func(ctx context.Context, orderID string) error
+}
+
+// Service is the orders area.
+type Service struct {
+	store Store
+	clock market.Clock
+	opts  Options
+}
+
+// NewService builds the orders service.
+func NewService(store Store, clock market.Clock, opts Options) *Service {
+	return &Service{store: store, clock: clock, opts: opts}
+}
+
+// ReservationTTL is how long a human checkout holds the listing.
+const ReservationTTL = 15 * time.Minute

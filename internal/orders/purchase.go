@@ -1,0 +1,566 @@
+package orders
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/agents"
+	"marketplace/internal/events"
+	"marketplace/internal/listings"
+	"marketplace/internal/market"
+	"marketplace/internal/payments"
+)
+
+// MaxAmount bounds every amount a request may name (ten million in currency
+// units), so sums of cents never come near overflow.
+const MaxAmount int64 = 1_000_000_000
+
+// PurchaseInput is a purchase request of either surface in domain terms.
+// Field names in errors are Variant A's; Variant B's surface renames them.
+type PurchaseInput struct {
+	ListingID            string
+	MaxPrice             *int64
+	ExpectedPrice        *int64
+	ShippingAddress      *accounts.Address
+	ShippingAddressID    string
+	Fulfillment          string // "", shipping, local_pickup
+	ShippingRateID       string
+	RateField            string // the request's name for the rate id
+	SelectedShippingCost *int64 // Variant B: must equal the quoted amount
+	SelectedCarrier      string // Variant B: must match the quoted rate
+	SelectedService      string
+	OfferID              string
+	PaymentMethodID      string
+	BuyerZip             string // fee estimates: stands in for an address
+
+	estimate bool
+}
+
+// Buyer is who is buying: a human, or an agent key and its owner.
+type Buyer struct {
+	Actor market.Actor
+	User  *accounts.User // the human, or the agent's owner
+	Key   *agents.Key    // set for agents
+}
+
+func (in *PurchaseInput) check(agent bool) error {
+	var c market.Check
+	c.Require(market.ValidID(in.ListingID), "listingId", "must be a listing id")
+	if agent {
+		c.Require(in.MaxPrice != nil, "maxPrice", "is required: the most, in cents, the agent may pay for the item")
+	}
+	amount := func(field string, v *int64, min int64) {
+		if v != nil {
+			c.Require(*v >= min && *v <= MaxAmount, field, "must be an amount in cents from "+itoa(min)+" to 1000000000")
+		}
+	}
+	amount("maxPrice", in.MaxPrice, 1)
+	amount("expectedPrice", in.ExpectedPrice, 0)
+	amount("selectedShippingCost", in.SelectedShippingCost, 0)
+	switch in.Fulfillment {
+	case "", string(FulfillShipping), string(FulfillLocalPickup):
+	default:
+		c.Add("fulfillmentType", "must be shipping or local_pickup")
+	}
+	if in.ShippingAddress != nil && in.ShippingAddressID != "" {
+		c.Add("shippingAddressId", "give shippingAddress or shippingAddressId, not both")
+	}
+	if in.ShippingAddressID != "" {
+		c.Require(market.ValidID(in.ShippingAddressID), "shippingAddressId", "must be the id of one of your saved addresses")
+	}
+	if in.ShippingAddress != nil {
+		accounts.CheckAddress(&c, "shippingAddress.", in.ShippingAddress)
+	}
+	c.Require(len(in.ShippingRateID) <= 2048, in.rateField(), "is not a rate id this service issued")
+	c.Require(in.OfferID == "" || market.ValidID(in.OfferID), "offerId", "must be an offer id")
+	c.Require(in.PaymentMethodID == "" || market.ValidID(in.PaymentMethodID), "paymentMethodId", "must be the id of one of your saved payment methods")
+	return c.Err()
+}
+
+func (in *PurchaseInput) rateField() string {
+	if in.RateField != "" {
+		return in.RateField
+	}
+	return "shippingRateId"
+}
+
+// draft is an order being put together inside the purchase transaction.
+type draft struct {
+	listing *listings.Listing
+	order   *Order
+}
+
+// prepare runs the checks that come before spending controls (CONTRACT.md
+// section 7, in its order) and returns the order they describe.
+func (s *Service) prepare(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput, rates FeeRates, now time.Time) (*draft, error) {
+	l, err := tx.ListingByID(ctx, in.ListingID)
+	if market.CodeOf(err) == market.CodeNotFound || err == nil && (l.Status == listings.StatusDeleted || l.Status == listings.StatusPendingAI) {
+		return nil, market.Errorf(market.CodeListingNotFound, "listing not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.available(ctx, tx, l); err != nil {
+		return nil, err
+	}
+	if l.SellerID == b.User.ID {
+		return nil, market.Errorf(market.CodeCannotBuyOwnListing, "you cannot buy your own listing")
+	}
+	price := l.Price
+	if in.OfferID != "" {
+		if s.opts.Offers == nil {
+			return nil, market.NotFound("offer")
+		}
+		if price, err = s.opts.Offers.AgreedPrice(ctx, tx, in.OfferID, b.User.ID, l.ID, now); err != nil {
+			return nil, err
+		}
+	}
+	if in.ExpectedPrice != nil && *in.ExpectedPrice != price {
+		return nil, market.Errorf(market.CodePriceChanged, "the price is now %d cents; fetch the listing again", price).
+			WithDetails(map[string]any{"currentPrice": price, "expectedPrice": *in.ExpectedPrice})
+	}
+	if in.MaxPrice != nil && price > *in.MaxPrice {
+		return nil, market.Errorf(market.CodeMaxPriceExceeded, "the price of %d cents is above maxPrice %d", price, *in.MaxPrice).
+			WithDetails(map[string]any{"currentPrice": price, "maxPrice": *in.MaxPrice})
+	}
+	o := &Order{
+		ID: market.NewID(), ListingID: l.ID, BuyerID: b.User.ID, SellerID: l.SellerID, Channel: ChannelHuman,
+		ListingTitle: l.Title, MaxPrice: in.MaxPrice, ExpectedPrice: in.ExpectedPrice, OfferID: in.OfferID,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	if b.Actor.IsAgent() {
+		o.Channel, o.BuyerKeyID = ChannelAgent, b.Actor.KeyID
+	}
+	cost, err := s.resolveShipping(ctx, tx, l, b.User.ID, in, o, now)
+	if err != nil {
+		return nil, err
+	}
+	o.Fees = Compute(rates, price, cost)
+	return &draft{listing: l, order: o}, nil
+}
+
+// available refuses a listing that cannot be bought now: LISTING_SOLD when
+// it is sold or an agent's purchase of it is going through, else
+// LISTING_NOT_AVAILABLE (reserved by a human checkout, archived, held,
+// removed).
+func (s *Service) available(ctx context.Context, tx Tx, l *listings.Listing) error {
+	switch l.Status {
+	case listings.StatusActive:
+		return nil
+	case listings.StatusSold:
+		return errSold()
+	case listings.StatusReserved:
+		if o, err := tx.LiveOrderOf(ctx, l.ID); err == nil && o.ReservedUntil == nil {
+			return errSold()
+		}
+	}
+	return market.Errorf(market.CodeListingNotAvailable, "the listing is %s and cannot be bought now", l.Status).
+		WithDetails(map[string]any{"status": string(l.Status)})
+}
+
+func errSold() error {
+	return market.Errorf(market.CodeListingSold, "the listing was bought by someone else")
+}
+
+// resolveShipping settles fulfilment, address and shipping cost on o, and
+// returns the cost. A calculated-shipping listing needs a quoted rate; the
+// amount always comes from the signed quote, never from the client.
+func (s *Service) resolveShipping(ctx context.Context, tx Tx, l *listings.Listing, buyerID string, in *PurchaseInput, o *Order, now time.Time) (int64, error) {
+	pickupOK := l.ShippingType == listings.ShipLocalPickup || l.ShippingType == listings.ShipBoth
+	f := Fulfillment(in.Fulfillment)
+	if f == "" {
+		f = FulfillShipping
+		if l.ShippingType == listings.ShipLocalPickup {
+			f = FulfillLocalPickup
+		}
+	}
+	o.Fulfillment = f
+	if f == FulfillLocalPickup {
+		if !pickupOK {
+			return 0, market.Invalid(market.FieldError{Field: "fulfillmentType", Message: "this listing does not offer local pickup"})
+		}
+		return 0, nil
+	}
+	if l.ShippingType == listings.ShipLocalPickup {
+		return 0, market.Invalid(market.FieldError{Field: "fulfillmentType", Message: "this listing is local pickup only; send fulfillmentType local_pickup"})
+	}
+	addr, err := s.address(ctx, tx, buyerID, in)
+	if err != nil && in.estimate && market.CodeOf(err) == market.CodeValidation {
+		addr, err = &accounts.Address{Zip: in.BuyerZip}, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	o.ShippingAddress = addr
+	var cost int64
+	switch l.ShippingType {
+	case listings.ShipFree:
+	case listings.ShipFlatRate, listings.ShipBoth:
+		if l.ShippingCost != nil {
+			cost = *l.ShippingCost
+		}
+	case listings.ShipCalculated:
+		if in.ShippingRateID == "" {
+			return 0, market.Errorf(market.CodeShippingCostRequired,
+				"this listing ships at a calculated rate: quote it with POST /shipping/rates and send the rate id")
+		}
+		if s.opts.Rates == nil {
+			return 0, market.Internal(errNoRates)
+		}
+		rate, err := s.opts.Rates.VerifyRate(in.ShippingRateID, l.ID, addr.Zip, in.rateField(), now)
+		if err != nil {
+			return 0, err
+		}
+		if in.SelectedCarrier != "" && in.SelectedCarrier != rate.Carrier || in.SelectedService != "" && in.SelectedService != rate.Service {
+			return 0, market.Invalid(market.FieldError{Field: "selectedCarrier",
+				Message: "must match the quoted rate (" + rate.Carrier + " " + rate.Service + ")"})
+		}
+		cost, o.Carrier, o.Service, o.RateID = rate.Amount, rate.Carrier, rate.Service, in.ShippingRateID
+		days := rate.EstimatedDays
+		o.EstimatedDays = &days
+		eta := now.AddDate(0, 0, days)
+		o.EstimatedDelivery = &eta
+	}
+	if in.SelectedShippingCost != nil && *in.SelectedShippingCost != cost {
+		return 0, market.Invalid(market.FieldError{Field: "selectedShippingCost",
+			Message: "must equal the quoted shipping cost of " + itoa(cost) + " cents"})
+	}
+	return cost, nil
+}
+
+type noRatesError struct{}
+
+func (noRatesError) Error() string { return "orders: no shipping rate verifier configured" }
+
+var errNoRates = noRatesError{}
+
+// address resolves the shipping address: inline, a saved one by id, or the
+// buyer's default saved address.
+func (s *Service) address(ctx context.Context, tx Tx, buyerID string, in *PurchaseInput) (*accounts.Address, error) {
+	if in.ShippingAddress != nil {
+		a := *in.ShippingAddress
+		a.ID, a.UserID = "", ""
+		return &a, nil
+	}
+	saved, err := tx.Addresses(ctx, buyerID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range saved {
+		if in.ShippingAddressID != "" && saved[i].ID == in.ShippingAddressID || in.ShippingAddressID == "" && saved[i].IsDefault {
+			a := saved[i]
+			return &a, nil
+		}
+	}
+	if in.ShippingAddressID != "" {
+		return nil, market.Invalid(market.FieldError{Field: "shippingAddressId", Message: "is not one of your saved addresses"})
+	}
+	return nil, market.Invalid(market.FieldError{Field: "shippingAddress",
+		Message: "is required: send shippingAddress or shippingAddressId (or fulfillmentType local_pickup)"})
+}
+
+// inCategory reports whether a listing's category is, or is under, the
+// category a restriction names by id or slug.
+func (s *Service) inCategory(l *listings.Listing) func(string) bool {
+	return func(r string) bool {
+		r = strings.TrimSpace(r)
+		if strings.EqualFold(r, l.CategoryID) {
+			return true
+		}
+		if s.opts.Taxonomy == nil {
+			return false
+		}
+		cat, ok := s.opts.Taxonomy.ByID(l.CategoryID)
+		if !ok {
+			return false
+		}
+		restricted, ok := s.opts.Taxonomy.Resolve(strings.ToLower(r))
+		return ok && s.opts.Taxonomy.IsWithin(cat.Slug, restricted.Slug)
+	}
+}
+
+// Purchase is the off-session agent purchase (and a human's purchase with a
+// saved card through the same path). See ARCHITECTURE.md "The purchase
+// path": one transaction checks and reserves, the processor charges with the
+// order id as idempotency key, a second transaction settles.
+func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Order, error) {
+	if err := in.check(b.Actor.IsAgent()); err != nil {
+		return nil, err
+	}
+	if b.Actor.IsAgent() && !b.User.IdentityVerified {
+		return nil, market.Errorf(market.CodeOwnerNotVerified, "the agent's owner must verify their identity before the agent can buy")
+	}
+	rates, err := feeRates(ctx, s.opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	var o *Order
+	var approval *Approval
+	var method *payments.PaymentMethod
+	var customer string
+	now := s.clock.Now()
+	err = s.store.InTx(ctx, func(tx Tx) error {
+		d, err := s.prepare(ctx, tx, b, &in, rates, now)
+		if err != nil {
+			return err
+		}
+		o = d.order
+		if b.Actor.IsAgent() {
+			v, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{
+				OwnerID: b.User.ID, Key: b.Key, Amount: o.Fees.TotalCharged, InCategory: s.inCategory(d.listing)})
+			if err != nil {
+				return err
+			}
+			if v.NeedsApproval {
+				approval, err = s.queueApproval(ctx, tx, b, o, now)
+				return err
+			}
+		}
+		if method, customer, err = s.opts.Payments.ChargeableMethod(ctx, tx, b.User.ID, in.PaymentMethodID); err != nil {
+			return err
+		}
+		o.PaymentMethodID, o.Processor = method.ID, s.opts.Gateway.Name()
+		return s.reserve(ctx, tx, b, o, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if approval != nil {
+		return o, market.Errorf(market.CodeApprovalRequired,
+			"the purchase is above the owner's approval threshold and waits for the owner's approval").
+			WithDetails(map[string]any{"approvalId": approval.ID, "orderId": o.ID})
+	}
+	return s.charge(ctx, o, customer, method.ExternalID)
+}
+
+// Estimate returns the order a purchase with in would make (its fees are
+// exactly what the purchase would charge) without reserving or charging
+// anything. Spending controls are not run: the estimate says what the
+// purchase costs, the purchase says whether it may happen.
+func (s *Service) Estimate(ctx context.Context, b Buyer, in PurchaseInput) (*Order, error) {
+	in.estimate = true
+	if err := in.check(false); err != nil {
+		return nil, err
+	}
+	rates, err := feeRates(ctx, s.opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.prepare(ctx, s.store.Read(), b, &in, rates, s.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	return d.order, nil
+}
+
+// reserve takes the listing (only if it is still active: a concurrent
+// purchase that got there first leaves nothing to take), creates the order
+// as pending_payment and records the agent's spending, all in the caller's
+// transaction.
+func (s *Service) reserve(ctx context.Context, tx Tx, b Buyer, o *Order, now time.Time) error {
+	ok, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusActive}, listings.StatusReserved, now)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errSold()
+	}
+	o.Status, o.UpdatedAt = StatusPendingPayment, now
+	if err := tx.CreateOrder(ctx, o); err != nil {
+		if market.CodeOf(err) == market.CodeInvalidState { // the one-live-order index
+			return errSold()
+		}
+		return err
+	}
+	if o.Channel == ChannelAgent {
+		return tx.RecordSpend(ctx, b.User.ID, o.BuyerKeyID, o.ID, o.Fees.TotalCharged, now, nil)
+	}
+	return nil
+}
+
+// chargeTimeout bounds one processor call, well inside the reconciler's
+// grace period, so a slow processor never races the repair of its order.
+const chargeTimeout = 30 * time.Second
+
+// charge asks the processor for the money and settles or releases the order
+// by the answer. When the processor cannot be reached, the payment is looked
+// up by its idempotency key; if even that fails the order is left for the
+// reconciler, which settles or releases it from the processor's record.
+func (s *Service) charge(ctx context.Context, o *Order, customer, method string) (*Order, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), chargeTimeout)
+	defer cancel()
+	pay, err := s.opts.Gateway.Charge(cctx, payments.ChargeRequest{
+		IdempotencyKey: o.ID, CustomerID: customer, PaymentMethodID: method, Amount: o.Fees.TotalCharged,
+		Currency: "usd", Description: truncate(o.ListingTitle, 200),
+		Metadata: map[string]string{"order_id": o.ID, "listing_id": o.ListingID, "buyer_id": o.BuyerID},
+	})
+	if err != nil {
+		pay, err = s.opts.Gateway.PaymentByKey(cctx, o.ID)
+		if market.CodeOf(err) == market.CodeNotFound {
+			return nil, s.release(ctx, o, "processor_unavailable", market.Errorf(market.CodePaymentFailed,
+				"the payment processor could not be reached; nothing was charged, try again"))
+		}
+		if err != nil {
+			return nil, market.Errorf(market.CodePaymentFailed,
+				"the payment processor did not answer; the order will be settled if the charge went through, or released").
+				WithDetails(map[string]any{"orderId": o.ID})
+		}
+	}
+	return s.finish(ctx, o, pay)
+}
+
+// finish applies the processor's answer to a pending order.
+func (s *Service) finish(ctx context.Context, o *Order, pay *payments.Payment) (*Order, error) {
+	switch pay.Status {
+	case payments.PaymentSucceeded:
+		return s.settle(ctx, o.ID, pay)
+	case payments.PaymentRequiresAction:
+		return nil, s.release(ctx, o, pay.FailureCode, market.Errorf(market.CodeSCARequired,
+			"the card's bank requires the owner to authenticate this payment; nothing was charged").
+			WithDetails(map[string]any{"paymentId": pay.ID}))
+	case payments.PaymentProcessing:
+		return o, nil // settled by the processor's webhook or the reconciler
+	}
+	msg := pay.FailureMessage
+	if msg == "" {
+		msg = "the card was declined"
+	}
+	return nil, s.release(ctx, o, pay.FailureCode, market.Errorf(market.CodePaymentFailed, "%s; nothing was charged", msg).
+		WithDetails(map[string]any{"declineCode": pay.FailureCode}))
+}
+
+// settle marks a charged order paid and its listing sold, with their
+// events, in one transaction. Settling an order that is already paid is a
+// no-op, so the purchase, the reconciler and a webhook may all try.
+func (s *Service) settle(ctx context.Context, orderID string, pay *payments.Payment) (*Order, error) {
+	if s.opts.BeforeSettle != nil {
+		if err := s.opts.BeforeSettle(ctx, orderID); err != nil {
+			return nil, err
+		}
+	}
+	var o *Order
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		var err error
+		if o, err = tx.OrderByID(ctx, orderID); err != nil {
+			return err
+		}
+		if o.Status != StatusPendingPayment {
+			return nil
+		}
+		now := s.clock.Now()
+		o.Status, o.PaymentID, o.PaidAt, o.UpdatedAt, o.ReservedUntil = StatusPaid, pay.ID, &now, now, nil
+		if ok, err := tx.UpdateOrder(ctx, o, StatusPendingPayment); err != nil || !ok {
+			return err
+		}
+		if _, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusReserved}, listings.StatusSold, now); err != nil {
+			return err
+		}
+		if o.OfferID != "" && s.opts.Offers != nil {
+			if err := s.opts.Offers.Used(ctx, tx, o.OfferID, o.ID); err != nil {
+				return err
+			}
+		}
+		return s.recordPaid(ctx, tx, o, pay, now)
+	})
+	return o, err
+}
+
+func (s *Service) recordPaid(ctx context.Context, tx Tx, o *Order, pay *payments.Payment, now time.Time) error {
+	buyer := market.Actor{Type: market.ActorUser, UserID: o.BuyerID}
+	if o.BuyerKeyID != "" {
+		buyer = market.Actor{Type: market.ActorAgent, UserID: o.BuyerID, KeyID: o.BuyerKeyID}
+	}
+	if err := events.Record(ctx, tx, now, buyer, "order.created", "order", o.ID, map[string]any{
+		"listingId": o.ListingID, "buyerId": o.BuyerID, "sellerId": o.SellerID, "channel": string(o.Channel),
+		"itemPrice": o.Fees.ItemPrice, "shippingCost": o.Fees.ShippingCost, "serviceFee": o.Fees.ServiceFee,
+		"totalCharged": o.Fees.TotalCharged, "fulfillmentType": string(o.Fulfillment),
+	}); err != nil {
+		return err
+	}
+	if err := events.Record(ctx, tx, now, market.System, "payment.succeeded", "order", o.ID, map[string]any{
+		"paymentId": pay.ID, "amount": o.Fees.TotalCharged, "processor": o.Processor,
+	}); err != nil {
+		return err
+	}
+	watchers, err := tx.Watchers(ctx, o.ListingID)
+	if err != nil {
+		return err
+	}
+	return events.Record(ctx, tx, now, buyer, "listing.sold", "listing", o.ListingID, map[string]any{
+		"orderId": o.ID, "price": o.Fees.ItemPrice, "watchers": watchers,
+	})
+}
+
+// release undoes a reservation whose charge did not happen: the listing is
+// active again, the spending is given back, and the order is gone (a direct
+// purchase never made an order the buyer saw) or, for an approved purchase
+// the owner saw queued, cancelled with the failure. It returns cause, or the
+// error that stopped the release.
+func (s *Service) release(ctx context.Context, o *Order, failure string, cause error) error {
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		cur, err := tx.OrderByID(ctx, o.ID)
+		if market.CodeOf(err) == market.CodeNotFound {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if cur.Status != StatusPendingPayment {
+			return nil
+		}
+		now := s.clock.Now()
+		if _, err := tx.MoveListing(ctx, cur.ListingID, []listings.Status{listings.StatusReserved}, listings.StatusActive, now); err != nil {
+			return err
+		}
+		if err := tx.DeleteSpend(ctx, cur.ID); err != nil {
+			return err
+		}
+		queued, err := wasApproval(ctx, tx, cur)
+		if err != nil {
+			return err
+		}
+		if !queued {
+			return tx.DeleteOrder(ctx, cur.ID)
+		}
+		cur.Status, cur.FailureCode, cur.CancelledAt, cur.UpdatedAt = StatusCancelled, failure, &now, now
+		if _, err := tx.UpdateOrder(ctx, cur, StatusPendingPayment); err != nil {
+			return err
+		}
+		return events.Record(ctx, tx, now, market.System, "payment.failed", "order", cur.ID, map[string]any{"failureCode": failure})
+	})
+	if err != nil {
+		return err
+	}
+	return cause
+}
+
+func itoa(n int64) string {
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,295 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/listings"
+	"marketplace/internal/market"
+	"marketplace/internal/orders"
+)
+
+var _ orders.Tx = (*Tx)(nil)
+
+const orderColumns = `id, listing_id, buyer_id, seller_id, buyer_key_id, channel, status, listing_title, item_price,
+	shipping_cost, service_fee, total_charged, commission, fulfillment_type, shipping_address, shipping_carrier,
+	shipping_service, shipping_rate_id, estimated_days, estimated_delivery, max_price, expected_price, offer_id,
+	payment_method_id, processor, payment_id, amount_refunded, failure_code, reserved_until, paid_at, cancelled_at,
+	created_at, updated_at`
+
+func orderArgs(o *orders.Order) ([]any, error) {
+	var addr any
+	if o.ShippingAddress != nil {
+		b, err := json.Marshal(o.ShippingAddress)
+		if err != nil {
+			return nil, market.Internal(err)
+		}
+		addr = string(b)
+	}
+	f := o.Fees
+	return []any{o.ID, o.ListingID, o.BuyerID, o.SellerID, nullString(o.BuyerKeyID), string(o.Channel), string(o.Status),
+		o.ListingTitle, f.ItemPrice, f.ShippingCost, f.ServiceFee, f.TotalCharged, f.Commission, string(o.Fulfillment), addr,
+		o.Carrier, o.Service, o.RateID, o.EstimatedDays, o.EstimatedDelivery, o.MaxPrice, o.ExpectedPrice,
+		nullString(o.OfferID), nullString(o.PaymentMethodID), o.Processor, o.PaymentID, o.AmountRefunded, o.FailureCode,
+		o.ReservedUntil, o.PaidAt, o.CancelledAt, o.CreatedAt, o.UpdatedAt}, nil
+}
+
+// CreateOrder inserts o. A second live order for one listing violates the
+// orders_listing_live index and answers INVALID_STATE.
+func (tx *Tx) CreateOrder(ctx context.Context, o *orders.Order) error {
+	args, err := orderArgs(o)
+	if err != nil {
+		return err
+	}
+	_, err = tx.exec(ctx, `INSERT INTO orders (`+orderColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+	if isUnique(err, "listing") {
+		return market.Errorf(market.CodeInvalidState, "the listing already has a live order")
+	}
+	return wrap(err)
+}
+
+// UpdateOrder writes every mutable field of o if its status is still from.
+func (tx *Tx) UpdateOrder(ctx context.Context, o *orders.Order, from orders.Status) (bool, error) {
+	args, err := orderArgs(o)
+	if err != nil {
+		return false, err
+	}
+	// Skip id, listing, buyer, seller and created_at: they never change.
+	res, err := tx.exec(ctx, `UPDATE orders SET buyer_key_id = ?, channel = ?, status = ?, listing_title = ?, item_price = ?,
+		shipping_cost = ?, service_fee = ?, total_charged = ?, commission = ?, fulfillment_type = ?, shipping_address = ?,
+		shipping_carrier = ?, shipping_service = ?, shipping_rate_id = ?, estimated_days = ?, estimated_delivery = ?,
+		max_price = ?, expected_price = ?, offer_id = ?, payment_method_id = ?, processor = ?, payment_id = ?,
+		amount_refunded = ?, failure_code = ?, reserved_until = ?, paid_at = ?, cancelled_at = ?, updated_at = ?
+		WHERE id = ? AND status = ?`, append(append(args[4:31], args[32]), o.ID, string(from))...)
+	if err != nil {
+		if isUnique(err, "listing") {
+			return false, market.Errorf(market.CodeInvalidState, "the listing already has a live order")
+		}
+		return false, wrap(err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, wrap(err)
+}
+
+// DeleteOrder removes an order that never got its charge.
+func (tx *Tx) DeleteOrder(ctx context.Context, id string) error {
+	_, err := tx.exec(ctx, `DELETE FROM orders WHERE id = ?`, id)
+	return wrap(err)
+}
+
+// OrderByID finds an order, locking it inside a transaction.
+func (tx *Tx) OrderByID(ctx context.Context, id string) (*orders.Order, error) {
+	return scanOrder(tx.queryRow(ctx, `SELECT `+orderColumns+` FROM orders WHERE id = ?`+tx.forUpdate(), id))
+}
+
+// OrderByPayment finds the order a processor payment belongs to.
+func (tx *Tx) OrderByPayment(ctx context.Context, paymentID string) (*orders.Order, error) {
+	if paymentID == "" {
+		return nil, market.NotFound("order")
+	}
+	return scanOrder(tx.queryRow(ctx, `SELECT `+orderColumns+` FROM orders WHERE payment_id = ?`+tx.forUpdate(), paymentID))
+}
+
+// liveStatuses are the statuses the orders_listing_live index covers.
+var liveStatuses = `'pending_payment', 'paid', 'pickup_ready', 'shipped', 'delivered', 'completed', 'disputed'`
+
+// LiveOrderOf finds the live order of a listing.
+func (tx *Tx) LiveOrderOf(ctx context.Context, listingID string) (*orders.Order, error) {
+	return scanOrder(tx.queryRow(ctx, `SELECT `+orderColumns+` FROM orders WHERE listing_id = ? AND status IN (`+
+		liveStatuses+`)`, listingID))
+}
+
+// Orders lists a page of one user's orders, newest first, with the total.
+func (tx *Tx) Orders(ctx context.Context, f orders.OrderFilter) ([]orders.Order, int, error) {
+	var where string
+	var args []any
+	switch f.Role {
+	case "buyer":
+		where, args = "buyer_id = ?", []any{f.UserID}
+	case "seller":
+		where, args = "seller_id = ?", []any{f.UserID}
+	default:
+		where, args = "(buyer_id = ? OR seller_id = ?)", []any{f.UserID, f.UserID}
+	}
+	if len(f.Statuses) > 0 {
+		where += " AND status IN (" + placeholders(len(f.Statuses)) + ")"
+		for _, s := range f.Statuses {
+			args = append(args, string(s))
+		}
+	}
+	var total int
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM orders WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, wrap(err)
+	}
+	out, err := tx.orderRows(ctx, `SELECT `+orderColumns+` FROM orders WHERE `+where+
+		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+	return out, total, err
+}
+
+// StuckOrders lists pending_payment orders last touched before before,
+// oldest first.
+func (tx *Tx) StuckOrders(ctx context.Context, before time.Time, limit int) ([]orders.Order, error) {
+	return tx.orderRows(ctx, `SELECT `+orderColumns+` FROM orders WHERE status = 'pending_payment' AND updated_at < ?
+		ORDER BY updated_at LIMIT ?`, before, limit)
+}
+
+func (tx *Tx) orderRows(ctx context.Context, query string, args ...any) ([]orders.Order, error) {
+	rows, err := tx.query(ctx, query, args...)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := []orders.Order{}
+	for rows.Next() {
+		o, err := scanOrder(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *o)
+	}
+	return out, wrap(rows.Err())
+}
+
+func scanOrder(row scanner) (*orders.Order, error) {
+	var o orders.Order
+	var keyID, addr, offerID, methodID sql.NullString
+	var channel, status, fulfillment string
+	var days, maxPrice, expected sql.NullInt64
+	var eta, reserved, paid, cancelled sql.NullTime
+	f := &o.Fees
+	err := row.Scan(&o.ID, &o.ListingID, &o.BuyerID, &o.SellerID, &keyID, &channel, &status, &o.ListingTitle, &f.ItemPrice,
+		&f.ShippingCost, &f.ServiceFee, &f.TotalCharged, &f.Commission, &fulfillment, &addr, &o.Carrier, &o.Service,
+		&o.RateID, &days, &eta, &maxPrice, &expected, &offerID, &methodID, &o.Processor, &o.PaymentID, &o.AmountRefunded,
+		&o.FailureCode, &reserved, &paid, &cancelled, &o.CreatedAt, &o.UpdatedAt)
+	if err != nil {
+		return nil, notFound(err, "order")
+	}
+	o.BuyerKeyID, o.OfferID, o.PaymentMethodID = keyID.String, offerID.String, methodID.String
+	o.Channel, o.Status, o.Fulfillment = orders.Channel(channel), orders.Status(status), orders.Fulfillment(fulfillment)
+	if days.Valid {
+		d := int(days.Int64)
+		o.EstimatedDays = &d
+	}
+	o.EstimatedDelivery, o.ReservedUntil, o.PaidAt, o.CancelledAt = nullTime(eta), nullTime(reserved), nullTime(paid), nullTime(cancelled)
+	o.MaxPrice, o.ExpectedPrice = nullInt(maxPrice), nullInt(expected)
+	o.CreatedAt, o.UpdatedAt = o.CreatedAt.UTC(), o.UpdatedAt.UTC()
+	if addr.Valid {
+		var a accounts.Address
+		if err := json.Unmarshal([]byte(addr.String), &a); err != nil {
+			return nil, market.Internal(err)
+		}
+		o.ShippingAddress = &a
+	}
+	return &o, nil
+}
+
+// MoveListing changes a listing's status from one of from to to. The
+// condition is the reservation: of two purchases, only one finds the
+// listing still active.
+func (tx *Tx) MoveListing(ctx context.Context, id string, from []listings.Status, to listings.Status, at time.Time) (bool, error) {
+	args := []any{string(to), at}
+	soldAt := "sold_at"
+	if to == listings.StatusSold {
+		soldAt = "?"
+		args = append(args, at)
+	}
+	args = append(args, id)
+	for _, s := range from {
+		args = append(args, string(s))
+	}
+	res, err := tx.exec(ctx, `UPDATE listings SET status = ?, updated_at = ?, sold_at = `+soldAt+` WHERE id = ? AND status IN (`+
+		placeholders(len(from))+`)`, args...)
+	if err != nil {
+		return false, wrap(err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, wrap(err)
+}
+
+// ReleaseSpend gives an order's spending back (cancelled or refunded).
+func (tx *Tx) ReleaseSpend(ctx context.Context, orderID string, at time.Time) error {
+	_, err := tx.exec(ctx, `UPDATE agent_spending SET released_at = ? WHERE order_id = ? AND released_at IS NULL`, at, orderID)
+	return wrap(err)
+}
+
+// DeleteSpend removes the spending of an order that was never charged.
+func (tx *Tx) DeleteSpend(ctx context.Context, orderID string) error {
+	_, err := tx.exec(ctx, `DELETE FROM agent_spending WHERE order_id = ?`, orderID)
+	return wrap(err)
+}
+
+const approvalColumns = `id, order_id, owner_id, key_id, amount, status, reason, decided_by, decided_at, created_at`
+
+// CreateApproval inserts a.
+func (tx *Tx) CreateApproval(ctx context.Context, a *orders.Approval) error {
+	_, err := tx.exec(ctx, `INSERT INTO purchase_approvals (`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.OrderID, a.OwnerID, nullString(a.KeyID), a.Amount, a.Status, a.Reason, a.DecidedBy, a.DecidedAt, a.CreatedAt)
+	return wrap(err)
+}
+
+// UpdateApproval saves a decision.
+func (tx *Tx) UpdateApproval(ctx context.Context, a *orders.Approval) error {
+	res, err := tx.exec(ctx, `UPDATE purchase_approvals SET status = ?, reason = ?, decided_by = ?, decided_at = ? WHERE id = ?`,
+		a.Status, a.Reason, a.DecidedBy, a.DecidedAt, a.ID)
+	if err != nil {
+		return wrap(err)
+	}
+	return affectedOne(res, "approval")
+}
+
+// ApprovalByID finds an approval, locking it inside a transaction.
+func (tx *Tx) ApprovalByID(ctx context.Context, id string) (*orders.Approval, error) {
+	return scanApproval(tx.queryRow(ctx, `SELECT `+approvalColumns+` FROM purchase_approvals WHERE id = ?`+tx.forUpdate(), id))
+}
+
+// ApprovalOfOrder finds the approval an order waited for.
+func (tx *Tx) ApprovalOfOrder(ctx context.Context, orderID string) (*orders.Approval, error) {
+	return scanApproval(tx.queryRow(ctx, `SELECT `+approvalColumns+` FROM purchase_approvals WHERE order_id = ?`, orderID))
+}
+
+// Approvals lists an owner's approvals (every owner's for ""), newest
+// first, in one status or all, with the total.
+func (tx *Tx) Approvals(ctx context.Context, ownerID, status string, limit, offset int) ([]orders.Approval, int, error) {
+	where, args := "1 = 1", []any{}
+	if ownerID != "" {
+		where, args = where+" AND owner_id = ?", append(args, ownerID)
+	}
+	if status != "" {
+		where, args = where+" AND status = ?", append(args, status)
+	}
+	var total int
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM purchase_approvals WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, wrap(err)
+	}
+	rows, err := tx.query(ctx, `SELECT `+approvalColumns+` FROM purchase_approvals WHERE `+where+
+		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	if err != nil {
+		return nil, 0, wrap(err)
+	}
+	defer rows.Close()
+	out := []orders.Approval{}
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, *a)
+	}
+	return out, total, wrap(rows.Err())
+}
+
+func scanApproval(row scanner) (*orders.Approval, error) {
+	var a orders.Approval
+	var keyID sql.NullString
+	var decided sql.NullTime
+	if err := row.Scan(&a.ID, &a.OrderID, &a.OwnerID, &keyID, &a.Amount, &a.Status, &a.Reason, &a.DecidedBy, &decided,
+		&a.CreatedAt); err != nil {
+		return nil, notFound(err, "approval")
+	}
+	a.KeyID, a.DecidedAt, a.CreatedAt = keyID.String, nullTime(decided), a.CreatedAt.UTC()
+	return &a, nil
+}

@@ -1,0 +1,53 @@
+package testkit
+
+import (
+	"net/http"
+	"strconv"
+)
+
+// SaveCard saves a payment method for u from a sandbox test token
+// (pm_card_visa, pm_card_chargeDeclined, pm_card_authenticationRequired)
+// and returns its id.
+func (s *Server) SaveCard(u *User, token string) string {
+	s.T.Helper()
+	si := s.Do("POST", "/api/v1/payment-methods/setup", nil, u.Auth()).Want(s.T, http.StatusOK, "")
+	r := s.Do("POST", "/api/v1/payment-methods/confirm", map[string]any{
+		"setupIntentId": si.Data()["setupIntentId"], "paymentMethod": token,
+	}, u.Auth()).Want(s.T, http.StatusCreated, "")
+	return r.Data()["id"].(string)
+}
+
+// Shopper is an owner ready to buy through an agent: verified, with a card
+// on file and a buy_sell key.
+type Shopper struct {
+	*User
+	Key *Key
+}
+
+// NewShopper makes a Shopper whose card is the given sandbox token.
+func (s *Server) NewShopper(name, cardToken string) *Shopper {
+	s.T.Helper()
+	u := s.VerifiedOwner(name)
+	s.SaveCard(u, cardToken)
+	return &Shopper{User: u, Key: s.NewKey(u, "buy_sell")}
+}
+
+// Address is a valid US shipping address for purchase bodies.
+func Address() map[string]any {
+	return map[string]any{"name": "Ada Buyer", "line1": "1 Main St", "city": "Portland", "state": "OR", "zip": "97201", "country": "US"}
+}
+
+// ActiveListing creates an active listing at price cents with free shipping
+// for seller, and returns its id.
+func (s *Server) ActiveListing(seller *User, brief string, price int64) string {
+	s.T.Helper()
+	r := s.CreateListing(seller.Auth(), brief, map[string]any{"price": price, "condition": "good", "shippingType": "free"}).
+		Want(s.T, http.StatusCreated, "")
+	if st := r.Data()["status"]; st != "active" {
+		s.T.Fatalf("listing is %v, want active", st)
+	}
+	return r.Data()["id"].(string)
+}
+
+// Cents formats an amount for messages.
+func Cents(n int64) string { return strconv.FormatInt(n, 10) }
