@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,19 @@ const (
 	Sandbox Mode = "sandbox"
 	Live    Mode = "live"
 )
+
+// Payments names the payment processor: the built-in sandbox processor or
+// Stripe.
+type Payments string
+
+const (
+	PaymentsSandbox Payments = "sandbox"
+	PaymentsStripe  Payments = "stripe"
+)
+
+// SandboxPublishableKey is what /config/stripe-publishable-key answers when
+// the sandbox processor takes the payments.
+const SandboxPublishableKey = "pk_test_sandbox"
 
 // Config is every setting the service reads at start-up.
 type Config struct {
@@ -36,7 +50,13 @@ type Config struct {
 	JWTSecret     string
 	LogLevel      string
 
+	// Payments picks the processor ("" reads as sandbox). Stripe needs the
+	// secret key; StripeAPIBase points the client elsewhere (stripe-mock).
+	Payments             Payments
+	StripeSecretKey      string
 	StripePublishableKey string
+	StripeWebhookSecret  string
+	StripeAPIBase        string
 
 	// The AI step's OpenAI-compatible endpoint; without a URL and model the
 	// built-in generator writes listings alone.
@@ -88,7 +108,12 @@ func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, 
 		JWTSecret:     getenv("MARKETPLACE_JWT_SECRET"),
 		LogLevel:      env("MARKETPLACE_LOG_LEVEL", "info"),
 
-		StripePublishableKey: env("MARKETPLACE_STRIPE_PUBLISHABLE_KEY", ""),
+		Payments:        Payments(strings.ToLower(env("MARKETPLACE_PAYMENTS", string(PaymentsSandbox)))),
+		StripeSecretKey: strings.TrimSpace(getenv("STRIPE_SECRET_KEY")),
+		// The MARKETPLACE_ spelling is the one earlier releases read.
+		StripePublishableKey: env("STRIPE_PUBLISHABLE_KEY", env("MARKETPLACE_STRIPE_PUBLISHABLE_KEY", "")),
+		StripeWebhookSecret:  strings.TrimSpace(getenv("STRIPE_WEBHOOK_SECRET")),
+		StripeAPIBase:        strings.TrimRight(env("STRIPE_API_BASE", ""), "/"),
 
 		AIURL:   env("MARKETPLACE_AI_URL", ""),
 		AIModel: env("MARKETPLACE_AI_MODEL", ""),
@@ -113,6 +138,7 @@ func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, 
 	fs.StringVar(&c.DatabaseURL, "database-url", c.DatabaseURL, "a postgres:// URL selects PostgreSQL (MARKETPLACE_DATABASE_URL)")
 	fs.StringVar(&c.RedisURL, "redis-url", c.RedisURL, "Redis for shared rate limits (MARKETPLACE_REDIS_URL)")
 	mode := fs.String("mode", string(c.Mode), "sandbox or live (MARKETPLACE_MODE)")
+	processor := fs.String("payments", string(c.Payments), "payment processor: sandbox or stripe (MARKETPLACE_PAYMENTS)")
 	fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "base of absolute links (MARKETPLACE_PUBLIC_URL)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (MARKETPLACE_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
@@ -147,7 +173,49 @@ func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, 
 	if c.Mode == Live && c.JWTSecret == "" {
 		return c, errors.New("MARKETPLACE_JWT_SECRET is required in live mode")
 	}
+	if err := c.checkPayments(Payments(strings.ToLower(*processor))); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// checkPayments settles the processor. Live money never goes through the
+// sandbox processor, and live Stripe needs its webhook secret (the
+// account.updated webhook is what verifies sellers there) and its
+// publishable key (the checkout page).
+func (c *Config) checkPayments(p Payments) error {
+	c.Payments = p
+	switch {
+	case c.Payments != PaymentsSandbox && c.Payments != PaymentsStripe:
+		return fmt.Errorf("MARKETPLACE_PAYMENTS must be sandbox or stripe, not %q", c.Payments)
+	case c.Mode == Live && c.Payments == PaymentsSandbox:
+		return errors.New("live mode takes real money: set MARKETPLACE_PAYMENTS=stripe (the sandbox processor is refused)")
+	case c.Payments == PaymentsStripe && c.StripeSecretKey == "":
+		return errors.New("MARKETPLACE_PAYMENTS=stripe needs STRIPE_SECRET_KEY")
+	case c.Payments == PaymentsStripe && c.Mode == Live && c.StripeWebhookSecret == "":
+		return errors.New("live mode with Stripe needs STRIPE_WEBHOOK_SECRET (the account.updated webhook verifies sellers)")
+	case c.Payments == PaymentsStripe && c.Mode == Live && c.StripePublishableKey == "":
+		return errors.New("live mode with Stripe needs STRIPE_PUBLISHABLE_KEY (the checkout page's Stripe Elements)")
+	}
+	if c.StripeAPIBase != "" {
+		u, err := url.Parse(c.StripeAPIBase)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("STRIPE_API_BASE must be an http(s) URL, not %q", c.StripeAPIBase)
+		}
+	}
+	return nil
+}
+
+// Stripe reports whether Stripe is the payment processor.
+func (c Config) Stripe() bool { return c.Payments == PaymentsStripe }
+
+// PublishableKey is the key the checkout front end gets: Stripe's when
+// Stripe takes the payments (and in live mode), else the sandbox's.
+func (c Config) PublishableKey() string {
+	if c.Stripe() || c.Mode == Live {
+		return c.StripePublishableKey
+	}
+	return SandboxPublishableKey
 }
 
 // EnsureJWTSecret fills JWTSecret in sandbox mode from a file in the data

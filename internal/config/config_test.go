@@ -22,6 +22,35 @@ func TestDefaults(t *testing.T) {
 	if c.S3() || c.PhotosDir() != filepath.Join("data", "photos") || !c.S3Secure {
 		t.Fatalf("photo store defaults: S3 %v, dir %q, secure %v", c.S3(), c.PhotosDir(), c.S3Secure)
 	}
+	if c.Payments != PaymentsSandbox || c.Stripe() || c.PublishableKey() != SandboxPublishableKey {
+		t.Fatalf("payments defaults: %q, publishable %q", c.Payments, c.PublishableKey())
+	}
+}
+
+func TestStripePayments(t *testing.T) {
+	c, err := Load(envOf(map[string]string{
+		"MARKETPLACE_PAYMENTS": "Stripe", "STRIPE_SECRET_KEY": "sk_test_1", "STRIPE_PUBLISHABLE_KEY": "pk_test_1",
+		"STRIPE_WEBHOOK_SECRET": "whsec_1", "STRIPE_API_BASE": "http://127.0.0.1:12111/",
+	}), nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Stripe() || c.StripeSecretKey != "sk_test_1" || c.StripeWebhookSecret != "whsec_1" ||
+		c.StripeAPIBase != "http://127.0.0.1:12111" || c.PublishableKey() != "pk_test_1" {
+		t.Fatalf("stripe settings: %+v", c)
+	}
+	// Live mode with Stripe and its webhook secret starts.
+	live := map[string]string{"MARKETPLACE_MODE": "live", "MARKETPLACE_JWT_SECRET": "s", "MARKETPLACE_PAYMENTS": "stripe",
+		"STRIPE_SECRET_KEY": "sk_live_1", "STRIPE_WEBHOOK_SECRET": "whsec_1", "MARKETPLACE_STRIPE_PUBLISHABLE_KEY": "pk_live_1"}
+	c, err = Load(envOf(live), nil, io.Discard)
+	if err != nil || c.Mode != Live || c.PublishableKey() != "pk_live_1" {
+		t.Fatalf("live stripe: %+v %v", c, err)
+	}
+	// The flag mirrors the variable.
+	c, err = Load(envOf(map[string]string{"STRIPE_SECRET_KEY": "sk_test_1"}), []string{"-payments", "stripe"}, io.Discard)
+	if err != nil || !c.Stripe() {
+		t.Fatalf("-payments stripe: %+v %v", c, err)
+	}
 }
 
 func TestS3PhotoStore(t *testing.T) {
@@ -51,6 +80,8 @@ func TestEnvAndFlags(t *testing.T) {
 	env := envOf(map[string]string{
 		"MARKETPLACE_ADDR": "0.0.0.0:9000", "MARKETPLACE_DATABASE_URL": "postgres://u@h/db",
 		"MARKETPLACE_PUBLIC_URL": "https://market.example/", "MARKETPLACE_MODE": "live", "MARKETPLACE_JWT_SECRET": "s",
+		"MARKETPLACE_PAYMENTS": "stripe", "STRIPE_SECRET_KEY": "sk_live_1", "STRIPE_WEBHOOK_SECRET": "whsec_1",
+		"STRIPE_PUBLISHABLE_KEY": "pk_live_1",
 	})
 	c, err := Load(env, []string{"-addr", "127.0.0.1:7000"}, io.Discard)
 	if err != nil {
@@ -76,8 +107,21 @@ func TestRefusals(t *testing.T) {
 		"s3 without endpoint": {map[string]string{"MARKETPLACE_S3_BUCKET": "b"}, nil, "go together"},
 		"s3 with scheme": {map[string]string{"MARKETPLACE_S3_ENDPOINT": "https://s3.example",
 			"MARKETPLACE_S3_BUCKET": "b"}, nil, "without a scheme"},
-		"s3 secure maybe": {map[string]string{"MARKETPLACE_S3_SECURE": "maybe"}, nil, "true or false"},
-		"stray argument":  {nil, []string{"extra"}, "unexpected"},
+		"s3 secure maybe":  {map[string]string{"MARKETPLACE_S3_SECURE": "maybe"}, nil, "true or false"},
+		"stray argument":   {nil, []string{"extra"}, "unexpected"},
+		"unknown payments": {map[string]string{"MARKETPLACE_PAYMENTS": "paypal"}, nil, "sandbox or stripe"},
+		"live sandbox payments": {map[string]string{"MARKETPLACE_MODE": "live", "MARKETPLACE_JWT_SECRET": "s"}, nil,
+			"sandbox processor is refused"},
+		"live sandbox payments by flag": {map[string]string{"MARKETPLACE_MODE": "live", "MARKETPLACE_JWT_SECRET": "s",
+			"MARKETPLACE_PAYMENTS": "stripe", "STRIPE_SECRET_KEY": "sk", "STRIPE_WEBHOOK_SECRET": "whsec"},
+			[]string{"-payments", "sandbox"}, "sandbox processor is refused"},
+		"stripe without key": {map[string]string{"MARKETPLACE_PAYMENTS": "stripe"}, nil, "STRIPE_SECRET_KEY"},
+		"live stripe without webhook secret": {map[string]string{"MARKETPLACE_MODE": "live", "MARKETPLACE_JWT_SECRET": "s",
+			"MARKETPLACE_PAYMENTS": "stripe", "STRIPE_SECRET_KEY": "sk", "STRIPE_PUBLISHABLE_KEY": "pk"}, nil, "STRIPE_WEBHOOK_SECRET"},
+		"live stripe without publishable key": {map[string]string{"MARKETPLACE_MODE": "live", "MARKETPLACE_JWT_SECRET": "s",
+			"MARKETPLACE_PAYMENTS": "stripe", "STRIPE_SECRET_KEY": "sk", "STRIPE_WEBHOOK_SECRET": "whsec"}, nil, "STRIPE_PUBLISHABLE_KEY"},
+		"stripe base without scheme": {map[string]string{"MARKETPLACE_PAYMENTS": "stripe", "STRIPE_SECRET_KEY": "sk",
+			"STRIPE_API_BASE": "127.0.0.1:12111"}, nil, "STRIPE_API_BASE"},
 	}
 	for name, c := range cases {
 		if _, err := Load(envOf(c.env), c.args, io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
