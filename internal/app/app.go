@@ -29,8 +29,10 @@ import (
 	"marketplace/internal/listings"
 	"marketplace/internal/listings/photos"
 	"marketplace/internal/market"
+	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/ratelimit"
+	"marketplace/internal/shipping"
 	"marketplace/internal/store"
 )
 
@@ -62,6 +64,8 @@ type App struct {
 	Agents   *agents.Service
 	Payments *payments.Service
 	Listings *listings.Service
+	Shipping *shipping.Service
+	Orders   *orders.Service
 	Photos   *listings.Photos
 	Settings *admin.Config
 
@@ -76,6 +80,10 @@ type Options struct {
 	// time create waits for it (tests of the pending_ai path).
 	Generator        listings.Generator
 	GenerationBudget time.Duration
+	// Gateway replaces the payment processor's money side (fault tests),
+	// and BeforeSettle runs before each settle step (crash tests).
+	Gateway      payments.Gateway
+	BeforeSettle func(ctx context.Context, orderID string) error
 }
 
 // Open connects the store and runs the migrations (goose, then River's).
@@ -129,7 +137,14 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 
 	a.Accounts = accounts.NewService(store.For[accounts.Tx](db), a.Clock, accounts.NewTokens(cfg.JWTSecret), limiter)
 	a.Agents = agents.NewService(store.For[agents.Tx](db), a.Clock, cfg.Mode == config.Live)
-	a.Payments = payments.NewService(store.For[payments.Tx](db), a.Clock, payments.Sandbox{PublicURL: cfg.PublicURL})
+	proc, gateway, err := newPayments(cfg, db, a.Clock)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Gateway != nil {
+		gateway = opts.Gateway
+	}
+	a.Payments = payments.NewService(store.For[payments.Tx](db), a.Clock, proc, gateway)
 	a.Settings = admin.NewConfig(store.For[admin.ConfigTx](db), a.Clock)
 	ph, err := newPhotos(ctx, cfg, db, a.Clock)
 	if err != nil {
@@ -145,8 +160,12 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if err := a.Listings.SeedCategories(ctx); err != nil {
 		return nil, fmt.Errorf("seed categories: %w", err)
 	}
+	a.Shipping = shipping.NewService(store.For[shipping.Tx](db), a.Clock, []byte(cfg.JWTSecret))
+	a.Orders = orders.NewService(store.For[orders.Tx](db), a.Clock, orders.Options{
+		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping},
+		Taxonomy: listings.DefaultTaxonomy(), PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle})
 
-	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings}, a.Log)
+	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Idempotency: db}, a.Log)
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
@@ -164,10 +183,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	mx := httpapi.NewMetrics()
 	auditor := auditWriter{db: db}
 	a.Router = httpapi.NewRouter(httpapi.Services{Accounts: a.Accounts, Agents: a.Agents}, auditor, a.Log, a.Clock, mx)
-	publishable := "pk_test_sandbox"
-	if cfg.Mode == config.Live {
-		publishable = cfg.StripePublishableKey
-	}
+	a.Router.SetIdempotency(db)
+	publishable := cfg.PublishableKey()
 	(&ops.Ops{
 		Version: version(), Mode: string(cfg.Mode), PublicURL: cfg.PublicURL, PublishableKey: publishable,
 		Metrics: mx.Handler(), DocA: docA, DocB: docB,
@@ -178,10 +195,15 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		},
 	}).Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
-		PublicURL: cfg.PublicURL}).Register(a.Router)
-	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos}).Register(a.Router)
+		Shipping: a.Shipping, Orders: a.Orders, PublicURL: cfg.PublicURL}).Register(a.Router)
+	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
+		Payments: a.Payments, Orders: a.Orders}).Register(a.Router)
+	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
+	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)
 	if cfg.Mode == config.Sandbox {
-		(&web.Sandbox{Payments: a.Payments}).Register(a.Router)
+		sb := &web.Sandbox{Payments: a.Payments}
+		sb.Register(a.Router)
+		sb.RegisterDashboard(a.Router)
 	}
 
 	if cfg.AdminEmail != "" {
@@ -226,6 +248,18 @@ func newPhotos(ctx context.Context, cfg config.Config, db *store.DB, clock marke
 		return nil, fmt.Errorf("photo store: %w", err)
 	}
 	return listings.NewPhotos(store.For[listings.Tx](db), clock, signer, objects, cfg.PublicURL), nil
+}
+
+// shippingRates lets the purchase path verify the shipping service's signed
+// rate tokens.
+type shippingRates struct{ s *shipping.Service }
+
+func (r shippingRates) VerifyRate(token, listingID, zip, field string, now time.Time) (*orders.ShippingRate, error) {
+	rate, err := r.s.VerifyRateAs(field, token, listingID, zip, now)
+	if err != nil {
+		return nil, err
+	}
+	return &orders.ShippingRate{Carrier: rate.Carrier, Service: rate.Service, Amount: rate.Amount, EstimatedDays: rate.EstimatedDays}, nil
 }
 
 // auditWriter writes audit entries in their own small transaction.

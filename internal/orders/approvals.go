@@ -49,13 +49,17 @@ type ApprovalView struct {
 // Approvals lists the owner's purchase approvals, newest first; status ""
 // lists all.
 func (s *Service) Approvals(ctx context.Context, actor market.Actor, status string, limit, offset int) ([]ApprovalView, int, error) {
+	return s.approvals(ctx, actor.UserID, status, limit, offset)
+}
+
+func (s *Service) approvals(ctx context.Context, ownerID, status string, limit, offset int) ([]ApprovalView, int, error) {
 	switch status {
 	case "", ApprovalPending, ApprovalApproved, ApprovalRejected:
 	default:
 		return nil, 0, market.Invalid(market.FieldError{Field: "status", Message: "must be pending, approved or rejected"})
 	}
 	rd := s.store.Read()
-	as, total, err := rd.Approvals(ctx, actor.UserID, status, limit, offset)
+	as, total, err := rd.Approvals(ctx, ownerID, status, limit, offset)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -220,4 +224,13 @@ func (s *Service) Reject(ctx context.Context, actor market.Actor, id, reason str
 			"reason": "approval_rejected", "approvalId": a.ID})
 	})
 	return o, err
+}
+
+// Queue lists every owner's purchase approvals for admins (the admin queue's
+// purchase_approval items), newest first.
+func (s *Service) Queue(ctx context.Context, actor market.Actor, status string, limit, offset int) ([]ApprovalView, int, error) {
+	if !actor.Admin {
+		return nil, 0, market.Errorf(market.CodeForbidden, "the queue is for admins")
+	}
+	return s.approvals(ctx, "", status, limit, offset)
 }

@@ -385,26 +385,27 @@ func (s *Service) reserve(ctx context.Context, tx Tx, b Buyer, o *Order, now tim
 const chargeTimeout = 30 * time.Second
 
 // charge asks the processor for the money and settles or releases the order
-// by the answer. When the processor cannot be reached, the payment is looked
-// up by its idempotency key; if even that fails the order is left for the
-// reconciler, which settles or releases it from the processor's record.
+// by the answer. When the processor cannot be reached the charge is sent
+// again under the same idempotency key (it cannot charge twice), then the
+// payment is looked up. An outcome still unknown leaves the order for the
+// reconciler, which settles or releases it once the processor's record is
+// certain: releasing on a guess could leave a charge without its order.
 func (s *Service) charge(ctx context.Context, o *Order, customer, method string) (*Order, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), chargeTimeout)
 	defer cancel()
-	pay, err := s.opts.Gateway.Charge(cctx, payments.ChargeRequest{
+	req := payments.ChargeRequest{
 		IdempotencyKey: o.ID, CustomerID: customer, PaymentMethodID: method, Amount: o.Fees.TotalCharged,
 		Currency: "usd", Description: truncate(o.ListingTitle, 200),
 		Metadata: map[string]string{"order_id": o.ID, "listing_id": o.ListingID, "buyer_id": o.BuyerID},
-	})
+	}
+	pay, err := s.opts.Gateway.Charge(cctx, req)
 	if err != nil {
-		pay, err = s.opts.Gateway.PaymentByKey(cctx, o.ID)
-		if market.CodeOf(err) == market.CodeNotFound {
-			return nil, s.release(ctx, o, "processor_unavailable", market.Errorf(market.CodePaymentFailed,
-				"the payment processor could not be reached; nothing was charged, try again"))
-		}
-		if err != nil {
+		pay, err = s.opts.Gateway.Charge(cctx, req)
+	}
+	if err != nil {
+		if pay, err = s.opts.Gateway.PaymentByKey(cctx, o.ID); err != nil {
 			return nil, market.Errorf(market.CodePaymentFailed,
-				"the payment processor did not answer; the order will be settled if the charge went through, or released").
+				"the payment processor did not answer; the order will be settled if the charge went through, or released within minutes").
 				WithDetails(map[string]any{"orderId": o.ID})
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"marketplace/internal/httpapi/openapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
+	"marketplace/internal/payments"
 	"marketplace/internal/store"
 	"marketplace/internal/store/storetest"
 )
@@ -56,6 +57,10 @@ type Options struct {
 	// create waits for it.
 	Generator        listings.Generator
 	GenerationBudget time.Duration
+	// Gateway replaces the payment processor's money side; BeforeSettle
+	// runs before each settle step (fault and crash tests).
+	Gateway      payments.Gateway
+	BeforeSettle func(ctx context.Context, orderID string) error
 }
 
 // Start runs the service on db.
@@ -84,7 +89,7 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 		t.Fatal(err)
 	}
 	a, err := app.New(ctx, cfg, db, app.Options{Logger: log, Clock: clock, Generator: opts.Generator,
-		GenerationBudget: opts.GenerationBudget})
+		GenerationBudget: opts.GenerationBudget, Gateway: opts.Gateway, BeforeSettle: opts.BeforeSettle})
 	if err != nil {
 		t.Fatal(err)
 	}

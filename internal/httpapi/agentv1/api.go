@@ -11,6 +11,9 @@ import (
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
+	"marketplace/internal/orders"
+	"marketplace/internal/payments"
+	"marketplace/internal/shipping"
 )
 
 // Prefix is where Variant B lives.
@@ -22,6 +25,9 @@ type API struct {
 	Agents   *agents.Service
 	Listings *listings.Service
 	Photos   *listings.Photos
+	Shipping *shipping.Service
+	Payments *payments.Service
+	Orders   *orders.Service
 }
 
 func actor(r *http.Request) market.Actor { return httpapi.ActorOf(r) }
@@ -44,6 +50,10 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/listings/{id}", httpapi.Either, a.getListing)
 	rt.Handle("PATCH", p+"/listings/{id}", httpapi.Either, a.updateListing)
 	rt.Handle("DELETE", p+"/listings/{id}", httpapi.Either, a.archiveListing)
+
+	a.RegisterShipping(rt)
+	a.RegisterPayments(rt)
+	a.RegisterOrders(rt)
 }
 
 type limits struct {

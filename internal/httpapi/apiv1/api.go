@@ -7,7 +7,9 @@ import (
 	"marketplace/internal/agents"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
+	"marketplace/internal/orders"
 	"marketplace/internal/payments"
+	"marketplace/internal/shipping"
 )
 
 // Prefix is where Variant A lives.
@@ -20,6 +22,8 @@ type API struct {
 	Payments  *payments.Service
 	Listings  *listings.Service
 	Photos    *listings.Photos
+	Shipping  *shipping.Service
+	Orders    *orders.Service
 	PublicURL string
 }
 
@@ -92,6 +96,32 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/onboarding/complete/{token}", httpapi.Public, a.openMagicLink)
 	rt.Handle("POST", p+"/onboarding/complete/{token}", httpapi.Public, a.completeMagicLink)
 	rt.Handle("POST", p+"/onboarding/human", httpapi.Public, a.humanOnboarding)
+
+	// Purchases, approvals and orders.
+	rt.HandleIdempotent("POST", p+"/agent/purchase", httpapi.Agent, a.agentPurchase)
+	rt.Handle("POST", p+"/agent/purchase/fee-estimate", httpapi.Agent, a.feeEstimate)
+	rt.Handle("GET", p+"/agent/purchase/spending-summary", httpapi.Agent, a.spendingSummary)
+	rt.HandleIdempotent("POST", p+"/purchases", httpapi.Bearer, a.humanPurchase)
+	rt.HandleIdempotent("POST", p+"/purchases/confirm", httpapi.Bearer, a.confirmPurchase)
+	rt.Handle("GET", p+"/purchases/buyer", httpapi.Bearer, a.myPurchases)
+	rt.Handle("GET", p+"/purchases/seller", httpapi.Bearer, a.mySales)
+	rt.Handle("GET", p+"/purchases/{id}", httpapi.Bearer, a.getOrder)
+	rt.Handle("GET", p+"/purchases/{id}/events", httpapi.Bearer, a.orderEvents)
+	rt.Handle("GET", p+"/orders/{id}", httpapi.Bearer, a.getOrder)
+	rt.Handle("GET", p+"/orders/{id}/events", httpapi.Bearer, a.orderEvents)
+	rt.Handle("POST", p+"/orders/{id}/shipping/rates", httpapi.Bearer, a.orderShippingRates)
+	rt.Handle("GET", p+"/agent/orders", httpapi.Agent, a.listOrders)
+	rt.Handle("GET", p+"/agent/orders/{id}", httpapi.Agent, a.getOrder)
+	rt.Handle("GET", p+"/agent/orders/{id}/events", httpapi.Agent, a.orderEvents)
+	rt.Handle("GET", p+"/approvals", httpapi.Bearer, a.listApprovals)
+	rt.HandleIdempotent("POST", p+"/approvals/{id}/approve", httpapi.Bearer, a.approve)
+	rt.Handle("POST", p+"/approvals/{id}/reject", httpapi.Bearer, a.reject)
+	rt.Handle("GET", p+"/admin/queue", httpapi.Admin, a.adminQueue)
+	rt.HandleIdempotent("POST", p+"/admin/queue/{id}/approve", httpapi.Admin, a.approve)
+	rt.Handle("POST", p+"/admin/queue/{id}/reject", httpapi.Admin, a.reject)
+
+	a.RegisterShipping(rt)
+	a.RegisterPayments(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"errors"
 	"html/template"
 	"io"
 	"net/http"
@@ -143,6 +144,10 @@ func (c *Checkout) pay(w http.ResponseWriter, r *http.Request) error {
 func cardNumber(r *http.Request) (string, error) {
 	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, 64<<10))
 	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return "", market.Errorf(market.CodePayloadTooLarge, "the request body is larger than 64 KiB")
+		}
 		return "", market.Invalid(market.FieldError{Field: "cardNumber", Message: "the body could not be read"})
 	}
 	var card string
