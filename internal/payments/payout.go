@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"strings"
 	"time"
 
@@ -62,6 +61,22 @@ type Tx interface {
 	PayoutAccountByToken(ctx context.Context, token string) (*PayoutAccount, error)
 	CreatePayoutAccount(ctx context.Context, a *PayoutAccount) error
 	UpdatePayoutAccount(ctx context.Context, a *PayoutAccount) error
+	PayoutAccountByExternalID(ctx context.Context, externalID string) (*PayoutAccount, error)
+
+	// Saved cards (payment_method.go).
+	PaymentCustomer(ctx context.Context, userID string) (string, error)
+	// InsertPaymentCustomer records a user's customer unless one is
+	// recorded, and reports whether it did.
+	InsertPaymentCustomer(ctx context.Context, userID, processor, customerID string, at time.Time) (bool, error)
+	CreateSetupRecord(ctx context.Context, r *SetupRecord) error
+	SetupRecord(ctx context.Context, id string) (*SetupRecord, error)
+	UpdateSetupRecord(ctx context.Context, r *SetupRecord) error
+	PaymentMethods(ctx context.Context, userID string) ([]PaymentMethod, error)
+	PaymentMethodByID(ctx context.Context, id string) (*PaymentMethod, error)
+	DefaultPaymentMethod(ctx context.Context, userID string) (*PaymentMethod, error)
+	CreatePaymentMethod(ctx context.Context, m *PaymentMethod) error
+	DeletePaymentMethod(ctx context.Context, userID, id string) error
+	SetDefaultPaymentMethod(ctx context.Context, userID, id string) error
 }
 
 // Store opens transactions and read handles over payments' Tx.
@@ -75,12 +90,17 @@ type Service struct {
 	store     Store
 	clock     market.Clock
 	processor Processor
+	gateway   Gateway
 }
 
-// NewService builds the payments service.
-func NewService(store Store, clock market.Clock, p Processor) *Service {
-	return &Service{store: store, clock: clock, processor: p}
+// NewService builds the payments service on a processor's two sides:
+// payout accounts (p) and money (g). The sandbox is both.
+func NewService(store Store, clock market.Clock, p Processor, g Gateway) *Service {
+	return &Service{store: store, clock: clock, processor: p, gateway: g}
 }
+
+// Gateway is the processor's money side, for the orders area.
+func (s *Service) Gateway() Gateway { return s.gateway }
 
 // ConnectInput creates a payout account.
 type ConnectInput struct {
@@ -253,9 +273,10 @@ func (s *Service) verifyTx(ctx context.Context, tx Tx, a *PayoutAccount) error {
 	return err
 }
 
-// wellFormedToken reports whether token could be one newToken made. Anything
-// else is refused before the database sees it: PostgreSQL rejects text with
-// a NUL byte, which would otherwise surface as an internal error.
+// wellFormedToken reports whether token could be one newToken made, or a
+// processor's id (cus_..., pm_..., pi_...). Anything else is refused before
+// the database sees it: PostgreSQL rejects text with a NUL byte, which would
+// otherwise surface as an internal error.
 func wellFormedToken(token string) bool {
 	if token == "" || len(token) > 128 {
 		return false
@@ -274,26 +295,183 @@ func newToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Sandbox is the processor of sandbox mode: accounts are local, and the
-// onboarding link is a page of this service that verifies at once.
-type Sandbox struct {
-	PublicURL string
+// DashboardLinker is a Processor that hands out login links to its seller
+// dashboard (the sandbox does; with Stripe, an Express login link).
+type DashboardLinker interface {
+	DashboardURL(ctx context.Context, a *PayoutAccount) (string, error)
 }
 
-// Name identifies the processor.
-func (Sandbox) Name() string { return "sandbox" }
-
-// CreateAccount makes a sandbox account id.
-func (Sandbox) CreateAccount(context.Context, *accounts.User, string, string) (string, error) {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return "acct_sandbox_" + hex.EncodeToString(b), nil
+// Dashboard returns a login link to the processor's seller dashboard for the
+// caller's payout account. The account must be verified first, as with the
+// processor's own dashboards.
+func (s *Service) Dashboard(ctx context.Context, actor market.Actor) (string, *PayoutAccount, error) {
+	a, err := s.store.Read().PayoutAccountOf(ctx, actor.UserID)
+	if market.CodeOf(err) == market.CodeNotFound {
+		return "", nil, market.Errorf(market.CodeNotFound, "no payout account yet; POST /seller/connect creates one")
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if a.Status != AccountVerified {
+		return "", nil, market.Errorf(market.CodeInvalidState, "the seller dashboard opens once onboarding is complete; finish it at the onboarding link").
+			WithDetails(map[string]any{"status": string(a.Status)})
+	}
+	l, ok := s.processor.(DashboardLinker)
+	if !ok {
+		return "", nil, market.Errorf(market.CodeInvalidState, "the %s processor has no seller dashboard", s.processor.Name())
+	}
+	u, err := l.DashboardURL(ctx, a)
+	if err != nil {
+		return "", nil, err
+	}
+	return u, a, nil
 }
 
-// OnboardingURL is the sandbox onboarding page for a.
-func (p Sandbox) OnboardingURL(_ context.Context, a *PayoutAccount) (string, error) {
-	return p.PublicURL + SandboxOnboardingPath + a.OnboardingToken, nil
+// LinkChannel is how an onboarding link is sent.
+type LinkChannel string
+
+const (
+	LinkByEmail LinkChannel = "email"
+	LinkBySMS   LinkChannel = "sms"
+)
+
+// LinkSent says where an onboarding link went.
+type LinkSent struct {
+	Channel LinkChannel
+	To      string
+	URL     string
 }
 
-// SandboxOnboardingPath is where the sandbox onboarding page is served.
-const SandboxOnboardingPath = "/sandbox/connect/onboarding/"
+// SendLink sends the onboarding link of the caller's payout account to the
+// human owner: by e-mail (to the account's address unless to is given) or by
+// text message (to the default shipping address's phone unless given). The
+// message is recorded as a payout_account.onboarding_link_sent event.
+func (s *Service) SendLink(ctx context.Context, actor market.Actor, channel LinkChannel, to string) (*LinkSent, error) {
+	to = strings.TrimSpace(to)
+	var c market.Check
+	switch channel {
+	case LinkByEmail:
+		to = accounts.NormalizeEmail(to)
+		c.Require(to == "" || accounts.ValidEmail(to), "to", "must be an e-mail address")
+	case LinkBySMS:
+		if to != "" {
+			var ok bool
+			to, ok = normalizePhone(to)
+			c.Require(ok, "to", "must be a phone number (7 to 15 digits, optionally with a leading +)")
+		}
+	default:
+		c.Add("channel", "must be email or sms")
+	}
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	a, err := s.store.Read().PayoutAccountOf(ctx, actor.UserID)
+	if market.CodeOf(err) == market.CodeNotFound {
+		return nil, market.Errorf(market.CodeNotFound, "no payout account yet; POST /seller/connect creates one")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if a.Status == AccountVerified {
+		return nil, market.Errorf(market.CodeInvalidState, "the payout account is already verified; there is no onboarding link to send")
+	}
+	url, err := s.processor.OnboardingURL(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	out := &LinkSent{Channel: channel, To: to, URL: url}
+	err = s.store.InTx(ctx, func(tx Tx) error {
+		if out.To == "" {
+			to, err := s.recipient(ctx, tx, actor.UserID, channel)
+			if err != nil {
+				return err
+			}
+			out.To = to
+		}
+		return events.Record(ctx, tx, s.clock.Now(), actor, "payout_account.onboarding_link_sent", "payout_account", a.ID,
+			map[string]any{"channel": string(channel), "to": out.To, "url": url})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// recipient is where a link goes when the caller named no recipient.
+func (s *Service) recipient(ctx context.Context, tx Tx, userID string, channel LinkChannel) (string, error) {
+	if channel == LinkByEmail {
+		u, err := tx.UserByID(ctx, userID)
+		if err != nil {
+			return "", err
+		}
+		return u.Email, nil
+	}
+	list, err := tx.Addresses(ctx, userID)
+	if err != nil {
+		return "", err
+	}
+	for _, ad := range list { // default first
+		if p, ok := normalizePhone(ad.Phone); ok {
+			return p, nil
+		}
+	}
+	return "", market.Invalid(market.FieldError{Field: "to", Message: "is required: no saved address has a phone number"})
+}
+
+// normalizePhone keeps the digits of a phone number (and a leading +),
+// allowing the usual separators.
+func normalizePhone(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r == '+' && i == 0:
+			b.WriteRune(r)
+		case r == ' ' || r == '-' || r == '(' || r == ')' || r == '.':
+		default:
+			return "", false
+		}
+	}
+	out := b.String()
+	n := len(strings.TrimPrefix(out, "+"))
+	return out, n >= 7 && n <= 15
+}
+
+// SellerDashboard is what the sandbox seller dashboard shows.
+type SellerDashboard struct {
+	Account   *PayoutAccount
+	Transfers []SandboxTransfer // newest first
+	Total     int64             // transferred, less reversals
+	ExpiresAt time.Time         // of the link
+}
+
+// SandboxDashboard resolves a sandbox dashboard link. Links of another
+// processor, unknown and expired links are NOT_FOUND.
+func (s *Service) SandboxDashboard(ctx context.Context, token string) (*SellerDashboard, error) {
+	sb, ok := s.processor.(*Sandbox)
+	if !ok {
+		return nil, market.NotFound("dashboard link")
+	}
+	l, err := sb.DashboardLink(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.store.Read().PayoutAccountByExternalID(ctx, l.AccountID)
+	if market.CodeOf(err) == market.CodeNotFound {
+		return nil, market.NotFound("dashboard link")
+	}
+	if err != nil {
+		return nil, err
+	}
+	ts, err := sb.TransfersTo(ctx, a.ExternalID)
+	if err != nil {
+		return nil, err
+	}
+	d := &SellerDashboard{Account: a, Transfers: ts, ExpiresAt: l.ExpiresAt}
+	for _, t := range ts {
+		d.Total += t.Amount - t.Reversed
+	}
+	return d, nil
+}

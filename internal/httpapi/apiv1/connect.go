@@ -53,3 +53,39 @@ func (a *API) connectRefresh(w http.ResponseWriter, r *http.Request) error {
 	httpapi.Entity(r, "payout_account", v.Account.ID)
 	return httpapi.OK(w, r, http.StatusOK, toPayout(v))
 }
+
+type connectDashboard struct {
+	URL       string `json:"url"`
+	AccountID string `json:"accountId"`
+}
+
+func (a *API) connectDashboard(w http.ResponseWriter, r *http.Request) error {
+	url, acct, err := a.Payments.Dashboard(r.Context(), actor(r).Actor)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, connectDashboard{URL: url, AccountID: acct.ExternalID})
+}
+
+type sendLinkBody struct {
+	Channel string `json:"channel"`
+	To      string `json:"to"`
+}
+
+type linkSent struct {
+	Sent    bool   `json:"sent"`
+	Channel string `json:"channel"`
+	To      string `json:"to"`
+}
+
+func (a *API) connectSendLink(w http.ResponseWriter, r *http.Request) error {
+	var b sendLinkBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	s, err := a.Payments.SendLink(r.Context(), actor(r).Actor, payments.LinkChannel(b.Channel), b.To)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, linkSent{Sent: true, Channel: string(s.Channel), To: s.To})
+}

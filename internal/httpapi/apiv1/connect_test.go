@@ -1,10 +1,12 @@
 package apiv1_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
 
+	"marketplace/internal/payments"
 	"marketplace/internal/testkit"
 )
 
@@ -219,4 +221,132 @@ func TestConnectConcurrent(t *testing.T) {
 			t.Fatalf("GET shows %v, not the account the connects returned", st["accountId"])
 		}
 	})
+}
+
+func TestConnectDashboard(t *testing.T) {
+	t.Parallel()
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		u := s.Register("dashboard")
+		s.Do("GET", "/api/v1/seller/connect/dashboard", nil, u.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
+		s.Do("POST", "/api/v1/seller/connect", nil, u.Auth()).Want(t, http.StatusOK, "")
+		pending := s.Do("GET", "/api/v1/seller/connect/dashboard", nil, u.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
+		if d, _ := pending.JSON["error"].(map[string]any)["details"].(map[string]any); d["status"] != "pending" {
+			t.Fatalf("details: %v", pending.JSON)
+		}
+		s.Verify(u)
+		d := s.Do("GET", "/api/v1/seller/connect/dashboard", nil, u.Auth()).Want(t, http.StatusOK, "").Data()
+		url, _ := d["url"].(string)
+		acct, _ := d["accountId"].(string)
+		if !strings.HasPrefix(acct, "acct_sandbox_") || !strings.HasPrefix(url, s.URL+payments.SandboxDashboardPath) {
+			t.Fatalf("dashboard link: %v", d)
+		}
+		// A transfer to the account shows on the dashboard.
+		tr, err := s.App.Payments.Gateway().Transfer(context.Background(), payments.TransferRequest{Destination: acct, Amount: 123456,
+			IdempotencyKey: "payout-" + acct})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := keysHelperPath(t, s, url)
+		page := s.Do("GET", path, nil).Want(t, http.StatusOK, "").Data()
+		ts, _ := page["transfers"].([]any)
+		if page["accountId"] != acct || page["status"] != "verified" || page["payoutsEnabled"] != true || len(ts) != 1 ||
+			ts[0].(map[string]any)["id"] != tr.ID || page["totalTransferred"] != float64(123456) {
+			t.Fatalf("dashboard page: %v", page)
+		}
+		s.Unchecked = true
+		html := s.Do("GET", path, nil, testkit.Header{Name: "Accept", Value: "text/html"})
+		s.Unchecked = false
+		if html.Status != http.StatusOK || !strings.HasPrefix(html.Header.Get("Content-Type"), "text/html") ||
+			!strings.Contains(string(html.Body), acct) || !strings.Contains(string(html.Body), "$1,234.56") {
+			t.Fatalf("dashboard page (HTML): %d\n%s", html.Status, html.Body)
+		}
+		// Each call hands out a new link; links expire after a day.
+		d2 := s.Do("GET", "/api/v1/seller/connect/dashboard", nil, u.Auth()).Want(t, http.StatusOK, "").Data()
+		if d2["url"] == url {
+			t.Fatal("the same link twice")
+		}
+		s.Clock.Advance(payments.DashboardLinkLifetime)
+		s.Do("GET", path, nil).Want(t, http.StatusNotFound, "NOT_FOUND")
+		for _, tok := range []string{"nope", strings.Repeat("a", 200), "%00", "a.b"} {
+			s.Do("GET", "/sandbox/connect/dashboard/"+tok, nil).Want(t, http.StatusNotFound, "NOT_FOUND")
+		}
+	})
+}
+
+func TestConnectSendLink(t *testing.T) {
+	t.Parallel()
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		u := s.Register("sendlink")
+		send := func(body any) *testkit.Response {
+			return s.Do("POST", "/api/v1/seller/connect/send-link", body, u.Auth())
+		}
+		send(map[string]any{"channel": "email"}).Want(t, http.StatusNotFound, "NOT_FOUND")
+		s.Do("POST", "/api/v1/seller/connect", nil, u.Auth()).Want(t, http.StatusOK, "")
+
+		d := send(map[string]any{"channel": "email"}).Want(t, http.StatusOK, "").Data()
+		if d["sent"] != true || d["channel"] != "email" || d["to"] != u.Email {
+			t.Fatalf("e-mail to the owner: %v", d)
+		}
+		d = send(map[string]any{"channel": "email", "to": " Other@Example.com "}).Want(t, http.StatusOK, "").Data()
+		if d["to"] != "other@example.com" {
+			t.Fatalf("e-mail to another address: %v", d)
+		}
+		d = send(map[string]any{"channel": "sms", "to": "+1 (503) 555-0100"}).Want(t, http.StatusOK, "").Data()
+		if d["to"] != "+15035550100" || d["channel"] != "sms" {
+			t.Fatalf("text message: %v", d)
+		}
+		// sms without a number needs a saved address with a phone.
+		testkit.WantFields(t, send(map[string]any{"channel": "sms"}), "to")
+		s.Do("POST", "/api/v1/addresses", map[string]any{"name": "Ada", "line1": "1 Main St", "city": "Portland", "state": "OR",
+			"zip": "97201", "phone": "503-555-0199"}, u.Auth()).Want(t, http.StatusCreated, "")
+		if d := send(map[string]any{"channel": "sms"}).Want(t, http.StatusOK, "").Data(); d["to"] != "5035550199" {
+			t.Fatalf("text message to the saved phone: %v", d)
+		}
+
+		for _, c := range []struct {
+			body   any
+			fields []string
+		}{
+			{map[string]any{}, []string{"channel"}},
+			{map[string]any{"channel": "fax"}, []string{"channel"}},
+			{map[string]any{"channel": 1}, []string{"channel"}},
+			{map[string]any{"channel": "email", "to": "not-an-address"}, []string{"to"}},
+			{map[string]any{"channel": "sms", "to": "call me"}, []string{"to"}},
+			{map[string]any{"channel": "sms", "to": "123"}, []string{"to"}},
+		} {
+			testkit.WantFields(t, send(c.body), c.fields...)
+		}
+		send(nil).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
+
+		// Each message is an event that carries the link.
+		acct := s.Do("GET", "/api/v1/seller/connect", nil, u.Auth()).Want(t, http.StatusOK, "").Data()
+		evs, err := s.App.DB.Read().EventsFor(context.Background(), "payout_account", payoutAccountID(t, s, u.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := 0
+		for _, e := range evs {
+			if e.Type == "payout_account.onboarding_link_sent" {
+				sent++
+				if e.Data["url"] != acct["onboardingUrl"] {
+					t.Fatalf("event link %v, account link %v", e.Data["url"], acct["onboardingUrl"])
+				}
+			}
+		}
+		if sent != 4 {
+			t.Fatalf("%d link events, want 4", sent)
+		}
+
+		s.Verify(u)
+		send(map[string]any{"channel": "email"}).Want(t, http.StatusConflict, "INVALID_STATE")
+	})
+}
+
+func payoutAccountID(t *testing.T, s *testkit.Server, userID string) string {
+	t.Helper()
+	a, err := s.App.DB.Read().PayoutAccountOf(context.Background(), userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.ID
 }

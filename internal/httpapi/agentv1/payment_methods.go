@@ -1,0 +1,38 @@
+package agentv1
+
+import (
+	"net/http"
+	"time"
+
+	"marketplace/internal/httpapi"
+)
+
+// RegisterPayments adds the saved-card route: agents read their owner's
+// cards; saving and removing them is the owner's (Variant A).
+func (a *API) RegisterPayments(rt *httpapi.Router) {
+	rt.Handle("GET", Prefix+"/account/payment-methods", httpapi.Either, a.paymentMethods)
+}
+
+type paymentMethod struct {
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	Brand     string    `json:"brand"`
+	Last4     string    `json:"last4"`
+	ExpMonth  int       `json:"exp_month"`
+	ExpYear   int       `json:"exp_year"`
+	IsDefault bool      `json:"is_default"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func (a *API) paymentMethods(w http.ResponseWriter, r *http.Request) error {
+	list, err := a.Payments.PaymentMethods(r.Context(), actor(r))
+	if err != nil {
+		return err
+	}
+	out := make([]paymentMethod, len(list))
+	for i, m := range list {
+		out[i] = paymentMethod{ID: m.ID, Type: "card", Brand: m.Brand, Last4: m.Last4, ExpMonth: m.ExpMonth,
+			ExpYear: m.ExpYear, IsDefault: m.IsDefault, CreatedAt: m.CreatedAt}
+	}
+	return httpapi.OK(w, r, http.StatusOK, map[string]any{"payment_methods": out, "total": len(out)})
+}

@@ -1,0 +1,138 @@
+package apiv1
+
+import (
+	"net/http"
+	"time"
+
+	"marketplace/internal/httpapi"
+	"marketplace/internal/payments"
+)
+
+// RegisterPayments adds the saved-card routes and the remaining seller
+// payout routes. All of them are the human owner's (bearer token).
+func (a *API) RegisterPayments(rt *httpapi.Router) {
+	p := Prefix
+	rt.Handle("POST", p+"/payment-methods/setup", httpapi.Bearer, a.setupPaymentMethod)
+	rt.Handle("POST", p+"/payment-methods/confirm", httpapi.Bearer, a.confirmPaymentMethod)
+	rt.Handle("GET", p+"/payment-methods", httpapi.Bearer, a.listPaymentMethods)
+	rt.Handle("PATCH", p+"/payment-methods/{id}/default", httpapi.Bearer, a.defaultPaymentMethod)
+	rt.Handle("DELETE", p+"/payment-methods/{id}", httpapi.Bearer, a.deletePaymentMethod)
+
+	rt.Handle("GET", p+"/seller/connect/dashboard", httpapi.Bearer, a.connectDashboard)
+	rt.Handle("POST", p+"/seller/connect/send-link", httpapi.Bearer, a.connectSendLink)
+	// The spec spells these paths with "seller/connect" twice.
+	rt.Handle("POST", p+"/seller/connect/seller/connect/card-setup", httpapi.Bearer, a.setupPaymentMethod)
+	rt.Handle("POST", p+"/seller/connect/seller/connect/card-save", httpapi.Bearer, a.sellerCardSave)
+	rt.Handle("GET", p+"/seller/connect/seller/connect/card-status", httpapi.Bearer, a.sellerCardStatus)
+}
+
+type paymentMethod struct {
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	Brand     string    `json:"brand"`
+	Last4     string    `json:"last4"`
+	ExpMonth  int       `json:"expMonth"`
+	ExpYear   int       `json:"expYear"`
+	IsDefault bool      `json:"isDefault"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func toPaymentMethod(m *payments.PaymentMethod) paymentMethod {
+	return paymentMethod{ID: m.ID, Type: "card", Brand: m.Brand, Last4: m.Last4, ExpMonth: m.ExpMonth, ExpYear: m.ExpYear,
+		IsDefault: m.IsDefault, CreatedAt: m.CreatedAt}
+}
+
+type setupIntent struct {
+	SetupIntentID string `json:"setupIntentId"`
+	ClientSecret  string `json:"clientSecret"`
+}
+
+type confirmSetupBody struct {
+	SetupIntentID string `json:"setupIntentId"`
+	PaymentMethod string `json:"paymentMethod"`
+}
+
+func (a *API) setupPaymentMethod(w http.ResponseWriter, r *http.Request) error {
+	var b struct{}
+	if err := decodeOptional(r, &b); err != nil {
+		return err
+	}
+	si, err := a.Payments.SetupIntent(r.Context(), actor(r).Actor)
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "setup_intent", si.ID)
+	return httpapi.OK(w, r, http.StatusOK, setupIntent{SetupIntentID: si.ID, ClientSecret: si.ClientSecret})
+}
+
+// confirmSetup saves the card of a setup intent for confirm (201) and the
+// seller's card-save (200).
+func (a *API) confirmSetup(w http.ResponseWriter, r *http.Request, status int) error {
+	var b confirmSetupBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	m, err := a.Payments.ConfirmSetup(r.Context(), actor(r).Actor, b.SetupIntentID, b.PaymentMethod)
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "payment_method", m.ID)
+	return httpapi.OK(w, r, status, toPaymentMethod(m))
+}
+
+func (a *API) confirmPaymentMethod(w http.ResponseWriter, r *http.Request) error {
+	return a.confirmSetup(w, r, http.StatusCreated)
+}
+
+func (a *API) sellerCardSave(w http.ResponseWriter, r *http.Request) error {
+	return a.confirmSetup(w, r, http.StatusOK)
+}
+
+func (a *API) listPaymentMethods(w http.ResponseWriter, r *http.Request) error {
+	list, err := a.Payments.PaymentMethods(r.Context(), actor(r).Actor)
+	if err != nil {
+		return err
+	}
+	out := make([]paymentMethod, len(list))
+	for i := range list {
+		out[i] = toPaymentMethod(&list[i])
+	}
+	return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.Meta{"total": len(out)})
+}
+
+func (a *API) defaultPaymentMethod(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	httpapi.Entity(r, "payment_method", id)
+	m, err := a.Payments.SetDefaultPaymentMethod(r.Context(), actor(r).Actor, id)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toPaymentMethod(m))
+}
+
+func (a *API) deletePaymentMethod(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	httpapi.Entity(r, "payment_method", id)
+	if err := a.Payments.DeletePaymentMethod(r.Context(), actor(r).Actor, id); err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, map[string]any{"id": id, "deleted": true})
+}
+
+type cardStatus struct {
+	HasCard bool           `json:"hasCard"`
+	Card    *paymentMethod `json:"card"`
+}
+
+func (a *API) sellerCardStatus(w http.ResponseWriter, r *http.Request) error {
+	m, err := a.Payments.CardOnFile(r.Context(), actor(r).Actor)
+	if err != nil {
+		return err
+	}
+	out := cardStatus{HasCard: m != nil}
+	if m != nil {
+		pm := toPaymentMethod(m)
+		out.Card = &pm
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
