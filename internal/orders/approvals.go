@@ -118,8 +118,11 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 			return err
 		}
 		b := Buyer{Actor: market.Actor{Type: market.ActorAgent, UserID: owner.ID, KeyID: queued.BuyerKeyID}, User: owner}
-		if k, err := tx.KeyByID(ctx, queued.BuyerKeyID); err == nil {
-			b.Key = k
+		if b.Key, err = usableKey(ctx, tx, queued.BuyerKeyID); err != nil {
+			return err
+		}
+		if !owner.IdentityVerified {
+			return market.Errorf(market.CodeOwnerNotVerified, "the owner must verify their identity before the agent can buy")
 		}
 		price := queued.Fees.ItemPrice
 		in := PurchaseInput{ListingID: queued.ListingID, MaxPrice: queued.MaxPrice, ExpectedPrice: &price,
@@ -134,7 +137,7 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 			Amount: o.Fees.TotalCharged, InCategory: s.inCategory(d.listing), Approved: true}); err != nil {
 			return err
 		}
-		if method, customer, err = s.opts.Payments.ChargeableMethod(ctx, tx, owner.ID, ""); err != nil {
+		if method, customer, err = s.opts.Payments.ChargeableMethod(ctx, tx, owner.ID, queued.PaymentMethodID); err != nil {
 			return err
 		}
 		o.PaymentMethodID, o.Processor = method.ID, s.opts.Gateway.Name()
@@ -167,15 +170,31 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 	return s.charge(ctx, o, customer, method.ExternalID)
 }
 
+// usableKey loads the key that queued a purchase: approval re-runs the key
+// checks too, so a key frozen or revoked since cannot buy.
+func usableKey(ctx context.Context, tx Tx, id string) (*agents.Key, error) {
+	k, err := tx.KeyByID(ctx, id)
+	if market.CodeOf(err) == market.CodeNotFound {
+		return nil, market.Errorf(market.CodeInvalidState, "the agent key that made this purchase no longer exists")
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch k.Status {
+	case agents.KeyFrozen:
+		return nil, market.Errorf(market.CodeAgentFrozen, "the agent key that made this purchase is frozen")
+	case agents.KeyRevoked:
+		return nil, market.Errorf(market.CodeInvalidState, "the agent key that made this purchase was revoked")
+	}
+	return k, nil
+}
+
 // prepareApproved re-runs the pre-spending checks for a queued order and
 // carries its identity and shipping over (the queued rate's amount stands:
 // it was verified when the agent asked).
 func (s *Service) prepareApproved(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput, queued *Order, rates FeeRates, now time.Time) (*draft, error) {
-	l, err := tx.ListingByID(ctx, in.ListingID)
+	l, err := s.buyable(ctx, tx, in.ListingID)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.available(ctx, tx, l); err != nil {
 		return nil, err
 	}
 	price := l.Price

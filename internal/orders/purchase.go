@@ -95,14 +95,8 @@ type draft struct {
 // prepare runs the checks that come before spending controls (CONTRACT.md
 // section 7, in its order) and returns the order they describe.
 func (s *Service) prepare(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput, rates FeeRates, now time.Time) (*draft, error) {
-	l, err := tx.ListingByID(ctx, in.ListingID)
-	if market.CodeOf(err) == market.CodeNotFound || err == nil && (l.Status == listings.StatusDeleted || l.Status == listings.StatusPendingAI) {
-		return nil, market.Errorf(market.CodeListingNotFound, "listing not found")
-	}
+	l, err := s.buyable(ctx, tx, in.ListingID)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.available(ctx, tx, l); err != nil {
 		return nil, err
 	}
 	if l.SellerID == b.User.ID {
@@ -139,6 +133,19 @@ func (s *Service) prepare(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput
 	}
 	o.Fees = Compute(rates, price, cost)
 	return &draft{listing: l, order: o}, nil
+}
+
+// buyable loads a listing that can be bought now. Deleted and generating
+// listings do not exist for buyers.
+func (s *Service) buyable(ctx context.Context, tx Tx, id string) (*listings.Listing, error) {
+	l, err := tx.ListingByID(ctx, id)
+	if market.CodeOf(err) == market.CodeNotFound || err == nil && (l.Status == listings.StatusDeleted || l.Status == listings.StatusPendingAI) {
+		return nil, market.Errorf(market.CodeListingNotFound, "listing not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return l, s.available(ctx, tx, l)
 }
 
 // available refuses a listing that cannot be bought now: LISTING_SOLD when
@@ -213,15 +220,22 @@ func (s *Service) resolveShipping(ctx context.Context, tx Tx, l *listings.Listin
 		if err != nil {
 			return 0, err
 		}
-		if in.SelectedCarrier != "" && in.SelectedCarrier != rate.Carrier || in.SelectedService != "" && in.SelectedService != rate.Service {
-			return 0, market.Invalid(market.FieldError{Field: "selectedCarrier",
-				Message: "must match the quoted rate (" + rate.Carrier + " " + rate.Service + ")"})
-		}
 		cost, o.Carrier, o.Service, o.RateID = rate.Amount, rate.Carrier, rate.Service, in.ShippingRateID
 		days := rate.EstimatedDays
 		o.EstimatedDays = &days
 		eta := now.AddDate(0, 0, days)
 		o.EstimatedDelivery = &eta
+	}
+	carrier, service := o.Carrier, o.Service
+	if carrier == "" { // the seller ships: the quote names these
+		carrier, service = "seller", string(l.ShippingType)
+		if l.ShippingType == listings.ShipBoth {
+			service = string(listings.ShipFlatRate)
+		}
+	}
+	if in.SelectedCarrier != "" && in.SelectedCarrier != carrier || in.SelectedService != "" && in.SelectedService != service {
+		return 0, market.Invalid(market.FieldError{Field: "selectedCarrier",
+			Message: "must match the quoted rate (" + carrier + " " + service + ")"})
 	}
 	if in.SelectedShippingCost != nil && *in.SelectedShippingCost != cost {
 		return 0, market.Invalid(market.FieldError{Field: "selectedShippingCost",
@@ -314,6 +328,14 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 				return err
 			}
 			if v.NeedsApproval {
+				// A card the agent named must be one the owner could be
+				// charged with, before the owner is asked about it.
+				if in.PaymentMethodID != "" {
+					if method, _, err = s.opts.Payments.ChargeableMethod(ctx, tx, b.User.ID, in.PaymentMethodID); err != nil {
+						return err
+					}
+					o.PaymentMethodID = method.ID
+				}
 				approval, err = s.queueApproval(ctx, tx, b, o, now)
 				return err
 			}

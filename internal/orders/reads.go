@@ -19,6 +19,14 @@ func (o *Order) Role(userID string) string {
 	return ""
 }
 
+// SellerSees reports whether the seller is shown the order: once it holds
+// their listing (a checkout in progress) or was paid. A purchase still
+// waiting for the buyer's owner, or one that never went ahead, is the
+// buyer's business alone.
+func (o *Order) SellerSees() bool {
+	return o.PaidAt != nil || o.Status == StatusPendingPayment
+}
+
 // visible loads an order its buyer, its seller or an admin may see.
 func (s *Service) visible(ctx context.Context, tx Tx, actor market.Actor, id string) (*Order, error) {
 	if !market.ValidID(id) {
@@ -31,7 +39,11 @@ func (s *Service) visible(ctx context.Context, tx Tx, actor market.Actor, id str
 	if err != nil {
 		return nil, err
 	}
-	if o.Role(actor.UserID) == "" && !actor.Admin {
+	switch {
+	case actor.Admin || o.BuyerID == actor.UserID:
+	case o.SellerID == actor.UserID && !o.SellerSees():
+		return nil, market.NotFound("order")
+	case o.SellerID != actor.UserID:
 		return nil, market.Errorf(market.CodeForbidden, "only the buyer and the seller see an order")
 	}
 	return o, nil

@@ -107,13 +107,16 @@ func (tx *Tx) LiveOrderOf(ctx context.Context, listingID string) (*orders.Order,
 func (tx *Tx) Orders(ctx context.Context, f orders.OrderFilter) ([]orders.Order, int, error) {
 	var where string
 	var args []any
+	// A seller sees an order once it holds their listing or was paid
+	// (orders.Order.SellerSees).
+	const sellerSees = "seller_id = ? AND (paid_at IS NOT NULL OR status = 'pending_payment')"
 	switch f.Role {
 	case "buyer":
 		where, args = "buyer_id = ?", []any{f.UserID}
 	case "seller":
-		where, args = "seller_id = ?", []any{f.UserID}
+		where, args = sellerSees, []any{f.UserID}
 	default:
-		where, args = "(buyer_id = ? OR seller_id = ?)", []any{f.UserID, f.UserID}
+		where, args = "(buyer_id = ? OR ("+sellerSees+"))", []any{f.UserID, f.UserID}
 	}
 	if len(f.Statuses) > 0 {
 		where += " AND status IN (" + placeholders(len(f.Statuses)) + ")"
