@@ -163,7 +163,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Shipping = shipping.NewService(store.For[shipping.Tx](db), a.Clock, []byte(cfg.JWTSecret))
 	a.Orders = orders.NewService(store.For[orders.Tx](db), a.Clock, orders.Options{
 		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping},
-		Taxonomy: listings.DefaultTaxonomy(), PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle})
+		Taxonomy: listings.DefaultTaxonomy(), PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle, Log: a.Log})
 
 	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Idempotency: db}, a.Log)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"marketplace/internal/config"
 	"marketplace/internal/market"
+	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/store"
 )
@@ -25,3 +26,7 @@ func newPayments(cfg config.Config, db *store.DB, clock market.Clock) (payments.
 	sb := payments.NewSandbox(cfg.PublicURL, store.For[payments.SandboxTx](db), clock)
 	return sb, sb, nil
 }
+
+// Stripe's search lags, so the reconciler must wait it out before it
+// releases an order whose payment it cannot find.
+var _ orders.LaggingLookup = (*payments.Stripe)(nil)

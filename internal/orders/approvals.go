@@ -193,7 +193,7 @@ func usableKey(ctx context.Context, tx Tx, id string) (*agents.Key, error) {
 // carries its identity and shipping over (the queued rate's amount stands:
 // it was verified when the agent asked).
 func (s *Service) prepareApproved(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput, queued *Order, rates FeeRates, now time.Time) (*draft, error) {
-	l, err := s.buyable(ctx, tx, in.ListingID)
+	l, err := s.buyable(ctx, tx, in.ListingID, queued.BuyerID)
 	if err != nil {
 		return nil, err
 	}

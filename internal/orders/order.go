@@ -6,6 +6,7 @@ package orders
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"marketplace/internal/accounts"
@@ -199,6 +200,7 @@ type Options struct {
 	// BeforeSettle, when set, runs before the settle step (tests fail it to
 	// prove the reconciler repairs a crash between charge and settlement).
 	BeforeSettle func(ctx context.Context, orderID string) error
+	Log          *slog.Logger
 }
 
 // Service is the orders area.
@@ -210,6 +212,9 @@ type Service struct {
 
 // NewService builds the orders service.
 func NewService(store Store, clock market.Clock, opts Options) *Service {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
 	return &Service{store: store, clock: clock, opts: opts}
 }
 

@@ -95,7 +95,7 @@ type draft struct {
 // prepare runs the checks that come before spending controls (CONTRACT.md
 // section 7, in its order) and returns the order they describe.
 func (s *Service) prepare(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput, rates FeeRates, now time.Time) (*draft, error) {
-	l, err := s.buyable(ctx, tx, in.ListingID)
+	l, err := s.buyable(ctx, tx, in.ListingID, b.User.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (s *Service) prepare(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput
 
 // buyable loads a listing that can be bought now. Deleted and generating
 // listings do not exist for buyers.
-func (s *Service) buyable(ctx context.Context, tx Tx, id string) (*listings.Listing, error) {
+func (s *Service) buyable(ctx context.Context, tx Tx, id, buyerID string) (*listings.Listing, error) {
 	l, err := tx.ListingByID(ctx, id)
 	if market.CodeOf(err) == market.CodeNotFound || err == nil && (l.Status == listings.StatusDeleted || l.Status == listings.StatusPendingAI) {
 		return nil, market.Errorf(market.CodeListingNotFound, "listing not found")
@@ -145,23 +145,35 @@ func (s *Service) buyable(ctx context.Context, tx Tx, id string) (*listings.List
 	if err != nil {
 		return nil, err
 	}
-	return l, s.available(ctx, tx, l)
+	return l, s.available(ctx, tx, l, buyerID)
 }
 
 // available refuses a listing that cannot be bought now: LISTING_SOLD when
 // it is sold or an agent's purchase of it is going through, else
 // LISTING_NOT_AVAILABLE (reserved by a human checkout, archived, held,
-// removed).
-func (s *Service) available(ctx context.Context, tx Tx, l *listings.Listing) error {
-	switch l.Status {
-	case listings.StatusActive:
+// removed). A buyer whose own order holds the listing is told so, with the
+// order's id: a retry after a lost answer must not read "someone else".
+func (s *Service) available(ctx context.Context, tx Tx, l *listings.Listing, buyerID string) error {
+	if l.Status == listings.StatusActive {
 		return nil
-	case listings.StatusSold:
-		return errSold()
-	case listings.StatusReserved:
-		if o, err := tx.LiveOrderOf(ctx, l.ID); err == nil && o.ReservedUntil == nil {
-			return errSold()
+	}
+	var live *Order
+	if l.Status == listings.StatusReserved || l.Status == listings.StatusSold {
+		if o, err := tx.LiveOrderOf(ctx, l.ID); err == nil {
+			live = o
+		} else if market.CodeOf(err) != market.CodeNotFound {
+			return err
 		}
+	}
+	switch {
+	case live != nil && live.BuyerID == buyerID && live.Status == StatusPendingPayment:
+		return market.Errorf(market.CodeDuplicateRequest, "your purchase of this listing is already going through").
+			WithDetails(map[string]any{"orderId": live.ID})
+	case live != nil && live.BuyerID == buyerID:
+		return market.Errorf(market.CodeListingSold, "you already bought this listing").
+			WithDetails(map[string]any{"orderId": live.ID})
+	case l.Status == listings.StatusSold, live != nil && live.ReservedUntil == nil:
+		return errSold()
 	}
 	return market.Errorf(market.CodeListingNotAvailable, "the listing is %s and cannot be bought now", l.Status).
 		WithDetails(map[string]any{"status": string(l.Status)})
@@ -438,7 +450,15 @@ func (s *Service) charge(ctx context.Context, o *Order, customer, method string)
 func (s *Service) finish(ctx context.Context, o *Order, pay *payments.Payment) (*Order, error) {
 	switch pay.Status {
 	case payments.PaymentSucceeded:
-		return s.settle(ctx, o.ID, pay)
+		settled, err := s.settle(ctx, o.ID, pay)
+		if err != nil {
+			s.opts.Log.Error("settle failed; the reconciler will settle the order", "order_id", o.ID, "err", err.Error())
+			// The money moved, so the answer is the order, still
+			// pending_payment: the reconciler settles it, and a retry
+			// must not be told the purchase failed.
+			return o, nil
+		}
+		return settled, nil
 	case payments.PaymentRequiresAction:
 		return nil, s.release(ctx, o, pay.FailureCode, market.Errorf(market.CodeSCARequired,
 			"the card's bank requires the owner to authenticate this payment; nothing was charged").

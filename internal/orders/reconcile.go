@@ -62,6 +62,9 @@ func (s *Service) reconcileOne(ctx context.Context, o *Order, now time.Time) (bo
 		}
 		return true, s.expire(ctx, o)
 	case market.CodeOf(err) == market.CodeNotFound:
+		if lagging, ok := s.opts.Gateway.(LaggingLookup); ok && now.Sub(o.UpdatedAt) < SettleGrace+lagging.LookupLag() {
+			return false, nil // the payment may exist and not be findable yet
+		}
 		return true, ignoreCause(s.release(ctx, o, "never_charged", errReleased))
 	case err != nil:
 		return false, err
@@ -69,6 +72,13 @@ func (s *Service) reconcileOne(ctx context.Context, o *Order, now time.Time) (bo
 		return false, nil
 	}
 	return true, ignoreCause(s.release(ctx, o, pay.FailureCode, errReleased))
+}
+
+// LaggingLookup is a gateway whose PaymentByKey may not find a payment made
+// recently (Stripe's search). The reconciler releases an order whose payment
+// it cannot find only after that lag, so it never releases a charged order.
+type LaggingLookup interface {
+	LookupLag() time.Duration
 }
 
 type releasedError struct{}

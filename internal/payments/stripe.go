@@ -645,3 +645,7 @@ func unixTime(sec int64) time.Time {
 	}
 	return time.Unix(sec, 0).UTC()
 }
+
+// LookupLag is how far behind Stripe's search (PaymentByKey) may be: Stripe
+// documents it as usually under a minute, up to an hour during outages.
+func (s *Stripe) LookupLag() time.Duration { return time.Hour }
