@@ -33,7 +33,12 @@ type DB struct {
 	read    *sql.DB
 	rebinds sync.Map // query text -> postgres text
 	stmts   sync.Map // stmtKey -> *sql.Stmt (SQLite only)
-	search  searchCache
+	// preparing marks transaction statements being prepared in the
+	// background (SQLite only).
+	preparing sync.Map
+	// checkpoints stops the background WAL checkpointer (SQLite only).
+	checkpoints func()
+	search      searchCache
 }
 
 type stmtKey struct {
@@ -50,6 +55,9 @@ func (db *DB) WritePool() *sql.DB { return db.write }
 
 // Close closes the cached statements and both pools.
 func (db *DB) Close() error {
+	if db.checkpoints != nil {
+		db.checkpoints()
+	}
 	db.stmts.Range(func(_, v any) bool {
 		v.(*sql.Stmt).Close()
 		return true
@@ -140,15 +148,30 @@ func (tx *Tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row 
 	return tx.ex.QueryRowContext(ctx, tx.db.rebind(query), tx.db.args(args)...)
 }
 
-// stmt returns a cached prepared statement for a read outside any
-// transaction on SQLite, where parsing SQL dominated the cost of a request
-// until statements were reused. database/sql keeps one prepared copy per
-// pooled read connection. It returns nil (plain execution) inside
-// transactions, whose single SQLite write connection is busy with the
-// transaction and cannot prepare on the pool, and on PostgreSQL, where pgx
-// caches prepared statements per connection itself.
+// stmt returns a cached prepared statement on SQLite, where parsing SQL
+// dominated the cost of a request until statements were reused; on
+// PostgreSQL it returns nil (plain execution): pgx caches prepared
+// statements per connection itself.
+//
+// Reads outside a transaction use statements prepared on the read pool
+// (database/sql keeps one prepared copy per pooled connection). Inside a
+// transaction the statement must live on the single write connection, which
+// the transaction holds, so it cannot be prepared there and then: the first
+// use runs the SQL plainly and prepares it on the write pool in the
+// background, once the connection is free; later transactions bind the
+// prepared statement to themselves, which reuses it on the same connection.
 func (tx *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	if tx.db.dialect != SQLite || tx.sqlTx != nil {
+	if tx.db.dialect != SQLite {
+		return nil, nil
+	}
+	if tx.sqlTx != nil {
+		key := stmtKey{pool: tx.db.write, query: query}
+		if v, ok := tx.db.stmts.Load(key); ok {
+			return tx.sqlTx.StmtContext(ctx, v.(*sql.Stmt)), nil
+		}
+		if _, busy := tx.db.preparing.LoadOrStore(query, true); !busy {
+			go tx.db.prepareWrite(key)
+		}
 		return nil, nil
 	}
 	key := stmtKey{pool: tx.db.read, query: query}
@@ -164,6 +187,22 @@ func (tx *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 		return v.(*sql.Stmt), nil
 	}
 	return st, nil
+}
+
+// prepareWrite prepares a transaction's statement on the write pool when the
+// connection is next free. A statement that fails to prepare (or a store
+// that is closing) simply stays uncached.
+func (db *DB) prepareWrite(key stmtKey) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := db.write.PrepareContext(ctx, key.query)
+	if err != nil {
+		db.preparing.Delete(key.query)
+		return
+	}
+	if _, loaded := db.stmts.LoadOrStore(key, st); loaded {
+		st.Close()
+	}
 }
 
 // forUpdate locks the selected rows until the transaction ends. SQLite has
