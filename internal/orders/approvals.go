@@ -6,7 +6,6 @@ import (
 
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
-	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/payments"
 )
@@ -141,21 +140,7 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 			return err
 		}
 		o.PaymentMethodID, o.Processor = method.ID, s.opts.Gateway.Name()
-		ok, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusActive}, listings.StatusReserved, now)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errSold()
-		}
-		o.Status, o.UpdatedAt = StatusPendingPayment, now
-		if ok, err := tx.UpdateOrder(ctx, o, StatusPendingApproval); err != nil || !ok {
-			if err == nil {
-				err = market.Errorf(market.CodeInvalidState, "the order is no longer waiting for approval")
-			}
-			return err
-		}
-		if err := tx.RecordSpend(ctx, owner.ID, o.BuyerKeyID, o.ID, o.Fees.TotalCharged, now, nil); err != nil {
+		if err := s.reserve(ctx, tx, o, StatusPendingApproval, now); err != nil {
 			return err
 		}
 		a.Status, a.DecidedBy, a.DecidedAt = ApprovalApproved, actor.ID(), &now

@@ -49,7 +49,7 @@ func (s *Service) StartCheckout(ctx context.Context, b Buyer, in PurchaseInput) 
 		if c, err := tx.PaymentCustomer(ctx, b.User.ID); err == nil {
 			customer = c
 		}
-		return s.reserve(ctx, tx, b, o, now)
+		return s.reserve(ctx, tx, o, "", now)
 	})
 	if err != nil {
 		return nil, err

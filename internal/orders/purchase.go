@@ -356,7 +356,7 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 			return err
 		}
 		o.PaymentMethodID, o.Processor = method.ID, s.opts.Gateway.Name()
-		return s.reserve(ctx, tx, b, o, now)
+		return s.reserve(ctx, tx, o, "", now)
 	})
 	if err != nil {
 		return nil, err
@@ -390,10 +390,10 @@ func (s *Service) Estimate(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 }
 
 // reserve takes the listing (only if it is still active: a concurrent
-// purchase that got there first leaves nothing to take), creates the order
-// as pending_payment and records the agent's spending, all in the caller's
-// transaction.
-func (s *Service) reserve(ctx context.Context, tx Tx, b Buyer, o *Order, now time.Time) error {
+// purchase that got there first leaves nothing to take), saves the order as
+// pending_payment (a new order, or one queued as from) and records the
+// agent's spending, all in the caller's transaction.
+func (s *Service) reserve(ctx context.Context, tx Tx, o *Order, from Status, now time.Time) error {
 	ok, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusActive}, listings.StatusReserved, now)
 	if err != nil {
 		return err
@@ -402,14 +402,19 @@ func (s *Service) reserve(ctx context.Context, tx Tx, b Buyer, o *Order, now tim
 		return errSold()
 	}
 	o.Status, o.UpdatedAt = StatusPendingPayment, now
-	if err := tx.CreateOrder(ctx, o); err != nil {
-		if market.CodeOf(err) == market.CodeInvalidState { // the one-live-order index
-			return errSold()
-		}
+	if from == "" {
+		err = tx.CreateOrder(ctx, o)
+	} else if ok, err = tx.UpdateOrder(ctx, o, from); err == nil && !ok {
+		err = market.Errorf(market.CodeInvalidState, "the order is no longer %s", from)
+	}
+	if market.CodeOf(err) == market.CodeInvalidState && from == "" { // the one-live-order index
+		return errSold()
+	}
+	if err != nil {
 		return err
 	}
 	if o.Channel == ChannelAgent {
-		return tx.RecordSpend(ctx, b.User.ID, o.BuyerKeyID, o.ID, o.Fees.TotalCharged, now, nil)
+		return tx.RecordSpend(ctx, o.BuyerID, o.BuyerKeyID, o.ID, o.Fees.TotalCharged, now, nil)
 	}
 	return nil
 }

@@ -51,3 +51,22 @@ func (s *Server) ActiveListing(seller *User, brief string, price int64) string {
 
 // Cents formats an amount for messages.
 func Cents(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Charges counts the payments the sandbox processor took: tests of failed
+// purchases prove with it that nothing was charged.
+func (s *Server) Charges() int64 {
+	s.T.Helper()
+	var n int64
+	err := s.App.DB.WritePool().QueryRowContext(s.T.Context(),
+		"SELECT COUNT(*) FROM sandbox_payments WHERE status = 'succeeded'").Scan(&n)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	return n
+}
+
+// SetControls changes owner's spending controls (PUT /spending-controls).
+func (s *Server) SetControls(owner *User, body map[string]any) {
+	s.T.Helper()
+	s.Do("PUT", "/api/v1/spending-controls", body, owner.Auth()).Want(s.T, http.StatusOK, "")
+}

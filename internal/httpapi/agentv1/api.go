@@ -235,16 +235,10 @@ func (a *API) spending(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.OK(w, r, http.StatusOK, out)
 }
 
+// address is a saved address: a postal address with its id.
 type address struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Line1     string    `json:"line1"`
-	Line2     string    `json:"line2"`
-	City      string    `json:"city"`
-	State     string    `json:"state"`
-	Zip       string    `json:"zip"`
-	Country   string    `json:"country"`
-	Phone     string    `json:"phone"`
+	ID string `json:"id"`
+	shipTo
 	IsDefault bool      `json:"is_default"`
 	CreatedAt time.Time `json:"created_at"`
 }
@@ -256,8 +250,7 @@ func (a *API) addresses(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]address, len(list))
 	for i, ad := range list {
-		out[i] = address{ID: ad.ID, Name: ad.Name, Line1: ad.Line1, Line2: ad.Line2, City: ad.City, State: ad.State,
-			Zip: ad.Zip, Country: ad.Country, Phone: ad.Phone, IsDefault: ad.IsDefault, CreatedAt: ad.CreatedAt}
+		out[i] = address{ID: ad.ID, shipTo: toShipTo(ad), IsDefault: ad.IsDefault, CreatedAt: ad.CreatedAt}
 	}
 	return httpapi.OK(w, r, http.StatusOK, map[string]any{"addresses": out, "total": len(out)})
 }

@@ -19,6 +19,7 @@ func (a *API) RegisterOrders(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/orders/{id}", httpapi.Either, a.getOrder)
 }
 
+// shipTo is a postal address in a request or an order.
 type shipTo struct {
 	Name    string `json:"name"`
 	Line1   string `json:"line1"`
@@ -28,6 +29,11 @@ type shipTo struct {
 	Zip     string `json:"zip"`
 	Country string `json:"country"`
 	Phone   string `json:"phone"`
+}
+
+func toShipTo(a accounts.Address) shipTo {
+	return shipTo{Name: a.Name, Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State, Zip: a.Zip,
+		Country: a.Country, Phone: a.Phone}
 }
 
 // purchaseBody is Variant B's purchase: the spec's fields plus the
@@ -156,9 +162,9 @@ func toOrder(o *orders.Order, viewer string) order {
 		c, p := f.Commission, f.ItemPrice-f.Commission+f.ShippingCost
 		out.Commission, out.SellerPayout = &c, &p
 	}
-	if a := o.ShippingAddress; a != nil {
-		out.ShippingAddress = &shipTo{Name: a.Name, Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State, Zip: a.Zip,
-			Country: a.Country, Phone: a.Phone}
+	if o.ShippingAddress != nil {
+		a := toShipTo(*o.ShippingAddress)
+		out.ShippingAddress = &a
 	}
 	if o.EstimatedDelivery != nil {
 		d := o.EstimatedDelivery.Format(time.DateOnly)

@@ -69,27 +69,11 @@ func bpFees(t testing.TB, fees map[string]any, item, ship, fee, total int64) {
 	}
 }
 
-func bpControls(t testing.TB, s *testkit.Server, owner *testkit.User, body map[string]any) {
-	t.Helper()
-	s.Do("PUT", "/api/v1/spending-controls", body, owner.Auth()).Want(t, http.StatusOK, "")
-}
-
 // bpListingStatus is a listing's status as Variant B shows it to auth.
 func bpListingStatus(t testing.TB, s *testkit.Server, id string, auth testkit.Header) string {
 	t.Helper()
 	st, _ := s.Do("GET", "/v1/listings/"+id, nil, auth).Want(t, http.StatusOK, "").Data()["status"].(string)
 	return st
-}
-
-func bpCharges(t testing.TB, s *testkit.Server) int64 {
-	t.Helper()
-	var n int64
-	err := s.App.DB.WritePool().QueryRowContext(t.Context(),
-		"SELECT COUNT(*) FROM sandbox_payments WHERE status = 'succeeded'").Scan(&n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // bpState is what a purchase changes for an owner: their orders, their
@@ -101,7 +85,7 @@ func bpSnap(t testing.TB, s *testkit.Server, owner *testkit.User) bpState {
 	t.Helper()
 	os := s.Do("GET", "/v1/orders", nil, owner.Auth()).Want(t, http.StatusOK, "").Data()
 	sp := s.Do("GET", "/v1/account/spending", nil, owner.Auth()).Want(t, http.StatusOK, "").Data()
-	return bpState{Orders: num(t, os, "total"), SpentToday: num(t, sp, "spent_today"), Charges: bpCharges(t, s)}
+	return bpState{Orders: num(t, os, "total"), SpentToday: num(t, sp, "spent_today"), Charges: s.Charges()}
 }
 
 // bpUnchanged proves a failed purchase charged nothing, and that listing
@@ -183,7 +167,7 @@ func TestPurchase(t *testing.T) {
 
 		t.Run("success with flat shipping", func(t *testing.T) {
 			sh := s.NewShopper("bpflat", "pm_card_visa")
-			bpControls(t, s, sh.User, map[string]any{"perTransactionLimit": 20000})
+			s.SetControls(sh.User, map[string]any{"perTransactionLimit": 20000})
 			id := bpListing(t, s, seller, 10000, bpFlat(800))
 			before := bpSnap(t, s, sh.User)
 			o := bpBuy(t, s, sh.Key, bpBody(id, 10000, "shipping_method", "carrier", "selected_shipping_cost", 800)).Data()
@@ -410,11 +394,11 @@ func TestPurchase(t *testing.T) {
 			bpUnchanged(t, s, sh.User, before, id)
 			bpBuy(t, s, sh.Key, bpBody(id, 3000)) // the owner's caps allow it
 
-			bpControls(t, s, sh.User, map[string]any{"dailyLimit": 6000})
+			s.SetControls(sh.User, map[string]any{"dailyLimit": 6000})
 			id = bpListing(t, s, seller, 1000, nil)
 			r = bpFail(t, s, sh, id, bpBody(id, 3000), http.StatusForbidden, "SPENDING_LIMIT_EXCEEDED")
 			bpSpendLimit(t, r, 1099, 6000, "daily", 6000-2*2599)
-			bpControls(t, s, sh.User, map[string]any{"dailyLimit": 50000})
+			s.SetControls(sh.User, map[string]any{"dailyLimit": 50000})
 
 			var parent, child string
 			for _, n := range s.Do("GET", "/api/v1/listings/categories", nil).Want(t, http.StatusOK, "").List() {
@@ -423,10 +407,10 @@ func TestPurchase(t *testing.T) {
 					parent, child = c["id"].(string), kids[0].(map[string]any)["id"].(string)
 				}
 			}
-			bpControls(t, s, sh.User, map[string]any{"categoryRestrictions": []string{parent}}) // by id this time
+			s.SetControls(sh.User, map[string]any{"categoryRestrictions": []string{parent}}) // by id this time
 			id = bpListing(t, s, seller, 1000, map[string]any{"categoryId": child})
 			bpFail(t, s, sh, id, bpBody(id, 3000), http.StatusForbidden, "CATEGORY_RESTRICTED")
-			bpControls(t, s, sh.User, map[string]any{"categoryRestrictions": []string{}})
+			s.SetControls(sh.User, map[string]any{"categoryRestrictions": []string{}})
 			bpBuy(t, s, sh.Key, bpBody(id, 3000))
 		})
 
@@ -482,7 +466,7 @@ func TestPurchase(t *testing.T) {
 
 		t.Run("approval", func(t *testing.T) {
 			sh := s.NewShopper("bpappr", "pm_card_visa")
-			bpControls(t, s, sh.User, map[string]any{"approvalThreshold": 2000})
+			s.SetControls(sh.User, map[string]any{"approvalThreshold": 2000})
 			id := bpListing(t, s, seller, 2500, nil)
 			before := bpSnap(t, s, sh.User)
 			r := s.Do("POST", bpPath, bpBody(id, 3000), sh.Key.Auth()).Want(t, http.StatusAccepted, "APPROVAL_REQUIRED")
@@ -506,7 +490,7 @@ func TestPurchase(t *testing.T) {
 		// Last: it moves the clock (Wednesday 2026-06-10 to Tuesday 16 June).
 		t.Run("weekly and monthly windows", func(t *testing.T) {
 			sh := s.NewShopper("bpwindow", "pm_card_visa")
-			bpControls(t, s, sh.User, map[string]any{"dailyLimit": 3000, "weeklyLimit": 6000, "monthlyLimit": 8000})
+			s.SetControls(sh.User, map[string]any{"dailyLimit": 3000, "weeklyLimit": 6000, "monthlyLimit": 8000})
 			advance := func(days int) {
 				s.Clock.Advance(time.Duration(days) * 24 * time.Hour)
 				bpLogin(t, s, seller) // access tokens last a day

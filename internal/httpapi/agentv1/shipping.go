@@ -3,7 +3,6 @@ package agentv1
 import (
 	"cmp"
 	"net/http"
-	"time"
 
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
@@ -13,45 +12,6 @@ import (
 // RegisterShipping adds the shipping quote route.
 func (a *API) RegisterShipping(rt *httpapi.Router) {
 	rt.Handle("POST", Prefix+"/listings/{id}/shipping-estimate", httpapi.Either, a.shippingEstimate)
-}
-
-type shippingRate struct {
-	RateID        string    `json:"rate_id"`
-	Carrier       string    `json:"carrier"`
-	Service       string    `json:"service"`
-	Amount        string    `json:"amount"`
-	AmountCents   int64     `json:"amount_cents"`
-	EstimatedDays int       `json:"estimated_days"`
-	ExpiresAt     time.Time `json:"expires_at"`
-}
-
-type shippingAutoShip struct {
-	Enabled bool    `json:"enabled"`
-	Method  *string `json:"method"`
-}
-
-type shippingQuote struct {
-	Type                 string           `json:"type"`
-	ListingID            string           `json:"listing_id"`
-	BuyerZip             string           `json:"buyer_zip"`
-	CheapestCents        int64            `json:"cheapest_cents"`
-	Rates                []shippingRate   `json:"rates"`
-	LocalPickupAvailable bool             `json:"local_pickup_available"`
-	AutoShip             shippingAutoShip `json:"auto_ship"`
-}
-
-func toShippingQuote(q *shipping.Quote) shippingQuote {
-	out := shippingQuote{Type: string(q.Type), ListingID: q.ListingID, BuyerZip: q.Zip, CheapestCents: q.CheapestCents,
-		Rates: make([]shippingRate, len(q.Rates)), LocalPickupAvailable: q.LocalPickupAvailable,
-		AutoShip: shippingAutoShip{Enabled: q.AutoShip.Enabled}}
-	if q.AutoShip.Method != "" {
-		out.AutoShip.Method = &q.AutoShip.Method
-	}
-	for i, r := range q.Rates {
-		out.Rates[i] = shippingRate{RateID: r.RateID, Carrier: r.Carrier, Service: r.Service,
-			Amount: shipping.FormatCents(r.Amount), AmountCents: r.Amount, EstimatedDays: r.EstimatedDays, ExpiresAt: r.ExpiresAt}
-	}
-	return out
 }
 
 // shippingEstimateBody is {zip}; buyer_zip is accepted too.
@@ -82,5 +42,5 @@ func (a *API) shippingEstimate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toShippingQuote(q))
+	return httpapi.OK(w, r, http.StatusOK, httpapi.ToShippingQuote(q))
 }

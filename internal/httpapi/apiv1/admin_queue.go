@@ -3,7 +3,6 @@ package apiv1
 import (
 	"net/http"
 
-	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 )
 
@@ -15,21 +14,8 @@ var queueTypes = map[string]bool{"purchase_approval": true}
 
 // adminQueue is GET /admin/queue?status=&type=&limit=&offset=.
 func (a *API) adminQueue(w http.ResponseWriter, r *http.Request) error {
-	limit, offset, err := httpapi.Page(r)
-	if err != nil {
-		return err
-	}
 	if t := r.URL.Query().Get("type"); t != "" && !queueTypes[t] {
 		return market.Invalid(market.FieldError{Field: "type", Message: "must be purchase_approval"})
 	}
-	p := actor(r)
-	vs, total, err := a.Orders.Queue(r.Context(), p.Actor, r.URL.Query().Get("status"), limit, offset)
-	if err != nil {
-		return err
-	}
-	out := make([]approval, len(vs))
-	for i, v := range vs {
-		out[i] = toApproval(v, p.User.ID)
-	}
-	return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.PageMeta(total, limit, offset))
+	return a.writeApprovals(w, r, a.Orders.Queue)
 }

@@ -55,7 +55,7 @@ func TestApprovals(t *testing.T) {
 		seller := s.VerifiedOwner("apprseller")
 		stranger := s.NewShopper("apprstranger", "pm_card_visa")
 		threshold := func(sh *testkit.Shopper) {
-			purchControls(t, s, sh.User, map[string]any{"approvalThreshold": 2000})
+			s.SetControls(sh.User, map[string]any{"approvalThreshold": 2000})
 		}
 
 		t.Run("approve", func(t *testing.T) {
@@ -133,7 +133,7 @@ func TestApprovals(t *testing.T) {
 			// A decision is final.
 			s.Do("POST", "/api/v1/approvals/"+aid+"/approve", nil, sh.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
 			s.Do("POST", "/api/v1/approvals/"+aid+"/reject", nil, sh.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
-			if c := purchCharges(t, s); c != after.Charges {
+			if c := s.Charges(); c != after.Charges {
 				t.Fatalf("approving twice charged again: %d charges, want %d", c, after.Charges)
 			}
 		})
@@ -190,7 +190,7 @@ func TestApprovals(t *testing.T) {
 			a1l, a2l := purchListing(t, s, seller, 2500, nil), purchListing(t, s, seller, 2500, nil)
 			a1, _ := apprQueue(t, s, sh, a1l, 3000)
 			a2, _ := apprQueue(t, s, sh, a2l, 3000)
-			purchControls(t, s, sh.User, map[string]any{"dailyLimit": 5000})
+			s.SetControls(sh.User, map[string]any{"dailyLimit": 5000})
 			s.Do("POST", "/api/v1/approvals/"+a1+"/approve", nil, sh.Auth()).Want(t, http.StatusOK, "")
 			before = purchSnap(t, s, sh)
 			r := s.Do("POST", "/api/v1/approvals/"+a2+"/approve", nil, sh.Auth()).Want(t, http.StatusForbidden, "SPENDING_LIMIT_EXCEEDED")

@@ -113,16 +113,7 @@ func TestListingAuthorization(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				for _, rt := range routes {
 					w := c.want(rt.mode)
-					r := s.Do(rt.method, rt.path, rt.body, c.h...)
-					if w.status == 0 {
-						if r.Status == 401 || r.Code() == "AGENT_FROZEN" || r.Code() == "ACCOUNT_SUSPENDED" {
-							t.Errorf("%s %s: refused %d %s", rt.method, rt.path, r.Status, r.Code())
-						}
-						continue
-					}
-					if r.Status != w.status || r.Code() != w.code {
-						t.Errorf("%s %s: got %d %q, want %d %q", rt.method, rt.path, r.Status, r.Code(), w.status, w.code)
-					}
+					checkAuth(t, s.Do(rt.method, rt.path, rt.body, c.h...), rt.method+" "+rt.path, w.status, w.code)
 				}
 			})
 		}

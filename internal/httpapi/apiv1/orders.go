@@ -1,6 +1,7 @@
 package apiv1
 
 import (
+	"context"
 	"net/http"
 
 	"marketplace/internal/httpapi"
@@ -57,12 +58,19 @@ func (a *API) writeOrders(w http.ResponseWriter, r *http.Request, role, status s
 
 // listApprovals is GET /approvals.
 func (a *API) listApprovals(w http.ResponseWriter, r *http.Request) error {
+	return a.writeApprovals(w, r, a.Orders.Approvals)
+}
+
+// writeApprovals answers a page of approvals from list (the owner's, or
+// the admin queue).
+func (a *API) writeApprovals(w http.ResponseWriter, r *http.Request,
+	list func(context.Context, market.Actor, string, int, int) ([]orders.ApprovalView, int, error)) error {
 	limit, offset, err := httpapi.Page(r)
 	if err != nil {
 		return err
 	}
 	p := actor(r)
-	vs, total, err := a.Orders.Approvals(r.Context(), p.Actor, r.URL.Query().Get("status"), limit, offset)
+	vs, total, err := list(r.Context(), p.Actor, r.URL.Query().Get("status"), limit, offset)
 	if err != nil {
 		return err
 	}
@@ -132,5 +140,5 @@ func (a *API) orderShippingRates(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toShippingQuote(q))
+	return httpapi.OK(w, r, http.StatusOK, httpapi.ToShippingQuote(q))
 }

@@ -128,16 +128,7 @@ func TestOrderAuthorization(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				for _, rt := range routes {
 					w := c.want(rt.mode)
-					r := s.Do(rt.method, rt.path, rt.body, c.h...)
-					if w.status == 0 {
-						if r.Status == 401 || r.Code() == "AGENT_FROZEN" || r.Code() == "ACCOUNT_SUSPENDED" {
-							t.Errorf("%s %s: refused %d %s", rt.method, rt.path, r.Status, r.Code())
-						}
-						continue
-					}
-					if r.Status != w.status || r.Code() != w.code {
-						t.Errorf("%s %s: got %d %q, want %d %q", rt.method, rt.path, r.Status, r.Code(), w.status, w.code)
-					}
+					checkAuth(t, s.Do(rt.method, rt.path, rt.body, c.h...), rt.method+" "+rt.path, w.status, w.code)
 				}
 			})
 		}
@@ -168,4 +159,20 @@ func TestOrderAuthorization(t *testing.T) {
 			}
 		})
 	})
+}
+
+// checkAuth checks one answer of an authorization table: status 0 means the
+// request must get past authentication (whatever it answers then), else it
+// must be refused with status and code.
+func checkAuth(t *testing.T, r *testkit.Response, route string, status int, code string) {
+	t.Helper()
+	if status == 0 {
+		if r.Status == 401 || r.Code() == "AGENT_FROZEN" || r.Code() == "ACCOUNT_SUSPENDED" {
+			t.Errorf("%s: refused %d %s", route, r.Status, r.Code())
+		}
+		return
+	}
+	if r.Status != status || r.Code() != code {
+		t.Errorf("%s: got %d %q, want %d %q", route, r.Status, r.Code(), status, code)
+	}
 }

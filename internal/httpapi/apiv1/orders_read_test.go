@@ -50,7 +50,7 @@ func TestOrderReads(t *testing.T) {
 		s.Clock.Advance(time.Minute)
 		o2 := purchBuy(t, s, buyer.Key, purchBody(purchListing(t, s, seller, 1500, purchFlat(500)), 1500))["id"].(string)
 		s.Clock.Advance(time.Minute)
-		purchControls(t, s, buyer.User, map[string]any{"approvalThreshold": 2000})
+		s.SetControls(buyer.User, map[string]any{"approvalThreshold": 2000})
 		aid, o3 := apprQueue(t, s, buyer, purchListing(t, s, seller, 2500, nil), 3000)
 		s.Do("POST", "/api/v1/approvals/"+aid+"/reject", nil, buyer.Auth()).Want(t, http.StatusOK, "")
 		unknown := market.NewID()

@@ -95,30 +95,12 @@ func purchServiceFee(item, ship int64) int64 {
 	return max(99, ((item+ship)*350+5000)/10000)
 }
 
-// purchControls changes owner's spending controls.
-func purchControls(t testing.TB, s *testkit.Server, owner *testkit.User, body map[string]any) {
-	t.Helper()
-	s.Do("PUT", "/api/v1/spending-controls", body, owner.Auth()).Want(t, http.StatusOK, "")
-}
-
 // purchListingStatus is a listing's status as auth (or anyone) reads it.
 func purchListingStatus(t testing.TB, s *testkit.Server, id string, auth ...testkit.Header) string {
 	t.Helper()
 	r := s.Do("GET", "/api/v1/listings/"+id, nil, auth...).Want(t, http.StatusOK, "")
 	st, _ := r.Data()["status"].(string)
 	return st
-}
-
-// purchCharges counts the payments the sandbox processor took.
-func purchCharges(t testing.TB, s *testkit.Server) int64 {
-	t.Helper()
-	var n int64
-	err := s.App.DB.WritePool().QueryRowContext(t.Context(),
-		"SELECT COUNT(*) FROM sandbox_payments WHERE status = 'succeeded'").Scan(&n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // purchState is what a purchase changes: the orders the owner's agents see,
@@ -132,7 +114,7 @@ func purchSnapWith(t testing.TB, s *testkit.Server, owner *testkit.User, reader 
 	os := s.Do("GET", "/api/v1/agent/orders", nil, reader).Want(t, http.StatusOK, "")
 	spent := s.Do("GET", "/api/v1/spending-controls", nil, owner.Auth()).Want(t, http.StatusOK, "")
 	return purchState{Orders: purchNum(t, purchObj(t, os.JSON, "meta"), "total"),
-		SpentToday: purchNum(t, purchObj(t, spent.Data(), "spent"), "today"), Charges: purchCharges(t, s)}
+		SpentToday: purchNum(t, purchObj(t, spent.Data(), "spent"), "today"), Charges: s.Charges()}
 }
 
 func purchSnap(t testing.TB, s *testkit.Server, sh *testkit.Shopper) purchState {
@@ -250,7 +232,7 @@ func TestAgentPurchase(t *testing.T) {
 
 		t.Run("success with flat shipping", func(t *testing.T) {
 			sh := s.NewShopper("flatbuyer", "pm_card_visa")
-			purchControls(t, s, sh.User, map[string]any{"perTransactionLimit": 20000})
+			s.SetControls(sh.User, map[string]any{"perTransactionLimit": 20000})
 			id := purchListing(t, s, seller, 10000, purchFlat(800))
 			before := purchSnap(t, s, sh)
 
@@ -532,18 +514,18 @@ func TestAgentPurchase(t *testing.T) {
 			purchBuy(t, s, sh.Key, purchBody(id, 3000)) // the owner's other key has no cap of its own
 
 			// Daily: what was spent today counts.
-			purchControls(t, s, sh.User, map[string]any{"dailyLimit": 5000})
+			s.SetControls(sh.User, map[string]any{"dailyLimit": 5000})
 			second := purchListing(t, s, seller, 2500, nil)
 			r = purchFail(t, s, sh, second, purchBody(second, 3000), http.StatusForbidden, "SPENDING_LIMIT_EXCEEDED")
 			purchSpendLimit(t, r, 2599, 5000, "daily", 5000-2599)
-			purchControls(t, s, sh.User, map[string]any{"dailyLimit": 50000})
+			s.SetControls(sh.User, map[string]any{"dailyLimit": 50000})
 
 			// A restricted category covers its sub-categories.
 			parent, child := purchSubCategory(t, s)
-			purchControls(t, s, sh.User, map[string]any{"categoryRestrictions": []string{parent}})
+			s.SetControls(sh.User, map[string]any{"categoryRestrictions": []string{parent}})
 			inChild := purchListing(t, s, seller, 1000, map[string]any{"categoryId": child})
 			r = purchFail(t, s, sh, inChild, purchBody(inChild, 2000), http.StatusForbidden, "CATEGORY_RESTRICTED")
-			purchControls(t, s, sh.User, map[string]any{"categoryRestrictions": []string{}})
+			s.SetControls(sh.User, map[string]any{"categoryRestrictions": []string{}})
 			purchBuy(t, s, sh.Key, purchBody(inChild, 2000))
 		})
 
@@ -608,7 +590,7 @@ func TestAgentPurchase(t *testing.T) {
 		// month in UTC; the clock starts on Wednesday 2026-06-10.
 		t.Run("weekly and monthly windows", func(t *testing.T) {
 			sh := s.NewShopper("windowbuyer", "pm_card_visa")
-			purchControls(t, s, sh.User, map[string]any{"dailyLimit": 3000, "weeklyLimit": 6000, "monthlyLimit": 8000})
+			s.SetControls(sh.User, map[string]any{"dailyLimit": 3000, "weeklyLimit": 6000, "monthlyLimit": 8000})
 			advance := func(days int) {
 				s.Clock.Advance(time.Duration(days) * 24 * time.Hour)
 				purchLogin(t, s, seller) // access tokens last a day
@@ -674,14 +656,14 @@ func TestHumanPurchase(t *testing.T) {
 			oid, page := c["orderId"].(string), s.Path(c["checkoutUrl"].(string))
 			purchFees(t, purchObj(t, purchObj(t, c, "order"), "fees"), 10000, 800, 378, 11178)
 
-			charges := purchCharges(t, s)
+			charges := s.Charges()
 			s.Do("POST", page, card("4000000000000002")).Want(t, http.StatusPaymentRequired, "PAYMENT_FAILED")
 			if st := orderStatus(t, oid); st != "pending_payment" {
 				t.Fatalf("order is %s after a declined card, want pending_payment", st)
 			}
 			s.Do("POST", "/api/v1/purchases/confirm", map[string]any{"orderId": oid}, buyer.Auth()).
 				Want(t, http.StatusPaymentRequired, "PAYMENT_FAILED")
-			if purchCharges(t, s) != charges || purchListingStatus(t, s, id) != "reserved" {
+			if s.Charges() != charges || purchListingStatus(t, s, id) != "reserved" {
 				t.Fatal("a declined card charged or released something")
 			}
 			s.Do("POST", page, card("not a card")).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
@@ -690,7 +672,7 @@ func TestHumanPurchase(t *testing.T) {
 			if paid["status"] != "paid" || purchNum(t, paid, "totalCharged") != 11178 {
 				t.Fatalf("checkout page answer = %v", paid)
 			}
-			if purchCharges(t, s) != charges+1 || purchListingStatus(t, s, id) != "sold" || orderStatus(t, oid) != "paid" {
+			if s.Charges() != charges+1 || purchListingStatus(t, s, id) != "sold" || orderStatus(t, oid) != "paid" {
 				t.Fatal("a paid checkout did not sell the listing")
 			}
 			// Confirming a paid order answers it again; only the buyer may.
@@ -701,7 +683,7 @@ func TestHumanPurchase(t *testing.T) {
 			s.Do("POST", "/api/v1/purchases/confirm", map[string]any{"orderId": oid}, stranger.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
 			s.Do("POST", "/api/v1/purchases/confirm", map[string]any{"orderId": oid}, seller.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
 			s.Do("POST", page, card("4242424242424242")).Want(t, http.StatusOK, "") // paying again changes nothing
-			if purchCharges(t, s) != charges+1 {
+			if s.Charges() != charges+1 {
 				t.Fatal("paying a paid checkout again charged again")
 			}
 			// A human's own purchases are not agent spending.
@@ -728,7 +710,7 @@ func TestHumanPurchase(t *testing.T) {
 
 		t.Run("refused", func(t *testing.T) {
 			id := purchListing(t, s, seller, 1000, nil)
-			charges := purchCharges(t, s)
+			charges := s.Charges()
 			s.Do("POST", "/api/v1/purchases", map[string]any{"listingId": id}, buyer.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 			s.Do("POST", "/api/v1/purchases", map[string]any{"listingId": id, "shippingAddress": testkit.Address()}, seller.Auth()).
 				Want(t, http.StatusForbidden, "CANNOT_BUY_OWN_LISTING")
@@ -740,7 +722,7 @@ func TestHumanPurchase(t *testing.T) {
 			s.Do("POST", "/api/v1/purchases/confirm", map[string]any{"orderId": market.NewID()}, buyer.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
 			s.Do("POST", "/api/v1/purchases/confirm", map[string]any{"orderId": "x"}, buyer.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 			s.Do("POST", "/checkout/"+market.NewID(), card("4242424242424242")).Want(t, http.StatusNotFound, "NOT_FOUND")
-			if purchCharges(t, s) != charges || purchListingStatus(t, s, id) != "active" {
+			if s.Charges() != charges || purchListingStatus(t, s, id) != "active" {
 				t.Fatal("a refused purchase changed something")
 			}
 		})
@@ -753,7 +735,7 @@ func TestHumanPurchase(t *testing.T) {
 			// Another buyer cannot take the reserved listing meanwhile.
 			s.Do("POST", "/api/v1/purchases", map[string]any{"listingId": id, "shippingAddress": testkit.Address()}, stranger.Auth()).
 				Want(t, http.StatusConflict, "LISTING_NOT_AVAILABLE")
-			charges := purchCharges(t, s)
+			charges := s.Charges()
 			s.Clock.Advance(16 * time.Minute)
 			// Past the reservation the page refuses even before the reconciler runs.
 			s.Do("POST", page, card("4242424242424242")).Want(t, http.StatusConflict, "INVALID_STATE")
@@ -768,7 +750,7 @@ func TestHumanPurchase(t *testing.T) {
 			}
 			s.Do("POST", page, card("4242424242424242")).Want(t, http.StatusConflict, "INVALID_STATE")
 			s.Do("POST", "/api/v1/purchases/confirm", map[string]any{"orderId": oid}, buyer.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
-			if purchCharges(t, s) != charges {
+			if s.Charges() != charges {
 				t.Fatal("an expired checkout was charged")
 			}
 			// The listing sells again.

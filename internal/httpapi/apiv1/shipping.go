@@ -3,7 +3,6 @@ package apiv1
 import (
 	"cmp"
 	"net/http"
-	"time"
 
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
@@ -15,47 +14,6 @@ func (a *API) RegisterShipping(rt *httpapi.Router) {
 	p := Prefix
 	rt.Handle("POST", p+"/shipping/rates", httpapi.Public, a.shippingRates)
 	rt.Handle("POST", p+"/listings/{id}/shipping-estimate", httpapi.Public, a.shippingEstimate)
-}
-
-// The quote keeps the spec's snake_case keys on this surface too: it is the
-// one shape the spec shows, and agents of either surface read it.
-type shippingRate struct {
-	RateID        string    `json:"rate_id"`
-	Carrier       string    `json:"carrier"`
-	Service       string    `json:"service"`
-	Amount        string    `json:"amount"`
-	AmountCents   int64     `json:"amount_cents"`
-	EstimatedDays int       `json:"estimated_days"`
-	ExpiresAt     time.Time `json:"expires_at"`
-}
-
-type shippingAutoShip struct {
-	Enabled bool    `json:"enabled"`
-	Method  *string `json:"method"`
-}
-
-type shippingQuote struct {
-	Type                 string           `json:"type"`
-	ListingID            string           `json:"listing_id"`
-	BuyerZip             string           `json:"buyer_zip"`
-	CheapestCents        int64            `json:"cheapest_cents"`
-	Rates                []shippingRate   `json:"rates"`
-	LocalPickupAvailable bool             `json:"local_pickup_available"`
-	AutoShip             shippingAutoShip `json:"auto_ship"`
-}
-
-func toShippingQuote(q *shipping.Quote) shippingQuote {
-	out := shippingQuote{Type: string(q.Type), ListingID: q.ListingID, BuyerZip: q.Zip, CheapestCents: q.CheapestCents,
-		Rates: make([]shippingRate, len(q.Rates)), LocalPickupAvailable: q.LocalPickupAvailable,
-		AutoShip: shippingAutoShip{Enabled: q.AutoShip.Enabled}}
-	if q.AutoShip.Method != "" {
-		out.AutoShip.Method = &q.AutoShip.Method
-	}
-	for i, r := range q.Rates {
-		out.Rates[i] = shippingRate{RateID: r.RateID, Carrier: r.Carrier, Service: r.Service,
-			Amount: shipping.FormatCents(r.Amount), AmountCents: r.Amount, EstimatedDays: r.EstimatedDays, ExpiresAt: r.ExpiresAt}
-	}
-	return out
 }
 
 // shippingQuoteBody is the body of both routes; the snake_case spellings
@@ -114,5 +72,5 @@ func (a *API) writeShippingQuote(w http.ResponseWriter, r *http.Request, listing
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toShippingQuote(q))
+	return httpapi.OK(w, r, http.StatusOK, httpapi.ToShippingQuote(q))
 }
