@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -87,10 +88,13 @@ func checkpointWAL(conn *sql.DB, every time.Duration) (stop func()) {
 			}
 		}
 	}()
-	return func() {
-		close(done)
-		<-finished
-		conn.Close()
+	var once sync.Once
+	return func() { // Close may be called more than once
+		once.Do(func() {
+			close(done)
+			<-finished
+			conn.Close()
+		})
 	}
 }
 
