@@ -163,7 +163,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Shipping = shipping.NewService(store.For[shipping.Tx](db), a.Clock, []byte(cfg.JWTSecret))
 	a.Orders = orders.NewService(store.For[orders.Tx](db), a.Clock, orders.Options{
 		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping},
-		Taxonomy: listings.DefaultTaxonomy(), PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle, Log: a.Log})
+		Taxonomy: listings.DefaultTaxonomy(), Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle, Log: a.Log})
 
 	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Idempotency: db}, a.Log)
 	if err != nil {
@@ -260,6 +260,14 @@ func (r shippingRates) VerifyRate(token, listingID, zip, field string, now time.
 		return nil, err
 	}
 	return &orders.ShippingRate{Carrier: rate.Carrier, Service: rate.Service, Amount: rate.Amount, EstimatedDays: rate.EstimatedDays}, nil
+}
+
+// checkTracking validates a shipment's carrier and tracking number against
+// the carrier's format.
+func checkTracking(carrier, number string) (string, string, error) {
+	var c market.Check
+	carrier, number = shipping.CheckTrackingFields(&c, carrier, number)
+	return carrier, number, c.Err()
 }
 
 // auditWriter writes audit entries in their own small transaction.

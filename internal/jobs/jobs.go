@@ -89,6 +89,9 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 	if err := river.AddWorkerSafely(workers, &purgeKeysWorker{keys: svc.Idempotency, log: log}); err != nil {
 		return nil, err
 	}
+	if err := river.AddWorkerSafely(workers, &payoutsWorker{orders: svc.Orders, log: log}); err != nil {
+		return nil, err
+	}
 	client, err := river.NewClient(driver(db), &river.Config{
 		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
 		Workers: workers,
@@ -99,6 +102,8 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 			river.NewPeriodicJob(river.PeriodicInterval(ReconcileEvery),
 				func() (river.JobArgs, *river.InsertOpts) { return ReconcileArgs{}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(ReconcileEvery),
+				func() (river.JobArgs, *river.InsertOpts) { return PayoutsArgs{}, nil }, nil),
 			river.NewPeriodicJob(river.PeriodicInterval(PurgeKeysEvery),
 				func() (river.JobArgs, *river.InsertOpts) { return PurgeKeysArgs{}, nil }, nil),
 		},
@@ -220,6 +225,27 @@ func (w *purgeKeysWorker) Work(ctx context.Context, _ *river.Job[PurgeKeysArgs])
 	n, err := w.keys.PurgeIdempotency(ctx, time.Now())
 	if n > 0 {
 		w.log.Info("purged idempotency keys", "count", n)
+	}
+	return err
+}
+
+// PayoutsArgs is the periodic release of payouts whose hold has ended, and
+// the confirmation of shipments nobody confirmed.
+type PayoutsArgs struct{}
+
+// Kind names the job.
+func (PayoutsArgs) Kind() string { return "release_payouts" }
+
+type payoutsWorker struct {
+	river.WorkerDefaults[PayoutsArgs]
+	orders *orders.Service
+	log    *slog.Logger
+}
+
+func (w *payoutsWorker) Work(ctx context.Context, _ *river.Job[PayoutsArgs]) error {
+	n, err := w.orders.ReleasePayouts(ctx)
+	if n > 0 {
+		w.log.Info("released payouts and confirmed deliveries", "count", n)
 	}
 	return err
 }

@@ -87,7 +87,29 @@ type Order struct {
 	CancelledAt       *time.Time
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
+
+	ShipmentCarrier string // who carries it: the label's carrier, or the seller's manual entry
+	TrackingNumber  string
+	LabelCost       int64 // a platform-funded label's cost, cents
+	ShippedAt       *time.Time
+	DeliveredAt     *time.Time
+	PayoutDueAt     *time.Time // the end of the hold period
+	PayoutStatus    PayoutStatus
+	PayoutAmount    int64 // what the seller is (or was) paid, cents
+	TransferID      string
+	CompletedAt     *time.Time
 }
+
+// PayoutStatus is where the seller's money stands.
+type PayoutStatus string
+
+const (
+	PayoutNone     PayoutStatus = ""         // not delivered yet
+	PayoutPending  PayoutStatus = "pending"  // waiting for the hold to end (or a payout account)
+	PayoutFrozen   PayoutStatus = "frozen"   // a dispute holds it
+	PayoutReleased PayoutStatus = "released" // transferred
+	PayoutVoid     PayoutStatus = "void"     // cancelled or refunded in full: nothing to pay
+)
 
 // Approval is a purchase above the owner's approval threshold, waiting for
 // the owner (CONTRACT.md section 5).
@@ -143,6 +165,9 @@ type Tx interface {
 	Orders(ctx context.Context, f OrderFilter) ([]Order, int, error)
 	// StuckOrders lists pending_payment orders last touched before before.
 	StuckOrders(ctx context.Context, before time.Time, limit int) ([]Order, error)
+	PayoutsDue(ctx context.Context, now time.Time, limit int) ([]Order, error)
+	OverdueShipments(ctx context.Context, before time.Time, limit int) ([]Order, error)
+	UnrefundedCancellations(ctx context.Context, limit int) ([]Order, error)
 
 	RecordSpend(ctx context.Context, userID, keyID, orderID string, amount int64, at time.Time, releasedAt *time.Time) error
 	ReleaseSpend(ctx context.Context, orderID string, at time.Time) error
@@ -195,6 +220,7 @@ type Options struct {
 	Gateway   payments.Gateway
 	Rates     Rates
 	Offers    Offers // nil until the offers area exists
+	Tracking  TrackingChecker
 	Taxonomy  *listings.Taxonomy
 	PublicURL string
 	// BeforeSettle, when set, runs before the settle step (tests fail it to

@@ -18,7 +18,8 @@ const orderColumns = `id, listing_id, buyer_id, seller_id, buyer_key_id, channel
 	shipping_cost, service_fee, total_charged, commission, fulfillment_type, shipping_address, shipping_carrier,
 	shipping_service, shipping_rate_id, estimated_days, estimated_delivery, max_price, expected_price, offer_id,
 	payment_method_id, processor, payment_id, amount_refunded, failure_code, reserved_until, paid_at, cancelled_at,
-	created_at, updated_at`
+	created_at, updated_at, shipment_carrier, tracking_number, label_cost, shipped_at, delivered_at, payout_due_at,
+	payout_status, payout_amount, transfer_id, completed_at`
 
 func orderArgs(o *orders.Order) ([]any, error) {
 	var addr any
@@ -34,7 +35,8 @@ func orderArgs(o *orders.Order) ([]any, error) {
 		o.ListingTitle, f.ItemPrice, f.ShippingCost, f.ServiceFee, f.TotalCharged, f.Commission, string(o.Fulfillment), addr,
 		o.Carrier, o.Service, o.RateID, o.EstimatedDays, o.EstimatedDelivery, o.MaxPrice, o.ExpectedPrice,
 		nullString(o.OfferID), nullString(o.PaymentMethodID), o.Processor, o.PaymentID, o.AmountRefunded, o.FailureCode,
-		o.ReservedUntil, o.PaidAt, o.CancelledAt, o.CreatedAt, o.UpdatedAt}, nil
+		o.ReservedUntil, o.PaidAt, o.CancelledAt, o.CreatedAt, o.UpdatedAt, o.ShipmentCarrier, o.TrackingNumber, o.LabelCost,
+		o.ShippedAt, o.DeliveredAt, o.PayoutDueAt, string(o.PayoutStatus), o.PayoutAmount, o.TransferID, o.CompletedAt}, nil
 }
 
 // CreateOrder inserts o. A second live order for one listing violates the
@@ -44,8 +46,7 @@ func (tx *Tx) CreateOrder(ctx context.Context, o *orders.Order) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.exec(ctx, `INSERT INTO orders (`+orderColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+	_, err = tx.exec(ctx, `INSERT INTO orders (`+orderColumns+`) VALUES (`+placeholders(len(args))+`)`, args...)
 	if isUnique(err, "listing") {
 		return market.Errorf(market.CodeInvalidState, "the listing already has a live order")
 	}
@@ -63,8 +64,10 @@ func (tx *Tx) UpdateOrder(ctx context.Context, o *orders.Order, from orders.Stat
 		shipping_cost = ?, service_fee = ?, total_charged = ?, commission = ?, fulfillment_type = ?, shipping_address = ?,
 		shipping_carrier = ?, shipping_service = ?, shipping_rate_id = ?, estimated_days = ?, estimated_delivery = ?,
 		max_price = ?, expected_price = ?, offer_id = ?, payment_method_id = ?, processor = ?, payment_id = ?,
-		amount_refunded = ?, failure_code = ?, reserved_until = ?, paid_at = ?, cancelled_at = ?, updated_at = ?
-		WHERE id = ? AND status = ?`, append(append(args[4:31], args[32]), o.ID, string(from))...)
+		amount_refunded = ?, failure_code = ?, reserved_until = ?, paid_at = ?, cancelled_at = ?, updated_at = ?,
+		shipment_carrier = ?, tracking_number = ?, label_cost = ?, shipped_at = ?, delivered_at = ?, payout_due_at = ?,
+		payout_status = ?, payout_amount = ?, transfer_id = ?, completed_at = ?
+		WHERE id = ? AND status = ?`, append(append(append([]any{}, args[4:31]...), args[32:]...), o.ID, string(from))...)
 	if err != nil {
 		if isUnique(err, "listing") {
 			return false, market.Errorf(market.CodeInvalidState, "the listing already has a live order")
@@ -92,6 +95,26 @@ func (tx *Tx) OrderByPayment(ctx context.Context, paymentID string) (*orders.Ord
 		return nil, market.NotFound("order")
 	}
 	return scanOrder(tx.queryRow(ctx, `SELECT `+orderColumns+` FROM orders WHERE payment_id = ?`+tx.forUpdate(), paymentID))
+}
+
+// PayoutsDue lists delivered orders whose hold ended before now and whose
+// payout is pending, oldest first.
+func (tx *Tx) PayoutsDue(ctx context.Context, now time.Time, limit int) ([]orders.Order, error) {
+	return tx.orderRows(ctx, `SELECT `+orderColumns+` FROM orders WHERE status = 'delivered' AND payout_due_at <= ?
+		AND payout_status = 'pending' ORDER BY payout_due_at LIMIT ?`, now, limit)
+}
+
+// OverdueShipments lists shipped orders shipped before before, oldest first.
+func (tx *Tx) OverdueShipments(ctx context.Context, before time.Time, limit int) ([]orders.Order, error) {
+	return tx.orderRows(ctx, `SELECT `+orderColumns+` FROM orders WHERE status = 'shipped' AND shipped_at < ?
+		ORDER BY shipped_at LIMIT ?`, before, limit)
+}
+
+// UnrefundedCancellations lists cancelled orders that were paid and are not
+// refunded in full (a refund the processor did not take).
+func (tx *Tx) UnrefundedCancellations(ctx context.Context, limit int) ([]orders.Order, error) {
+	return tx.orderRows(ctx, `SELECT `+orderColumns+` FROM orders WHERE status = 'cancelled' AND paid_at IS NOT NULL
+		AND amount_refunded < total_charged ORDER BY updated_at LIMIT ?`, limit)
 }
 
 // liveStatuses are the statuses the orders_listing_live index covers.
@@ -162,12 +185,14 @@ func scanOrder(row scanner) (*orders.Order, error) {
 	var keyID, addr, offerID, methodID sql.NullString
 	var channel, status, fulfillment string
 	var days, maxPrice, expected sql.NullInt64
-	var eta, reserved, paid, cancelled sql.NullTime
+	var eta, reserved, paid, cancelled, shipped, delivered, due, completed sql.NullTime
+	var payout string
 	f := &o.Fees
 	err := row.Scan(&o.ID, &o.ListingID, &o.BuyerID, &o.SellerID, &keyID, &channel, &status, &o.ListingTitle, &f.ItemPrice,
 		&f.ShippingCost, &f.ServiceFee, &f.TotalCharged, &f.Commission, &fulfillment, &addr, &o.Carrier, &o.Service,
 		&o.RateID, &days, &eta, &maxPrice, &expected, &offerID, &methodID, &o.Processor, &o.PaymentID, &o.AmountRefunded,
-		&o.FailureCode, &reserved, &paid, &cancelled, &o.CreatedAt, &o.UpdatedAt)
+		&o.FailureCode, &reserved, &paid, &cancelled, &o.CreatedAt, &o.UpdatedAt, &o.ShipmentCarrier, &o.TrackingNumber,
+		&o.LabelCost, &shipped, &delivered, &due, &payout, &o.PayoutAmount, &o.TransferID, &completed)
 	if err != nil {
 		return nil, notFound(err, "order")
 	}
@@ -179,6 +204,8 @@ func scanOrder(row scanner) (*orders.Order, error) {
 	}
 	o.EstimatedDelivery, o.ReservedUntil, o.PaidAt, o.CancelledAt = nullTime(eta), nullTime(reserved), nullTime(paid), nullTime(cancelled)
 	o.MaxPrice, o.ExpectedPrice = nullInt(maxPrice), nullInt(expected)
+	o.ShippedAt, o.DeliveredAt, o.PayoutDueAt, o.CompletedAt = nullTime(shipped), nullTime(delivered), nullTime(due), nullTime(completed)
+	o.PayoutStatus = orders.PayoutStatus(payout)
 	o.CreatedAt, o.UpdatedAt = o.CreatedAt.UTC(), o.UpdatedAt.UTC()
 	if addr.Valid {
 		var a accounts.Address

@@ -70,3 +70,21 @@ func (s *Server) SetControls(owner *User, body map[string]any) {
 	s.T.Helper()
 	s.Do("PUT", "/api/v1/spending-controls", body, owner.Auth()).Want(s.T, http.StatusOK, "")
 }
+
+// Money is what the sandbox processor moved: charged (succeeded payments),
+// refunded and transferred to sellers, in cents.
+type Money struct{ Charged, Refunded, PaidOut int64 }
+
+// Ledger sums the sandbox processor's records.
+func (s *Server) Ledger() Money {
+	s.T.Helper()
+	var m Money
+	err := s.App.DB.WritePool().QueryRowContext(s.T.Context(), `SELECT
+		(SELECT COALESCE(SUM(amount), 0) FROM sandbox_payments WHERE status = 'succeeded'),
+		(SELECT COALESCE(SUM(amount), 0) FROM sandbox_refunds),
+		(SELECT COALESCE(SUM(amount - reversed), 0) FROM sandbox_transfers)`).Scan(&m.Charged, &m.Refunded, &m.PaidOut)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	return m
+}

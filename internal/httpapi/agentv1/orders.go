@@ -17,6 +17,32 @@ func (a *API) RegisterOrders(rt *httpapi.Router) {
 	rt.HandleIdempotent("POST", p+"/purchase", httpapi.Either, a.purchase)
 	rt.Handle("GET", p+"/orders", httpapi.Either, a.listOrders)
 	rt.Handle("GET", p+"/orders/{id}", httpapi.Either, a.getOrder)
+	rt.Handle("POST", p+"/orders/{id}/ship", httpapi.Either, a.ship)
+}
+
+type shipBody struct {
+	Carrier        string `json:"carrier"`
+	TrackingNumber string `json:"tracking_number"`
+}
+
+// ship is POST /v1/orders/{id}/ship {carrier, tracking_number}: the seller
+// marks a paid order shipped.
+func (a *API) ship(w http.ResponseWriter, r *http.Request) error {
+	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
+		return err
+	}
+	var b shipBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	httpapi.Entity(r, "order", id)
+	p := httpapi.PrincipalOf(r)
+	o, err := a.Orders.Ship(r.Context(), p.Actor, id, orders.Shipment{Carrier: b.Carrier, TrackingNumber: b.TrackingNumber})
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.User.ID))
 }
 
 // shipTo is a postal address in a request or an order.
@@ -135,6 +161,13 @@ type order struct {
 	EstimatedDelivery *string      `json:"estimated_delivery"`
 	OfferID           *string      `json:"offer_id"`
 	AmountRefunded    int64        `json:"amount_refunded"`
+	TrackingCarrier   *string      `json:"tracking_carrier"`
+	TrackingNumber    *string      `json:"tracking_number"`
+	ShippedAt         *time.Time   `json:"shipped_at"`
+	DeliveredAt       *time.Time   `json:"delivered_at"`
+	CompletedAt       *time.Time   `json:"completed_at"`
+	PayoutStatus      *string      `json:"payout_status,omitempty"`
+	PayoutDueAt       *time.Time   `json:"payout_due_at,omitempty"`
 	ExpiresAt         *time.Time   `json:"expires_at,omitempty"`
 	PaidAt            *time.Time   `json:"paid_at"`
 	CancelledAt       *time.Time   `json:"cancelled_at"`
@@ -158,9 +191,12 @@ func toOrder(o *orders.Order, viewer string) order {
 		FulfillmentType: string(o.Fulfillment), Carrier: strPtr(o.Carrier), Service: strPtr(o.Service),
 		EstimatedDays: o.EstimatedDays, OfferID: strPtr(o.OfferID), AmountRefunded: o.AmountRefunded, ExpiresAt: o.ReservedUntil,
 		PaidAt: o.PaidAt, CancelledAt: o.CancelledAt, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
+	out.TrackingCarrier, out.TrackingNumber = strPtr(o.ShipmentCarrier), strPtr(o.TrackingNumber)
+	out.ShippedAt, out.DeliveredAt, out.CompletedAt = o.ShippedAt, o.DeliveredAt, o.CompletedAt
 	if viewer == o.SellerID {
-		c, p := f.Commission, f.ItemPrice-f.Commission+f.ShippingCost
+		c, p := f.Commission, orders.SellerPayout(o)
 		out.Commission, out.SellerPayout = &c, &p
+		out.PayoutStatus, out.PayoutDueAt = strPtr(string(o.PayoutStatus)), o.PayoutDueAt
 	}
 	if o.ShippingAddress != nil {
 		a := toShipTo(*o.ShippingAddress)

@@ -122,6 +122,7 @@ func (a *API) Register(rt *httpapi.Router) {
 
 	a.RegisterShipping(rt)
 	a.RegisterPayments(rt)
+	a.RegisterFulfilment(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

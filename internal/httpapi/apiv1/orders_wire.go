@@ -48,6 +48,13 @@ type order struct {
 	OfferID           *string        `json:"offerId"`
 	PaymentMethodID   *string        `json:"paymentMethodId,omitempty"`
 	AmountRefunded    int64          `json:"amountRefunded"`
+	TrackingCarrier   *string        `json:"trackingCarrier"`
+	TrackingNumber    *string        `json:"trackingNumber"`
+	ShippedAt         *time.Time     `json:"shippedAt"`
+	DeliveredAt       *time.Time     `json:"deliveredAt"`
+	CompletedAt       *time.Time     `json:"completedAt"`
+	PayoutStatus      *string        `json:"payoutStatus,omitempty"`
+	PayoutDueAt       *time.Time     `json:"payoutDueAt,omitempty"`
 	ExpiresAt         *time.Time     `json:"expiresAt,omitempty"`
 	PaidAt            *time.Time     `json:"paidAt"`
 	CancelledAt       *time.Time     `json:"cancelledAt"`
@@ -65,9 +72,12 @@ func toOrder(o *orders.Order, viewer string) order {
 		FulfillmentType: string(o.Fulfillment), OfferID: strOrNil(o.OfferID), AmountRefunded: o.AmountRefunded,
 		ExpiresAt: o.ReservedUntil, PaidAt: o.PaidAt, CancelledAt: o.CancelledAt, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt,
 	}
+	out.TrackingCarrier, out.TrackingNumber = strOrNil(o.ShipmentCarrier), strOrNil(o.TrackingNumber)
+	out.ShippedAt, out.DeliveredAt, out.CompletedAt = o.ShippedAt, o.DeliveredAt, o.CompletedAt
 	if viewer == o.SellerID {
-		c, p := o.Fees.Commission, o.Fees.ItemPrice-o.Fees.Commission+o.Fees.ShippingCost
+		c, p := o.Fees.Commission, orders.SellerPayout(o)
 		out.Commission, out.SellerPayout = &c, &p
+		out.PayoutStatus, out.PayoutDueAt = strOrNil(string(o.PayoutStatus)), o.PayoutDueAt
 	}
 	if viewer == o.BuyerID {
 		out.PaymentMethodID = strOrNil(o.PaymentMethodID)

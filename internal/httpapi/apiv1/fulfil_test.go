@@ -1,0 +1,245 @@
+package apiv1_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"marketplace/internal/testkit"
+)
+
+// fulfilScene is one paid order: item 10000 with flat shipping 800, so the
+// buyer paid 11178 (fee 378) and the seller is owed 10000 - 300 + 800.
+type fulfilScene struct {
+	seller  *testkit.User
+	buyer   *testkit.Shopper
+	listing string
+	order   string
+}
+
+const (
+	fulfilCharged = 11178
+	fulfilPayout  = 10500
+)
+
+func fulfilPaid(t *testing.T, s *testkit.Server, name string, extra map[string]any) fulfilScene {
+	t.Helper()
+	seller := s.VerifiedOwner(name + "seller")
+	fields := map[string]any{"price": 10000, "condition": "good", "shippingType": "flat_rate", "shippingCost": 800}
+	for k, v := range extra {
+		fields[k] = v
+	}
+	r := s.CreateListing(seller.Auth(), "Mid-century teak side table, small, light wear", fields).Want(t, http.StatusCreated, "")
+	listing := r.Data()["id"].(string)
+	buyer := s.NewShopper(name+"buyer", "pm_card_visa")
+	s.SetControls(buyer.User, map[string]any{"perTransactionLimit": 50000})
+	body := map[string]any{"listingId": listing, "maxPrice": 10000, "shippingAddress": testkit.Address()}
+	if extra["shippingType"] == "local_pickup" {
+		body = map[string]any{"listingId": listing, "maxPrice": 10000, "fulfillmentType": "local_pickup"}
+	}
+	o := s.Do("POST", "/api/v1/agent/purchase", body, buyer.Key.Auth()).Want(t, http.StatusCreated, "")
+	return fulfilScene{seller: seller, buyer: buyer, listing: listing, order: o.Data()["id"].(string)}
+}
+
+func fulfilStatus(t *testing.T, s *testkit.Server, sc fulfilScene) map[string]any {
+	t.Helper()
+	return s.Do("GET", "/api/v1/orders/"+sc.order, nil, sc.seller.Auth()).Want(t, http.StatusOK, "").Data()
+}
+
+func fulfilRelease(t *testing.T, s *testkit.Server) int {
+	t.Helper()
+	n, err := s.App.Orders.ReleasePayouts(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func fulfilLedger(t *testing.T, s *testkit.Server, before testkit.Money, want testkit.Money) {
+	t.Helper()
+	got := s.Ledger()
+	d := testkit.Money{Charged: got.Charged - before.Charged, Refunded: got.Refunded - before.Refunded, PaidOut: got.PaidOut - before.PaidOut}
+	if d != want {
+		t.Fatalf("processor moved %+v, want %+v", d, want)
+	}
+}
+
+// The after-sale paths of the spec's Order table, with the money checked at
+// each step on the processor's own records.
+func TestFulfilment(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		ship := map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"}
+
+		t.Run("ship, deliver, hold, release", func(t *testing.T) {
+			start := s.Ledger()
+			sc := fulfilPaid(t, s, "flow", nil)
+			fulfilLedger(t, s, start, testkit.Money{Charged: fulfilCharged})
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/delivered", nil, sc.buyer.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/ship", ship, sc.buyer.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
+			for _, bad := range []map[string]any{
+				{"carrier": "ups", "trackingNumber": "1Z999AA10123456785"}, // wrong check digit
+				{"carrier": "pony", "trackingNumber": "1Z999AA10123456784"},
+				{"carrier": "usps"},
+			} {
+				s.Do("POST", "/api/v1/orders/"+sc.order+"/ship", bad, sc.seller.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
+			}
+			o := s.Do("POST", "/api/v1/orders/"+sc.order+"/ship", ship, sc.seller.Auth()).Want(t, http.StatusOK, "").Data()
+			if o["status"] != "shipped" || o["trackingNumber"] != "1Z999AA10123456784" {
+				t.Fatalf("after ship: %v", o)
+			}
+			// Shipping twice answers the order again.
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/ship", ship, sc.seller.Auth()).Want(t, http.StatusOK, "")
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/cancel", nil, sc.seller.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
+			s.Do("POST", "/api/v1/agent/orders/"+sc.order+"/delivered", nil, sc.buyer.Key.Auth()).Want(t, http.StatusOK, "")
+			o = fulfilStatus(t, s, sc)
+			if o["status"] != "delivered" || o["payoutStatus"] != "pending" || o["sellerPayout"].(float64) != fulfilPayout {
+				t.Fatalf("after delivery: %v", o)
+			}
+			if n := fulfilRelease(t, s); n != 0 {
+				t.Fatalf("released %d inside the hold", n)
+			}
+			s.Clock.Advance(72*time.Hour + time.Minute)
+			if n := fulfilRelease(t, s); n != 1 {
+				t.Fatalf("released %d after the hold, want 1", n)
+			}
+			o = fulfilStatus(t, s, sc)
+			if o["status"] != "completed" || o["payoutStatus"] != "released" {
+				t.Fatalf("after the hold: %v", o)
+			}
+			fulfilLedger(t, s, start, testkit.Money{Charged: fulfilCharged, PaidOut: fulfilPayout})
+			// Platform revenue: the buyer's fee and the seller's commission.
+			if rev := fulfilCharged - fulfilPayout; rev != 378+300 {
+				t.Fatalf("platform revenue %d", rev)
+			}
+			if n := fulfilRelease(t, s); n != 0 {
+				t.Fatalf("a second release paid %d more", n)
+			}
+			fulfilLedger(t, s, start, testkit.Money{Charged: fulfilCharged, PaidOut: fulfilPayout})
+			var types []string
+			for _, e := range s.Do("GET", "/api/v1/orders/"+sc.order+"/events", nil, sc.buyer.Auth()).Want(t, http.StatusOK, "").List() {
+				types = append(types, e.(map[string]any)["type"].(string))
+			}
+			want := []string{"order.created", "payment.succeeded", "order.shipped", "order.delivered", "payment.released", "order.completed"}
+			if len(types) != len(want) {
+				t.Fatalf("timeline %v, want %v", types, want)
+			}
+			for i := range want {
+				if types[i] != want[i] {
+					t.Fatalf("timeline %v, want %v", types, want)
+				}
+			}
+		})
+
+		t.Run("local pickup", func(t *testing.T) {
+			sc := fulfilPaid(t, s, "pickup", map[string]any{"shippingType": "local_pickup", "shippingCost": nil})
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/ship", ship, sc.seller.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/confirm-pickup", nil, sc.buyer.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/pickup-ready", nil, sc.seller.Auth()).Want(t, http.StatusOK, "")
+			o := s.Do("POST", "/api/v1/agent/orders/"+sc.order+"/confirm-pickup", nil, sc.buyer.Key.Auth()).Want(t, http.StatusOK, "").Data()
+			if o["status"] != "delivered" {
+				t.Fatalf("after pickup: %v", o["status"])
+			}
+		})
+
+		t.Run("seller cancel refunds in full and gives spending back", func(t *testing.T) {
+			start := s.Ledger()
+			sc := fulfilPaid(t, s, "cancel", nil)
+			spent := func() float64 {
+				d := s.Do("GET", "/api/v1/spending-controls", nil, sc.buyer.Auth()).Want(t, http.StatusOK, "").Data()
+				return d["spent"].(map[string]any)["today"].(float64)
+			}
+			if spent() != fulfilCharged {
+				t.Fatalf("spent %v before the cancel", spent())
+			}
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/cancel", nil, sc.buyer.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
+			o := s.Do("POST", "/api/v1/orders/"+sc.order+"/cancel", map[string]any{"reason": "broke it"}, sc.seller.Auth()).
+				Want(t, http.StatusOK, "").Data()
+			if o["status"] != "cancelled" || o["amountRefunded"].(float64) != fulfilCharged {
+				t.Fatalf("after cancel: %v", o)
+			}
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/cancel", nil, sc.seller.Auth()).Want(t, http.StatusOK, "")
+			fulfilLedger(t, s, start, testkit.Money{Charged: fulfilCharged, Refunded: fulfilCharged})
+			if spent() != 0 {
+				t.Fatalf("spent %v after the cancel, want 0", spent())
+			}
+			if st := s.Do("GET", "/api/v1/listings/"+sc.listing, nil).Want(t, http.StatusOK, "").Data()["status"]; st != "active" {
+				t.Fatalf("listing %v after the cancel, want active", st)
+			}
+		})
+
+		t.Run("payout waits for a verified payout account", func(t *testing.T) {
+			seller := s.Register("unverifiedseller")
+			r := s.CreateListing(seller.Auth(), "Brass desk lamp with green glass shade", map[string]any{"price": 10000,
+				"condition": "good", "shippingType": "free"}).Want(t, http.StatusCreated, "")
+			buyer := s.NewShopper("unverifiedbuyer", "pm_card_visa")
+			s.SetControls(buyer.User, map[string]any{"perTransactionLimit": 50000})
+			oid := s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": r.Data()["id"], "maxPrice": 10000,
+				"shippingAddress": testkit.Address()}, buyer.Key.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+			s.Do("POST", "/api/v1/orders/"+oid+"/ship", ship, seller.Auth()).Want(t, http.StatusOK, "")
+			s.Do("POST", "/api/v1/orders/"+oid+"/delivered", nil, buyer.Auth()).Want(t, http.StatusOK, "")
+			s.Clock.Advance(73 * time.Hour)
+			fulfilRelease(t, s)
+			view := func() map[string]any {
+				return s.Do("GET", "/api/v1/orders/"+oid, nil, seller.Auth()).Want(t, http.StatusOK, "").Data()
+			}
+			if o := view(); o["status"] != "delivered" || o["payoutStatus"] != "pending" {
+				t.Fatalf("without a payout account: %v %v", o["status"], o["payoutStatus"])
+			}
+			s.Verify(seller)
+			fulfilRelease(t, s)
+			if o := view(); o["status"] != "completed" || o["payoutStatus"] != "released" || o["sellerPayout"].(float64) != 9700 {
+				t.Fatalf("once verified: %v %v %v", o["status"], o["payoutStatus"], o["sellerPayout"])
+			}
+		})
+
+		t.Run("unconfirmed shipments are delivered by the clock", func(t *testing.T) {
+			sc := fulfilPaid(t, s, "auto", nil)
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/ship", ship, sc.seller.Auth()).Want(t, http.StatusOK, "")
+			s.Clock.Advance(20 * 24 * time.Hour)
+			fulfilRelease(t, s)
+			if st := fulfilStatus(t, s, sc)["status"]; st != "shipped" {
+				t.Fatalf("delivered early: %v", st)
+			}
+			s.Clock.Advance(2 * 24 * time.Hour)
+			fulfilRelease(t, s)
+			if st := fulfilStatus(t, s, sc)["status"]; st != "delivered" {
+				t.Fatalf("status %v 22 days after shipping, want delivered", st)
+			}
+		})
+
+		t.Run("admin hold, force-complete and force-cancel", func(t *testing.T) {
+			admin := s.Admin()
+			sc := fulfilPaid(t, s, "admin", nil)
+			s.Do("PATCH", "/api/v1/admin/orders/"+sc.order+"/hold", map[string]any{"holdHours": 1}, admin.Auth()).
+				Want(t, http.StatusConflict, "INVALID_STATE")
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/ship", ship, sc.seller.Auth()).Want(t, http.StatusOK, "")
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/delivered", nil, sc.buyer.Auth()).Want(t, http.StatusOK, "")
+			s.Do("PATCH", "/api/v1/admin/orders/"+sc.order+"/hold", map[string]any{"holdHours": 1}, sc.seller.Auth()).
+				Want(t, http.StatusForbidden, "FORBIDDEN")
+			s.Do("PATCH", "/api/v1/admin/orders/"+sc.order+"/hold", map[string]any{"holdHours": 1}, admin.Auth()).Want(t, http.StatusOK, "")
+			s.Clock.Advance(61 * time.Minute)
+			if n := fulfilRelease(t, s); n != 1 {
+				t.Fatalf("released %d after a 1-hour hold, want 1", n)
+			}
+
+			start := s.Ledger()
+			fc := fulfilPaid(t, s, "force", nil)
+			o := s.Do("POST", "/api/v1/admin/orders/"+fc.order+"/force-complete", nil, admin.Auth()).Want(t, http.StatusOK, "").Data()
+			if o["status"] != "completed" {
+				t.Fatalf("force-complete: %v", o["status"])
+			}
+			fulfilLedger(t, s, start, testkit.Money{Charged: fulfilCharged, PaidOut: fulfilPayout})
+
+			start = s.Ledger()
+			cc := fulfilPaid(t, s, "forcecancel", nil)
+			s.Do("POST", "/api/v1/orders/"+cc.order+"/ship", ship, cc.seller.Auth()).Want(t, http.StatusOK, "")
+			s.Do("POST", "/api/v1/admin/orders/"+cc.order+"/force-cancel", nil, cc.seller.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
+			o = s.Do("POST", "/api/v1/admin/orders/"+cc.order+"/force-cancel", nil, admin.Auth()).Want(t, http.StatusOK, "").Data()
+			if o["status"] != "cancelled" {
+				t.Fatalf("force-cancel: %v", o["status"])
+			}
+			fulfilLedger(t, s, start, testkit.Money{Charged: fulfilCharged, Refunded: fulfilCharged})
+			s.Do("POST", "/api/v1/admin/orders/"+fc.order+"/force-cancel", nil, admin.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
+		})
+	})
+}

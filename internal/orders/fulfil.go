@@ -1,0 +1,423 @@
+package orders
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"marketplace/internal/admin"
+	"marketplace/internal/events"
+	"marketplace/internal/listings"
+	"marketplace/internal/market"
+	"marketplace/internal/payments"
+)
+
+// Who may move an order, and from where (the spec's Order table). Every
+// transition runs in one transaction on the locked order, checks the actor's
+// role and the order's status (INVALID_STATE otherwise), and records its
+// timeline event; a transition already made answers the order unchanged, so
+// a retry posts nothing twice.
+
+// role is a side of an order a transition requires.
+type role int
+
+const (
+	bySeller role = iota
+	byBuyer
+	byAdmin
+)
+
+// transition is one move of an order.
+type transition struct {
+	name  string
+	by    role
+	from  []Status
+	to    Status
+	event string
+	// apply makes the move's other changes on the order (and elsewhere in
+	// the transaction) before it is saved.
+	apply func(ctx context.Context, tx Tx, o *Order, now time.Time) error
+}
+
+// move runs t on order id for actor, inside one transaction.
+func (s *Service) move(ctx context.Context, actor market.Actor, id string, t transition, data map[string]any) (*Order, error) {
+	if !market.ValidID(id) {
+		return nil, market.NotFound("order")
+	}
+	var o *Order
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		var err error
+		if o, err = s.visible(ctx, tx, actor, id); err != nil {
+			return err
+		}
+		switch {
+		case t.by == byAdmin && !privileged(actor),
+			t.by == bySeller && o.SellerID != actor.UserID && !privileged(actor),
+			t.by == byBuyer && o.BuyerID != actor.UserID && !privileged(actor):
+			return market.Errorf(market.CodeForbidden, "only the %s may %s", [...]string{"seller", "buyer", "admin"}[t.by], t.name)
+		}
+		if o.Status == t.to {
+			return nil // done before: answer it again
+		}
+		if !statusIn(o.Status, t.from) {
+			return market.Errorf(market.CodeInvalidState, "cannot %s an order that is %s", t.name, o.Status).
+				WithDetails(map[string]any{"status": string(o.Status)})
+		}
+		from, now := o.Status, s.clock.Now()
+		if t.apply != nil {
+			if err := t.apply(ctx, tx, o, now); err != nil {
+				return err
+			}
+		}
+		o.Status, o.UpdatedAt = t.to, now
+		if ok, err := tx.UpdateOrder(ctx, o, from); err != nil || !ok {
+			if err == nil {
+				err = market.Errorf(market.CodeInvalidState, "the order changed meanwhile; read it again")
+			}
+			return err
+		}
+		return events.Record(ctx, tx, now, actor, t.event, "order", o.ID, data)
+	})
+	return o, err
+}
+
+func statusIn(s Status, set []Status) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Shipment is what a seller reports when shipping by hand.
+type Shipment struct {
+	Carrier        string
+	TrackingNumber string
+}
+
+// TrackingChecker validates a carrier's tracking number and returns the
+// carrier's canonical name and the number's normalized form
+// (VALIDATION_ERROR naming carrier or trackingNumber).
+type TrackingChecker func(carrier, number string) (string, string, error)
+
+// Ship marks a paid order shipped with the seller's carrier and tracking
+// number (POST /orders/{id}/ship and /shipping/manual).
+func (s *Service) Ship(ctx context.Context, actor market.Actor, id string, in Shipment) (*Order, error) {
+	var c market.Check
+	c.Require(in.Carrier != "", "carrier", "is required")
+	c.Require(in.TrackingNumber != "", "trackingNumber", "is required")
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	carrier, number := in.Carrier, in.TrackingNumber
+	if s.opts.Tracking != nil {
+		var err error
+		if carrier, number, err = s.opts.Tracking(carrier, number); err != nil {
+			return nil, err
+		}
+	}
+	return s.move(ctx, actor, id, transition{name: "ship", by: bySeller, from: []Status{StatusPaid}, to: StatusShipped,
+		event: "order.shipped", apply: func(_ context.Context, _ Tx, o *Order, now time.Time) error {
+			if o.Fulfillment == FulfillLocalPickup {
+				return market.Errorf(market.CodeInvalidState, "a local pickup order is not shipped; mark it pickup-ready")
+			}
+			o.ShipmentCarrier, o.TrackingNumber, o.ShippedAt = carrier, number, &now
+			return nil
+		}}, map[string]any{"carrier": carrier, "trackingNumber": number})
+}
+
+// PickupReady is the seller saying a local pickup order can be collected.
+func (s *Service) PickupReady(ctx context.Context, actor market.Actor, id string) (*Order, error) {
+	return s.move(ctx, actor, id, transition{name: "mark pickup-ready", by: bySeller, from: []Status{StatusPaid},
+		to: StatusPickupReady, event: "pickup.ready", apply: func(_ context.Context, _ Tx, o *Order, _ time.Time) error {
+			if o.Fulfillment != FulfillLocalPickup {
+				return market.Errorf(market.CodeInvalidState, "only local pickup orders become pickup-ready")
+			}
+			return nil
+		}}, nil)
+}
+
+// ConfirmPickup is the buyer collecting a local pickup order: delivered.
+func (s *Service) ConfirmPickup(ctx context.Context, actor market.Actor, id string) (*Order, error) {
+	return s.move(ctx, actor, id, transition{name: "confirm pickup of", by: byBuyer, from: []Status{StatusPickupReady},
+		to: StatusDelivered, event: "order.delivered", apply: s.deliver}, map[string]any{"via": "pickup"})
+}
+
+// ConfirmDelivery is the buyer confirming a shipped order arrived.
+func (s *Service) ConfirmDelivery(ctx context.Context, actor market.Actor, id string) (*Order, error) {
+	return s.move(ctx, actor, id, transition{name: "confirm delivery of", by: byBuyer, from: []Status{StatusShipped},
+		to: StatusDelivered, event: "order.delivered", apply: s.deliver}, map[string]any{"via": "buyer"})
+}
+
+// deliver starts the hold period: the payout is due hold_hours after
+// delivery (CONTRACT.md section 7), on the service clock.
+func (s *Service) deliver(ctx context.Context, _ Tx, o *Order, now time.Time) error {
+	hours := int64(72)
+	if s.opts.Settings != nil {
+		var err error
+		if hours, err = s.opts.Settings.Int(ctx, admin.KeyPayoutsHoldHours); err != nil {
+			return err
+		}
+	}
+	due := now.Add(time.Duration(hours) * time.Hour)
+	o.DeliveredAt, o.PayoutDueAt, o.PayoutStatus, o.PayoutAmount = &now, &due, PayoutPending, SellerPayout(o)
+	return nil
+}
+
+// SellerPayout is what the seller is paid: the sale price minus commission,
+// plus the shipping the buyer paid unless the platform bought the label.
+func SellerPayout(o *Order) int64 {
+	p := o.Fees.ItemPrice - o.Fees.Commission
+	if o.LabelCost == 0 {
+		p += o.Fees.ShippingCost
+	}
+	return p
+}
+
+// Cancel is the seller (or an admin, forcing it) cancelling before shipment:
+// the buyer is refunded in full through the processor, the agent's spending
+// is given back, and the listing is active again.
+func (s *Service) Cancel(ctx context.Context, actor market.Actor, id, reason string) (*Order, error) {
+	if len(reason) > 500 {
+		return nil, market.Invalid(market.FieldError{Field: "reason", Message: "must be at most 500 characters"})
+	}
+	return s.cancel(ctx, actor, id, reason, bySeller, []Status{StatusPaid, StatusPickupReady})
+}
+
+// ForceCancel is the admin's cancel, from any live status before the money
+// reached the seller.
+func (s *Service) ForceCancel(ctx context.Context, actor market.Actor, id, reason string) (*Order, error) {
+	if len(reason) > 500 {
+		return nil, market.Invalid(market.FieldError{Field: "reason", Message: "must be at most 500 characters"})
+	}
+	return s.cancel(ctx, actor, id, reason, byAdmin,
+		[]Status{StatusPaid, StatusPickupReady, StatusShipped, StatusDelivered, StatusDisputed})
+}
+
+func (s *Service) cancel(ctx context.Context, actor market.Actor, id, reason string, by role, from []Status) (*Order, error) {
+	o, err := s.move(ctx, actor, id, transition{name: "cancel", by: by, from: from, to: StatusCancelled, event: "order.cancelled",
+		apply: func(ctx context.Context, tx Tx, o *Order, now time.Time) error {
+			if o.PayoutStatus == PayoutReleased {
+				return market.Errorf(market.CodeInvalidState, "the seller was already paid; refund the order instead")
+			}
+			o.CancelledAt, o.PayoutStatus, o.PayoutAmount = &now, PayoutVoid, 0
+			if err := tx.ReleaseSpend(ctx, o.ID, now); err != nil {
+				return err
+			}
+			_, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusSold}, listings.StatusActive, now)
+			return err
+		}}, map[string]any{"reason": reason, "refund": "full"})
+	if err != nil {
+		return nil, err
+	}
+	return s.refundRest(ctx, o)
+}
+
+// refundRest refunds whatever of a cancelled order's charge is not refunded
+// yet. The refund's idempotency key is the order's, so a retry (or a crash
+// between the cancel and the refund, repaired by the next cancel call)
+// never refunds twice.
+func (s *Service) refundRest(ctx context.Context, o *Order) (*Order, error) {
+	amount := o.Fees.TotalCharged - o.AmountRefunded
+	if amount <= 0 || o.PaymentID == "" {
+		return o, nil
+	}
+	r, err := s.opts.Gateway.Refund(ctx, payments.RefundRequest{PaymentID: o.PaymentID, Amount: amount,
+		IdempotencyKey: "cancel-" + o.ID, Reason: "requested_by_customer"})
+	if err != nil {
+		return nil, err
+	}
+	err = s.store.InTx(ctx, func(tx Tx) error {
+		cur, err := tx.OrderByID(ctx, o.ID)
+		if err != nil || cur.AmountRefunded >= o.Fees.TotalCharged {
+			o = cur
+			return err
+		}
+		now := s.clock.Now()
+		cur.AmountRefunded, cur.UpdatedAt = o.Fees.TotalCharged, now
+		if _, err := tx.UpdateOrder(ctx, cur, cur.Status); err != nil {
+			return err
+		}
+		o = cur
+		return events.Record(ctx, tx, now, market.System, "refund.issued", "order", o.ID, map[string]any{
+			"amount": r.Amount, "refundId": r.ID, "amountRefunded": cur.AmountRefunded})
+	})
+	return o, err
+}
+
+// Hold is the admin overriding when the payout is released: at until, or
+// hours after delivery.
+func (s *Service) Hold(ctx context.Context, actor market.Actor, id string, until *time.Time, hours *int64) (*Order, error) {
+	if !actor.Admin {
+		return nil, market.Errorf(market.CodeForbidden, "only admins change the hold period")
+	}
+	var o *Order
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		var err error
+		if o, err = s.visible(ctx, tx, actor, id); err != nil {
+			return err
+		}
+		if o.PayoutStatus != PayoutPending && o.PayoutStatus != PayoutFrozen {
+			return market.Errorf(market.CodeInvalidState, "the order has no payout waiting (it is %s)", o.Status).
+				WithDetails(map[string]any{"status": string(o.Status)})
+		}
+		due := until
+		if hours != nil && o.DeliveredAt == nil {
+			return market.Errorf(market.CodeInvalidState, "the order is not delivered yet; give payoutDueAt")
+		}
+		if hours != nil {
+			t := o.DeliveredAt.Add(time.Duration(*hours) * time.Hour)
+			due = &t
+		}
+		now := s.clock.Now()
+		prev := o.PayoutDueAt
+		o.PayoutDueAt, o.UpdatedAt = due, now
+		if _, err := tx.UpdateOrder(ctx, o, o.Status); err != nil {
+			return err
+		}
+		return events.Record(ctx, tx, now, actor, "payout.hold_changed", "order", o.ID, map[string]any{
+			"payoutDueAt": due, "previous": prev})
+	})
+	return o, err
+}
+
+// ForceComplete releases the payout now, skipping the hold (admin).
+func (s *Service) ForceComplete(ctx context.Context, actor market.Actor, id string) (*Order, error) {
+	if !actor.Admin {
+		return nil, market.Errorf(market.CodeForbidden, "only admins force-complete orders")
+	}
+	o, err := s.move(ctx, actor, id, transition{name: "force-complete", by: byAdmin,
+		from: []Status{StatusPaid, StatusPickupReady, StatusShipped, StatusDelivered, StatusDisputed}, to: StatusDelivered,
+		event: "order.delivered", apply: s.deliver}, map[string]any{"via": "admin"})
+	if market.CodeOf(err) == market.CodeInvalidState {
+		// Delivered already (or completed): release what is waiting.
+		cur, gerr := s.Get(ctx, actor, id)
+		if gerr != nil || cur.Status != StatusCompleted && cur.Status != StatusDelivered {
+			return nil, err
+		}
+		o, err = cur, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.payOut(ctx, o.ID, true)
+}
+
+// ReleasePayouts pays out every delivered order whose hold has ended,
+// confirms delivery of shipped orders nobody confirmed within
+// AutoDeliverAfter, and finishes refunds of cancelled orders the processor
+// did not take. It returns how many orders it changed.
+func (s *Service) ReleasePayouts(ctx context.Context) (int, error) {
+	now := s.clock.Now()
+	rd := s.store.Read()
+	var errs []error
+	n := 0
+	overdue, err := rd.OverdueShipments(ctx, now.Add(-AutoDeliverAfter), 200)
+	if err != nil {
+		return 0, err
+	}
+	for _, o := range overdue {
+		if late := autoDeliverAt(&o); late.After(now) {
+			continue
+		}
+		if _, err := s.move(ctx, market.System, o.ID, transition{name: "confirm delivery of", by: byAdmin,
+			from: []Status{StatusShipped}, to: StatusDelivered, event: "order.delivered", apply: s.deliver},
+			map[string]any{"via": "auto"}); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+	}
+	unrefunded, err := rd.UnrefundedCancellations(ctx, 200)
+	if err != nil {
+		return n, err
+	}
+	for i := range unrefunded {
+		if _, err := s.refundRest(ctx, &unrefunded[i]); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+	}
+	due, err := rd.PayoutsDue(ctx, now, 200)
+	if err != nil {
+		return n, err
+	}
+	for _, o := range due {
+		got, err := s.payOut(ctx, o.ID, false)
+		if err != nil {
+			errs = append(errs, err)
+		} else if got.Status == StatusCompleted {
+			n++
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+// AutoDeliverAfter is how long after the estimated delivery a shipped order
+// nobody confirmed counts as delivered.
+const AutoDeliverAfter = 14 * 24 * time.Hour
+
+// autoDeliverAt is when a shipped order is confirmed on its own: 14 days
+// after its estimated delivery (shipping date plus the quoted days, or a
+// week when no quote said).
+func autoDeliverAt(o *Order) time.Time {
+	days := 7
+	if o.EstimatedDays != nil {
+		days = *o.EstimatedDays
+	}
+	return o.ShippedAt.AddDate(0, 0, days).Add(AutoDeliverAfter)
+}
+
+// payOut transfers a delivered order's payout to the seller's payout
+// account and completes the order. A seller without a verified account
+// keeps the payout pending; a dispute keeps it frozen. The transfer's
+// idempotency key is the order's, so a retry never pays twice.
+func (s *Service) payOut(ctx context.Context, id string, force bool) (*Order, error) {
+	rd := s.store.Read()
+	o, err := rd.OrderByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	if o.Status != StatusDelivered || o.PayoutStatus != PayoutPending || !force && o.PayoutDueAt != nil && o.PayoutDueAt.After(now) {
+		return o, nil
+	}
+	acct, err := rd.PayoutAccountOf(ctx, o.SellerID)
+	if market.CodeOf(err) == market.CodeNotFound || err == nil && acct.Status != payments.AccountVerified {
+		return o, nil // paid once the seller has a verified payout account
+	}
+	if err != nil {
+		return nil, err
+	}
+	var transferID string
+	if o.PayoutAmount > 0 {
+		tr, err := s.opts.Gateway.Transfer(ctx, payments.TransferRequest{Destination: acct.ExternalID, Amount: o.PayoutAmount,
+			IdempotencyKey: "payout-" + o.ID, Metadata: map[string]string{"order_id": o.ID}})
+		if err != nil {
+			return nil, err
+		}
+		transferID = tr.ID
+	}
+	err = s.store.InTx(ctx, func(tx Tx) error {
+		cur, err := tx.OrderByID(ctx, id)
+		if err != nil || cur.Status != StatusDelivered || cur.PayoutStatus != PayoutPending {
+			o = cur
+			return err
+		}
+		now := s.clock.Now()
+		cur.Status, cur.PayoutStatus, cur.TransferID, cur.CompletedAt, cur.UpdatedAt =
+			StatusCompleted, PayoutReleased, transferID, &now, now
+		if _, err := tx.UpdateOrder(ctx, cur, StatusDelivered); err != nil {
+			return err
+		}
+		o = cur
+		if err := events.Record(ctx, tx, now, market.System, "payment.released", "order", cur.ID, map[string]any{
+			"amount": cur.PayoutAmount, "transferId": transferID, "sellerId": cur.SellerID}); err != nil {
+			return err
+		}
+		return events.Record(ctx, tx, now, market.System, "order.completed", "order", cur.ID, nil)
+	})
+	return o, err
+}
