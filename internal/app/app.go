@@ -146,7 +146,11 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}
 	a.Payments = payments.NewService(store.For[payments.Tx](db), a.Clock, proc, gateway)
 	a.Settings = admin.NewConfig(store.For[admin.ConfigTx](db), a.Clock)
-	ph, err := newPhotos(ctx, cfg, db, a.Clock)
+	objects, err := newObjects(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	ph, err := newPhotos(cfg, db, a.Clock, objects)
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +167,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Shipping = shipping.NewService(store.For[shipping.Tx](db), a.Clock, []byte(cfg.JWTSecret))
 	a.Orders = orders.NewService(store.For[orders.Tx](db), a.Clock, orders.Options{
 		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping},
+		Labels:   &labelMaker{shipping: a.Shipping, objects: objects},
 		Taxonomy: listings.DefaultTaxonomy(), Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle, Log: a.Log})
 
 	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Idempotency: db}, a.Log)
@@ -196,8 +201,13 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}).Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
 		Shipping: a.Shipping, Orders: a.Orders, PublicURL: cfg.PublicURL}).Register(a.Router)
+	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock)
+	if err != nil {
+		return nil, err
+	}
 	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
-		Payments: a.Payments, Orders: a.Orders}).Register(a.Router)
+		Payments: a.Payments, Orders: a.Orders, Sandbox: cfg.Mode == config.Sandbox, Clock: sandboxClock,
+		SandboxStore: db}).Register(a.Router)
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)
 	if cfg.Mode == config.Sandbox {
@@ -228,16 +238,12 @@ func newGenerator(cfg config.Config, db *store.DB, log *slog.Logger) listings.Ge
 		slugs, builtin)
 }
 
-// newPhotos builds the photo service on the store configuration picks: an
-// S3-compatible bucket, or a directory under the data dir.
-func newPhotos(ctx context.Context, cfg config.Config, db *store.DB, clock market.Clock) (*listings.Photos, error) {
-	// The signer derives its own key from the JWT secret, so neither kind
-	// of token verifies as the other.
-	signer, err := photos.NewSigner([]byte(cfg.JWTSecret))
-	if err != nil {
-		return nil, fmt.Errorf("MARKETPLACE_JWT_SECRET: %w", err)
-	}
+// newObjects opens the object store configuration picks: an S3-compatible
+// bucket, or a directory under the data dir. Photos and shipping labels
+// share it (labels under labels/).
+func newObjects(ctx context.Context, cfg config.Config) (photos.Store, error) {
 	var objects photos.Store
+	var err error
 	if cfg.S3() {
 		objects, err = photos.DialS3(ctx, photos.S3Options{Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket,
 			AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey, Insecure: !cfg.S3Secure})
@@ -245,7 +251,18 @@ func newPhotos(ctx context.Context, cfg config.Config, db *store.DB, clock marke
 		objects, err = photos.NewLocal(cfg.PhotosDir())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("photo store: %w", err)
+		return nil, fmt.Errorf("object store: %w", err)
+	}
+	return objects, nil
+}
+
+// newPhotos builds the photo service on the object store.
+func newPhotos(cfg config.Config, db *store.DB, clock market.Clock, objects photos.Store) (*listings.Photos, error) {
+	// The signer derives its own key from the JWT secret, so neither kind
+	// of token verifies as the other.
+	signer, err := photos.NewSigner([]byte(cfg.JWTSecret))
+	if err != nil {
+		return nil, fmt.Errorf("MARKETPLACE_JWT_SECRET: %w", err)
 	}
 	return listings.NewPhotos(store.For[listings.Tx](db), clock, signer, objects, cfg.PublicURL), nil
 }
@@ -268,6 +285,19 @@ func checkTracking(carrier, number string) (string, string, error) {
 	var c market.Check
 	carrier, number = shipping.CheckTrackingFields(&c, carrier, number)
 	return carrier, number, c.Err()
+}
+
+// clockAdvancer is the clock the sandbox's time-advance moves. In sandbox
+// mode the service clock must be able to advance; live mode never moves it.
+func clockAdvancer(mode config.Mode, c market.Clock) (agentv1.SandboxClock, error) {
+	if mode != config.Sandbox {
+		return nil, nil
+	}
+	ac, ok := c.(agentv1.SandboxClock)
+	if !ok {
+		return nil, fmt.Errorf("sandbox mode needs a clock that can advance, not %T", c)
+	}
+	return ac, nil
 }
 
 // auditWriter writes audit entries in their own small transaction.

@@ -221,6 +221,7 @@ type Options struct {
 	Rates     Rates
 	Offers    Offers // nil until the offers area exists
 	Tracking  TrackingChecker
+	Labels    LabelMaker // platform-funded shipping labels
 	Taxonomy  *listings.Taxonomy
 	PublicURL string
 	// BeforeSettle, when set, runs before the settle step (tests fail it to

@@ -13,6 +13,7 @@ import (
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
+	"marketplace/internal/sandbox"
 	"marketplace/internal/shipping"
 )
 
@@ -28,6 +29,12 @@ type API struct {
 	Shipping *shipping.Service
 	Payments *payments.Service
 	Orders   *orders.Service
+
+	// Sandbox serves the /v1/sandbox helpers (sandbox mode only), which move
+	// Clock and reset data through SandboxStore.
+	Sandbox      bool
+	Clock        SandboxClock
+	SandboxStore sandbox.Store
 }
 
 func actor(r *http.Request) market.Actor { return httpapi.ActorOf(r) }
@@ -54,6 +61,9 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterShipping(rt)
 	a.RegisterPayments(rt)
 	a.RegisterOrders(rt)
+	if a.Sandbox {
+		a.RegisterSandbox(rt, a.Clock)
+	}
 }
 
 type limits struct {

@@ -123,6 +123,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterShipping(rt)
 	a.RegisterPayments(rt)
 	a.RegisterFulfilment(rt)
+	a.RegisterLabels(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

@@ -1,0 +1,110 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"marketplace/internal/sandbox"
+)
+
+var _ sandbox.Store = (*DB)(nil)
+
+// SandboxReset clears a user's own data for the sandbox (POST
+// /v1/sandbox/reset) in one transaction; see (*Tx).SandboxReset.
+func (db *DB) SandboxReset(ctx context.Context, userID string, now time.Time) (sandbox.Cleared, error) {
+	var out sandbox.Cleared
+	err := db.InTx(ctx, func(tx *Tx) error {
+		var err error
+		out, err = tx.SandboxReset(ctx, userID, now)
+		return err
+	})
+	return out, err
+}
+
+// sandboxBuyerGone are the buyer's orders a reset deletes: those that never
+// went ahead or are settled. An order still moving money (pending_payment,
+// paid, pickup_ready, shipped, delivered, disputed), or a cancelled one whose
+// refund has not gone through yet, is kept: deleting it would strand the
+// charge, the seller's payout and the listing it holds.
+const sandboxBuyerGone = `buyer_id = ? AND (status IN ('pending_approval', 'completed', 'refunded', 'expired')
+	OR status = 'cancelled' AND NOT (paid_at IS NOT NULL AND amount_refunded < total_charged))`
+
+// SandboxReset clears userID's own data and keeps the account, its agent
+// keys, addresses, payment methods, payout account and spending controls:
+//
+//   - watches the user holds (the watched listings' counts follow);
+//   - the user's orders as buyer, except those still in progress (see
+//     sandboxBuyerGone), with their purchase approvals;
+//   - every agent spending record of the user, so the spending windows
+//     start empty;
+//   - the user's finished idempotency keys (a request still running keeps
+//     its claim);
+//   - the user's listings that no order names, deleted with what hangs on
+//     them (other users' watches, moderation rejections; photos are
+//     detached). A listing some other user ordered is the buyer's history
+//     too: it is archived when it is still on sale (pending_ai, active,
+//     held) and otherwise, reserved or sold for that buyer or retired
+//     already, left as it is.
+//
+// The event and audit logs are append-only and stay.
+func (tx *Tx) SandboxReset(ctx context.Context, userID string, now time.Time) (sandbox.Cleared, error) {
+	var out sandbox.Cleared
+	// Lock the user's listings first (PostgreSQL): a purchase of one that
+	// is committing meanwhile is then seen by the checks below, so its
+	// order is never deleted along with the listing.
+	var locked int64
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM (SELECT id FROM listings WHERE seller_id = ?`+tx.forUpdate()+`) l`,
+		userID).Scan(&locked); err != nil {
+		return out, wrap(err)
+	}
+
+	if _, err := tx.exec(ctx, `UPDATE listings SET watchers_count = watchers_count - 1
+		WHERE id IN (SELECT listing_id FROM watches WHERE user_id = ?) AND watchers_count > 0`, userID); err != nil {
+		return out, wrap(err)
+	}
+	var err error
+	if out.Watches, err = tx.sandboxExec(ctx, `DELETE FROM watches WHERE user_id = ?`, userID); err != nil {
+		return out, err
+	}
+
+	if out.OrdersDeleted, err = tx.sandboxExec(ctx, `DELETE FROM orders WHERE `+sandboxBuyerGone, userID); err != nil {
+		return out, err
+	}
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM orders WHERE buyer_id = ?`, userID).Scan(&out.OrdersKept); err != nil {
+		return out, wrap(err)
+	}
+	if out.SpendingRecords, err = tx.sandboxExec(ctx, `DELETE FROM agent_spending WHERE user_id = ?`, userID); err != nil {
+		return out, err
+	}
+	if out.IdempotencyKeys, err = tx.sandboxExec(ctx, `DELETE FROM idempotency_keys WHERE owner_id = ? AND state = 'done'`,
+		userID); err != nil {
+		return out, err
+	}
+
+	if out.ListingsArchived, err = tx.sandboxExec(ctx, `UPDATE listings SET status = 'archived', updated_at = ?
+		WHERE seller_id = ? AND status IN ('pending_ai', 'active', 'held')
+		AND EXISTS (SELECT 1 FROM orders o WHERE o.listing_id = listings.id)`, now, userID); err != nil {
+		return out, err
+	}
+	if out.ListingsDeleted, err = tx.sandboxExec(ctx, `DELETE FROM listings WHERE seller_id = ?
+		AND status NOT IN ('reserved', 'sold')
+		AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.listing_id = listings.id)`, userID); err != nil {
+		return out, err
+	}
+	var left int64
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM listings WHERE seller_id = ?`, userID).Scan(&left); err != nil {
+		return out, wrap(err)
+	}
+	out.ListingsKept = left - out.ListingsArchived
+	return out, nil
+}
+
+// sandboxExec runs a statement and returns how many rows it changed.
+func (tx *Tx) sandboxExec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := tx.exec(ctx, query, args...)
+	if err != nil {
+		return 0, wrap(err)
+	}
+	n, err := res.RowsAffected()
+	return n, wrap(err)
+}
