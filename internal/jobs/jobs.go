@@ -83,13 +83,19 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 	if err := river.AddWorkerSafely(workers, &generateListingWorker{listings: svc.Listings}); err != nil {
 		return nil, err
 	}
-	if err := river.AddWorkerSafely(workers, &reconcileWorker{orders: svc.Orders, log: log}); err != nil {
+	if err := river.AddWorkerSafely(workers, &sweepWorker[ReconcileArgs]{run: svc.Orders.Reconcile,
+		what: "reconciled orders", log: log}); err != nil {
 		return nil, err
 	}
-	if err := river.AddWorkerSafely(workers, &purgeKeysWorker{keys: svc.Idempotency, log: log}); err != nil {
+	if err := river.AddWorkerSafely(workers, &sweepWorker[PayoutsArgs]{run: svc.Orders.ReleasePayouts,
+		what: "released payouts and confirmed deliveries", log: log}); err != nil {
 		return nil, err
 	}
-	if err := river.AddWorkerSafely(workers, &payoutsWorker{orders: svc.Orders, log: log}); err != nil {
+	purge := func(ctx context.Context) (int, error) {
+		n, err := svc.Idempotency.PurgeIdempotency(ctx, time.Now())
+		return int(n), err
+	}
+	if err := river.AddWorkerSafely(workers, &sweepWorker[PurgeKeysArgs]{run: purge, what: "purged idempotency keys", log: log}); err != nil {
 		return nil, err
 	}
 	client, err := river.NewClient(driver(db), &river.Config{
@@ -188,6 +194,22 @@ func (w *generateListingWorker) Work(ctx context.Context, job *river.Job[Generat
 	return err
 }
 
+// sweepWorker runs one periodic sweep and logs how much it changed.
+type sweepWorker[A river.JobArgs] struct {
+	river.WorkerDefaults[A]
+	run  func(ctx context.Context) (int, error)
+	what string
+	log  *slog.Logger
+}
+
+func (w *sweepWorker[A]) Work(ctx context.Context, _ *river.Job[A]) error {
+	n, err := w.run(ctx)
+	if n > 0 {
+		w.log.Info(w.what, "count", n)
+	}
+	return err
+}
+
 // ReconcileArgs is the periodic repair of orders stuck between charge and
 // settlement, and the expiry of unpaid checkouts.
 type ReconcileArgs struct{}
@@ -195,39 +217,11 @@ type ReconcileArgs struct{}
 // Kind names the job.
 func (ReconcileArgs) Kind() string { return "reconcile_orders" }
 
-type reconcileWorker struct {
-	river.WorkerDefaults[ReconcileArgs]
-	orders *orders.Service
-	log    *slog.Logger
-}
-
-func (w *reconcileWorker) Work(ctx context.Context, _ *river.Job[ReconcileArgs]) error {
-	n, err := w.orders.Reconcile(ctx)
-	if n > 0 {
-		w.log.Info("reconciled orders", "count", n)
-	}
-	return err
-}
-
 // PurgeKeysArgs is the periodic deletion of expired idempotency keys.
 type PurgeKeysArgs struct{}
 
 // Kind names the job.
 func (PurgeKeysArgs) Kind() string { return "purge_idempotency_keys" }
-
-type purgeKeysWorker struct {
-	river.WorkerDefaults[PurgeKeysArgs]
-	keys Purger
-	log  *slog.Logger
-}
-
-func (w *purgeKeysWorker) Work(ctx context.Context, _ *river.Job[PurgeKeysArgs]) error {
-	n, err := w.keys.PurgeIdempotency(ctx, time.Now())
-	if n > 0 {
-		w.log.Info("purged idempotency keys", "count", n)
-	}
-	return err
-}
 
 // PayoutsArgs is the periodic release of payouts whose hold has ended, and
 // the confirmation of shipments nobody confirmed.
@@ -235,17 +229,3 @@ type PayoutsArgs struct{}
 
 // Kind names the job.
 func (PayoutsArgs) Kind() string { return "release_payouts" }
-
-type payoutsWorker struct {
-	river.WorkerDefaults[PayoutsArgs]
-	orders *orders.Service
-	log    *slog.Logger
-}
-
-func (w *payoutsWorker) Work(ctx context.Context, _ *river.Job[PayoutsArgs]) error {
-	n, err := w.orders.ReleasePayouts(ctx)
-	if n > 0 {
-		w.log.Info("released payouts and confirmed deliveries", "count", n)
-	}
-	return err
-}
