@@ -2,6 +2,7 @@ package orders
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,7 +54,7 @@ func (in *PurchaseInput) check(agent bool) error {
 	}
 	amount := func(field string, v *int64, min int64) {
 		if v != nil {
-			c.Require(*v >= min && *v <= MaxAmount, field, "must be an amount in cents from "+itoa(min)+" to 1000000000")
+			c.Require(*v >= min && *v <= MaxAmount, field, "must be an amount in cents from "+strconv.FormatInt(min, 10)+" to 1000000000")
 		}
 	}
 	amount("maxPrice", in.MaxPrice, 1)
@@ -251,7 +252,7 @@ func (s *Service) resolveShipping(ctx context.Context, tx Tx, l *listings.Listin
 	}
 	if in.SelectedShippingCost != nil && *in.SelectedShippingCost != cost {
 		return 0, market.Invalid(market.FieldError{Field: "selectedShippingCost",
-			Message: "must equal the quoted shipping cost of " + itoa(cost) + " cents"})
+			Message: "must equal the quoted shipping cost of " + strconv.FormatInt(cost, 10) + " cents"})
 	}
 	return cost, nil
 }
@@ -582,28 +583,6 @@ func (s *Service) release(ctx context.Context, o *Order, failure string, cause e
 		return err
 	}
 	return cause
-}
-
-func itoa(n int64) string {
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }
 
 func truncate(s string, n int) string {

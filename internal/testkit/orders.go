@@ -1,8 +1,10 @@
 package testkit
 
 import (
+	"maps"
 	"net/http"
 	"strconv"
+	"testing"
 )
 
 // SaveCard saves a payment method for u from a sandbox test token
@@ -41,12 +43,58 @@ func Address() map[string]any {
 // for seller, and returns its id.
 func (s *Server) ActiveListing(seller *User, brief string, price int64) string {
 	s.T.Helper()
-	r := s.CreateListing(seller.Auth(), brief, map[string]any{"price": price, "condition": "good", "shippingType": "free"}).
-		Want(s.T, http.StatusCreated, "")
+	return s.ListingWith(s.T, seller, brief, price, nil)
+}
+
+// ListingWith creates an active listing by seller at price cents, failing
+// t otherwise; extra replaces the defaults (free shipping, condition good).
+func (s *Server) ListingWith(t testing.TB, seller *User, brief string, price int64, extra map[string]any) string {
+	t.Helper()
+	fields := map[string]any{"price": price, "condition": "good", "shippingType": "free"}
+	maps.Copy(fields, extra)
+	r := s.CreateListing(seller.Auth(), brief, fields).Want(t, http.StatusCreated, "")
 	if st := r.Data()["status"]; st != "active" {
-		s.T.Fatalf("listing is %v, want active", st)
+		t.Fatalf("listing is %v, want active", st)
 	}
 	return r.Data()["id"].(string)
+}
+
+// Drop, as a value in Body's pairs, removes that field.
+var Drop = dropT{}
+
+type dropT struct{}
+
+// Body is base with kv pairs set (or, with Drop, removed): request bodies
+// that differ from a good one in a field or two.
+func Body(base map[string]any, kv ...any) map[string]any {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if _, ok := kv[i+1].(dropT); ok {
+			delete(base, kv[i].(string))
+		} else {
+			base[kv[i].(string)] = kv[i+1]
+		}
+	}
+	return base
+}
+
+// Obj is m[key] as a JSON object, failing t otherwise.
+func Obj(t testing.TB, m map[string]any, key string) map[string]any {
+	t.Helper()
+	v, ok := m[key].(map[string]any)
+	if !ok {
+		t.Fatalf("%s = %#v, want an object (in %v)", key, m[key], m)
+	}
+	return v
+}
+
+// Num is m[key] as a JSON integer, failing t otherwise.
+func Num(t testing.TB, m map[string]any, key string) int64 {
+	t.Helper()
+	v, ok := m[key].(float64)
+	if !ok {
+		t.Fatalf("%s = %#v, want a number (in %v)", key, m[key], m)
+	}
+	return int64(v)
 }
 
 // Cents formats an amount for messages.

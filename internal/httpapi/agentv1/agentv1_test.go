@@ -12,24 +12,6 @@ import (
 	"marketplace/internal/testkit"
 )
 
-func obj(t testing.TB, m map[string]any, key string) map[string]any {
-	t.Helper()
-	v, ok := m[key].(map[string]any)
-	if !ok {
-		t.Fatalf("%s = %#v, want an object (in %v)", key, m[key], m)
-	}
-	return v
-}
-
-func num(t testing.TB, m map[string]any, key string) int64 {
-	t.Helper()
-	v, ok := m[key].(float64)
-	if !ok {
-		t.Fatalf("%s = %#v, want a number (in %v)", key, m[key], m)
-	}
-	return int64(v)
-}
-
 // wantMeta checks the Variant B envelope: meta.request_id (snake case),
 // equal to the X-Request-Id header, and a timestamp.
 func wantMeta(t testing.TB, r *testkit.Response) {
@@ -63,8 +45,8 @@ func TestKeysCreate(t *testing.T) {
 			d["label"] != "b bot" || d["created_at"] == nil || !strings.HasPrefix(k.Secret, d["key_prefix"].(string)) {
 			t.Fatalf("created key: %v", d)
 		}
-		sc := obj(t, d, "spending_controls")
-		if num(t, sc, "per_transaction_limit") != 5000 || num(t, sc, "daily_limit") != 20000 || sc["weekly_limit"] != nil {
+		sc := testkit.Obj(t, d, "spending_controls")
+		if testkit.Num(t, sc, "per_transaction_limit") != 5000 || testkit.Num(t, sc, "daily_limit") != 20000 || sc["weekly_limit"] != nil {
 			t.Fatalf("spending_controls = %v", sc)
 		}
 		for _, camel := range []string{"keyPrefix", "createdAt", "spendingControls"} {
@@ -133,7 +115,7 @@ func TestWhoami(t *testing.T) {
 		r := s.Do("GET", "/v1/auth/whoami", nil, k.Auth()).Want(t, http.StatusOK, "")
 		wantMeta(t, r)
 		d := r.Data()
-		ag, ow, sp := obj(t, d, "agent"), obj(t, d, "owner"), obj(t, d, "spending")
+		ag, ow, sp := testkit.Obj(t, d, "agent"), testkit.Obj(t, d, "owner"), testkit.Obj(t, d, "spending")
 		if ag["key_id"] != k.ID || ag["label"] != "who" || ag["scope"] != "sell" {
 			t.Fatalf("agent = %v", ag)
 		}
@@ -141,8 +123,8 @@ func TestWhoami(t *testing.T) {
 			t.Fatalf("owner = %v", ow)
 		}
 		// The key's own caps are tighter than the owner's defaults.
-		if num(t, sp, "per_transaction_limit") != 5000 || num(t, sp, "daily_remaining") != 20000 ||
-			num(t, sp, "weekly_remaining") != 200000 || num(t, sp, "monthly_remaining") != 500000 {
+		if testkit.Num(t, sp, "per_transaction_limit") != 5000 || testkit.Num(t, sp, "daily_remaining") != 20000 ||
+			testkit.Num(t, sp, "weekly_remaining") != 200000 || testkit.Num(t, sp, "monthly_remaining") != 500000 {
 			t.Fatalf("spending = %v", sp)
 		}
 		// Spending on the books lowers what remains.
@@ -153,18 +135,18 @@ func TestWhoami(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp = obj(t, s.Do("GET", "/v1/auth/whoami", nil, k.Auth()).Want(t, http.StatusOK, "").Data(), "spending")
-		if num(t, sp, "daily_remaining") != 18500 || num(t, sp, "weekly_remaining") != 198500 {
+		sp = testkit.Obj(t, s.Do("GET", "/v1/auth/whoami", nil, k.Auth()).Want(t, http.StatusOK, "").Data(), "spending")
+		if testkit.Num(t, sp, "daily_remaining") != 18500 || testkit.Num(t, sp, "weekly_remaining") != 198500 {
 			t.Fatalf("spending after 1500 = %v", sp)
 		}
-		sp = obj(t, s.Do("GET", "/v1/auth/whoami", nil, plain.Auth()).Want(t, http.StatusOK, "").Data(), "spending")
-		if num(t, sp, "per_transaction_limit") != 10000 || num(t, sp, "daily_remaining") != 48500 {
+		sp = testkit.Obj(t, s.Do("GET", "/v1/auth/whoami", nil, plain.Auth()).Want(t, http.StatusOK, "").Data(), "spending")
+		if testkit.Num(t, sp, "per_transaction_limit") != 10000 || testkit.Num(t, sp, "daily_remaining") != 48500 {
 			t.Fatalf("uncapped key's spending = %v", sp)
 		}
 
 		// After verification the owner's tier shows.
 		s.Verify(owner)
-		ow = obj(t, s.Do("GET", "/v1/auth/whoami", nil, k.Auth()).Want(t, http.StatusOK, "").Data(), "owner")
+		ow = testkit.Obj(t, s.Do("GET", "/v1/auth/whoami", nil, k.Auth()).Want(t, http.StatusOK, "").Data(), "owner")
 		if ow["trust_tier"] != "verified" {
 			t.Fatalf("owner after verification = %v", ow)
 		}
@@ -235,9 +217,9 @@ func TestAccountRoutes(t *testing.T) {
 			r = s.Do("GET", "/v1/account/spending", nil, h).Want(t, http.StatusOK, "")
 			wantMeta(t, r)
 			sp := r.Data()
-			if num(t, sp, "per_transaction_limit") != 10000 || num(t, sp, "daily_limit") != 50000 ||
-				num(t, sp, "weekly_limit") != 200000 || num(t, sp, "monthly_limit") != 500000 ||
-				num(t, sp, "approval_threshold") != 7000 || num(t, sp, "spent_today") != 0 {
+			if testkit.Num(t, sp, "per_transaction_limit") != 10000 || testkit.Num(t, sp, "daily_limit") != 50000 ||
+				testkit.Num(t, sp, "weekly_limit") != 200000 || testkit.Num(t, sp, "monthly_limit") != 500000 ||
+				testkit.Num(t, sp, "approval_threshold") != 7000 || testkit.Num(t, sp, "spent_today") != 0 {
 				t.Fatalf("spending = %v", sp)
 			}
 			if cats, _ := sp["category_restrictions"].([]any); len(cats) != 1 || cats[0] != "guns" {
@@ -246,13 +228,13 @@ func TestAccountRoutes(t *testing.T) {
 			wantDaily := int64(50000)
 			if h == k.Auth() {
 				wantDaily = 3000 // the key's own cap
-				if kl := obj(t, sp, "key_limits"); num(t, kl, "daily_limit") != 3000 {
+				if kl := testkit.Obj(t, sp, "key_limits"); testkit.Num(t, kl, "daily_limit") != 3000 {
 					t.Fatalf("key_limits = %v", kl)
 				}
 			} else if sp["key_limits"] != nil {
 				t.Fatalf("the owner sees key_limits: %v", sp["key_limits"])
 			}
-			if num(t, sp, "daily_remaining") != wantDaily || num(t, sp, "weekly_remaining") != 200000 || num(t, sp, "monthly_remaining") != 500000 {
+			if testkit.Num(t, sp, "daily_remaining") != wantDaily || testkit.Num(t, sp, "weekly_remaining") != 200000 || testkit.Num(t, sp, "monthly_remaining") != 500000 {
 				t.Fatalf("remaining = %v", sp)
 			}
 

@@ -51,7 +51,7 @@ func TestMultipartListingFlow(t *testing.T) {
 			d["floor_price"] != 20000.0 || d["price_source"] != "seller" || len(d["photos"].([]any)) != 2 || d["title"] == "" {
 			t.Fatalf("created %s", r.Body)
 		}
-		if dims := obj(t, d, "dimensions"); dims["h"] != 4.5 || d["category"] == nil || d["category_id"] == nil {
+		if dims := testkit.Obj(t, d, "dimensions"); dims["h"] != 4.5 || d["category"] == nil || d["category_id"] == nil {
 			t.Fatalf("category and dimensions %v", d)
 		}
 		id := d["id"].(string)
@@ -60,15 +60,15 @@ func TestMultipartListingFlow(t *testing.T) {
 
 		buyer := s.NewKey(s.VerifiedOwner("Buyer"), "buy_only")
 		found := s.Do("GET", "/v1/search?q=nintendo+switch&category=game-consoles", nil, buyer.Auth()).Want(t, http.StatusOK, "").Data()
-		if num(t, found, "total") != 1 || obj(t, map[string]any{"x": found["listings"].([]any)[0]}, "x")["id"] != id {
+		if testkit.Num(t, found, "total") != 1 || testkit.Obj(t, map[string]any{"x": found["listings"].([]any)[0]}, "x")["id"] != id {
 			t.Fatalf("search for the new listing %v", found)
 		}
 		pub := s.Do("GET", "/v1/listings/"+id, nil, buyer.Auth()).Want(t, http.StatusOK, "").Data()
-		if _, ok := pub["floor_price"]; ok || obj(t, pub, "seller")["display_name"] != "Seller" {
+		if _, ok := pub["floor_price"]; ok || testkit.Obj(t, pub, "seller")["display_name"] != "Seller" {
 			t.Fatalf("public view %v", pub)
 		}
 		mine := s.Do("GET", "/v1/listings/mine", nil, agent.Auth()).Want(t, http.StatusOK, "").Data()
-		if num(t, mine, "total") != 1 || len(mine["listings"].([]any)) != 1 {
+		if testkit.Num(t, mine, "total") != 1 || len(mine["listings"].([]any)) != 1 {
 			t.Fatalf("mine %v", mine)
 		}
 
@@ -132,7 +132,7 @@ func TestMultipartBadInput(t *testing.T) {
 		// A restricted brand: 422 with snake_case details.
 		body, ct := form(t, map[string]string{"brief_description": "Rolex Submariner watch box"}, testkit.JPEG(32, 32))
 		r = s.Do("POST", "/v1/listings", body, ct, agent.Auth()).Want(t, http.StatusUnprocessableEntity, "LISTING_RESTRICTED")
-		det := obj(t, obj(t, r.JSON, "error"), "details")
+		det := testkit.Obj(t, testkit.Obj(t, r.JSON, "error"), "details")
 		if det["listing_id"] == nil || det["rejection_id"] == nil || det["brand"] != "Rolex" {
 			t.Fatalf("details %v", det)
 		}

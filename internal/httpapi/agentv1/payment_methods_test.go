@@ -15,7 +15,7 @@ func TestAccountPaymentMethods(t *testing.T) {
 			k := s.NewKey(owner, scope)
 			r := s.Do("GET", "/v1/account/payment-methods", nil, k.Auth()).Want(t, http.StatusOK, "")
 			wantMeta(t, r)
-			if l, _ := r.Data()["payment_methods"].([]any); l == nil || len(l) != 0 || num(t, r.Data(), "total") != 0 {
+			if l, _ := r.Data()["payment_methods"].([]any); l == nil || len(l) != 0 || testkit.Num(t, r.Data(), "total") != 0 {
 				t.Fatalf("no cards yet (%s): %v", scope, r.Data())
 			}
 		}
@@ -27,7 +27,7 @@ func TestAccountPaymentMethods(t *testing.T) {
 		for _, auth := range []testkit.Header{k.Auth(), owner.Auth()} {
 			d := s.Do("GET", "/v1/account/payment-methods", nil, auth).Want(t, http.StatusOK, "").Data()
 			l, _ := d["payment_methods"].([]any)
-			if len(l) != 2 || num(t, d, "total") != 2 {
+			if len(l) != 2 || testkit.Num(t, d, "total") != 2 {
 				t.Fatalf("cards: %v", d)
 			}
 			first, second := l[0].(map[string]any), l[1].(map[string]any)

@@ -16,10 +16,8 @@ import (
 // bpPath is Variant B's purchase.
 const bpPath = "/v1/purchase"
 
-type bpDropT struct{}
-
 // bpDrop marks a key bpBody removes.
-var bpDrop = bpDropT{}
+var bpDrop = testkit.Drop
 
 // bpAddress is testkit.Address with Variant B's keys (the same ones).
 func bpAddress() map[string]any { return testkit.Address() }
@@ -27,28 +25,14 @@ func bpAddress() map[string]any { return testkit.Address() }
 // bpBody is a purchase of listing for at most maxPrice, shipped to
 // bpAddress; kv pairs set (or, with bpDrop, remove) fields.
 func bpBody(listing string, maxPrice int64, kv ...any) map[string]any {
-	b := map[string]any{"listing_id": listing, "max_price": maxPrice, "shipping_address": bpAddress()}
-	for i := 0; i+1 < len(kv); i += 2 {
-		if _, ok := kv[i+1].(bpDropT); ok {
-			delete(b, kv[i].(string))
-		} else {
-			b[kv[i].(string)] = kv[i+1]
-		}
-	}
-	return b
+	return testkit.Body(map[string]any{"listing_id": listing, "max_price": maxPrice, "shipping_address": bpAddress()}, kv...)
 }
 
 // bpListing creates an active listing by seller at price cents; extra
 // replaces the defaults (free shipping, condition good).
 func bpListing(t testing.TB, s *testkit.Server, seller *testkit.User, price int64, extra map[string]any) string {
 	t.Helper()
-	fields := map[string]any{"price": price, "condition": "good", "shippingType": "free"}
-	maps.Copy(fields, extra)
-	r := s.CreateListing(seller.Auth(), "Mid-century teak side table, small, light wear", fields).Want(t, http.StatusCreated, "")
-	if st := r.Data()["status"]; st != "active" {
-		t.Fatalf("listing is %v, want active", st)
-	}
-	return r.Data()["id"].(string)
+	return s.ListingWith(t, seller, "Mid-century teak side table, small, light wear", price, extra)
 }
 
 func bpFlat(cost int64) map[string]any {
@@ -57,13 +41,13 @@ func bpFlat(cost int64) map[string]any {
 
 func bpDetails(t testing.TB, r *testkit.Response) map[string]any {
 	t.Helper()
-	return obj(t, obj(t, r.JSON, "error"), "details")
+	return testkit.Obj(t, testkit.Obj(t, r.JSON, "error"), "details")
 }
 
 // bpFees fails unless fees (snake_case) hold exactly these figures.
 func bpFees(t testing.TB, fees map[string]any, item, ship, fee, total int64) {
 	t.Helper()
-	got := [4]int64{num(t, fees, "item_price"), num(t, fees, "shipping_cost"), num(t, fees, "service_fee"), num(t, fees, "total_charged")}
+	got := [4]int64{testkit.Num(t, fees, "item_price"), testkit.Num(t, fees, "shipping_cost"), testkit.Num(t, fees, "service_fee"), testkit.Num(t, fees, "total_charged")}
 	if want := [4]int64{item, ship, fee, total}; got != want {
 		t.Fatalf("fees {item, shipping, service, total} = %v, want %v", got, want)
 	}
@@ -85,7 +69,7 @@ func bpSnap(t testing.TB, s *testkit.Server, owner *testkit.User) bpState {
 	t.Helper()
 	os := s.Do("GET", "/v1/orders", nil, owner.Auth()).Want(t, http.StatusOK, "").Data()
 	sp := s.Do("GET", "/v1/account/spending", nil, owner.Auth()).Want(t, http.StatusOK, "").Data()
-	return bpState{Orders: num(t, os, "total"), SpentToday: num(t, sp, "spent_today"), Charges: s.Charges()}
+	return bpState{Orders: testkit.Num(t, os, "total"), SpentToday: testkit.Num(t, sp, "spent_today"), Charges: s.Charges()}
 }
 
 // bpUnchanged proves a failed purchase charged nothing, and that listing
@@ -124,7 +108,7 @@ func bpInvalid(t testing.TB, s *testkit.Server, sh *testkit.Shopper, listing str
 func bpSpendLimit(t testing.TB, r *testkit.Response, requested, limit int64, kind string, remaining int64) {
 	t.Helper()
 	d := bpDetails(t, r)
-	if num(t, d, "requested_amount") != requested || num(t, d, "limit") != limit || d["limit_type"] != kind || num(t, d, "remaining") != remaining {
+	if testkit.Num(t, d, "requested_amount") != requested || testkit.Num(t, d, "limit") != limit || d["limit_type"] != kind || testkit.Num(t, d, "remaining") != remaining {
 		t.Fatalf("details = %v, want requested_amount %d, limit %d, limit_type %s, remaining %d", d, requested, limit, kind, remaining)
 	}
 }
@@ -171,7 +155,7 @@ func TestPurchase(t *testing.T) {
 			id := bpListing(t, s, seller, 10000, bpFlat(800))
 			before := bpSnap(t, s, sh.User)
 			o := bpBuy(t, s, sh.Key, bpBody(id, 10000, "shipping_method", "carrier", "selected_shipping_cost", 800)).Data()
-			bpFees(t, obj(t, o, "fees"), 10000, 800, 378, 11178)
+			bpFees(t, testkit.Obj(t, o, "fees"), 10000, 800, 378, 11178)
 			if o["buyer_id"] != sh.ID || o["seller_id"] != seller.ID || o["listing_id"] != id || o["channel"] != "agent" ||
 				o["fulfillment_type"] != "shipping" || o["order_id"] != o["id"] || o["paid_at"] == nil {
 				t.Fatalf("order = %v", o)
@@ -181,7 +165,7 @@ func TestPurchase(t *testing.T) {
 					t.Fatalf("the buyer's order carries %s: %v", k, o)
 				}
 			}
-			if a := obj(t, o, "shipping_address"); a["zip"] != "97201" {
+			if a := testkit.Obj(t, o, "shipping_address"); a["zip"] != "97201" {
 				t.Fatalf("shipping_address = %v", a)
 			}
 			oid := o["id"].(string)
@@ -199,11 +183,11 @@ func TestPurchase(t *testing.T) {
 				t.Fatalf("after the purchase %+v", after)
 			}
 			sp := s.Do("GET", "/v1/account/spending", nil, sh.Key.Auth()).Want(t, http.StatusOK, "").Data()
-			if num(t, sp, "spent_today") != 11178 || num(t, sp, "daily_remaining") != 50000-11178 {
+			if testkit.Num(t, sp, "spent_today") != 11178 || testkit.Num(t, sp, "daily_remaining") != 50000-11178 {
 				t.Fatalf("spending = %v", sp)
 			}
 			so := s.Do("GET", "/v1/orders/"+oid, nil, sellerKey.Auth()).Want(t, http.StatusOK, "").Data()
-			if num(t, so, "commission") != 300 || num(t, so, "seller_payout") != 10500 || so["role"] != "seller" {
+			if testkit.Num(t, so, "commission") != 300 || testkit.Num(t, so, "seller_payout") != 10500 || so["role"] != "seller" {
 				t.Fatalf("the seller's order = %v", so)
 			}
 		})
@@ -211,7 +195,7 @@ func TestPurchase(t *testing.T) {
 		t.Run("success with the minimum fee", func(t *testing.T) {
 			sh := s.NewShopper("bpmin", "pm_card_visa")
 			o := bpBuy(t, s, sh.Key, bpBody(bpListing(t, s, seller, 1000, nil), 1000)).Data()
-			bpFees(t, obj(t, o, "fees"), 1000, 0, 99, 1099)
+			bpFees(t, testkit.Obj(t, o, "fees"), 1000, 0, 99, 1099)
 			if got := bpSnap(t, s, sh.User); got.SpentToday != 1099 || got.Orders != 1 {
 				t.Fatalf("after the purchase %+v", got)
 			}
@@ -320,11 +304,11 @@ func TestPurchase(t *testing.T) {
 
 			id := bpListing(t, s, seller, 2000, nil)
 			r = bpFail(t, s, sh, id, bpBody(id, 1500), http.StatusConflict, "MAX_PRICE_EXCEEDED")
-			if d := bpDetails(t, r); num(t, d, "current_price") != 2000 || num(t, d, "max_price") != 1500 {
+			if d := bpDetails(t, r); testkit.Num(t, d, "current_price") != 2000 || testkit.Num(t, d, "max_price") != 1500 {
 				t.Fatalf("details = %v", d)
 			}
 			r = bpFail(t, s, sh, id, bpBody(id, 3000, "expected_price", 1900), http.StatusConflict, "PRICE_CHANGED")
-			if d := bpDetails(t, r); num(t, d, "current_price") != 2000 || num(t, d, "expected_price") != 1900 {
+			if d := bpDetails(t, r); testkit.Num(t, d, "current_price") != 2000 || testkit.Num(t, d, "expected_price") != 1900 {
 				t.Fatalf("details = %v", d)
 			}
 			bpBuy(t, s, sh.Key, bpBody(id, 2000, "expected_price", 2000))
@@ -340,7 +324,7 @@ func TestPurchase(t *testing.T) {
 
 			rate := bpQuote(t, s, sh.Key, calc, "97201")
 			rateID := rate["rate_id"].(string)
-			cost := num(t, rate, "amount_cents")
+			cost := testkit.Num(t, rate, "amount_cents")
 			mid := len(rateID) / 2
 			flip := "A"
 			if rateID[mid] == 'A' {
@@ -362,15 +346,15 @@ func TestPurchase(t *testing.T) {
 			o := bpBuy(t, s, sh.Key, bpBody(calc, 5000, "shipping_method", "carrier", "carrier_rate_id", rateID,
 				"selected_shipping_cost", cost, "selected_carrier", rate["carrier"], "selected_service", rate["service"])).Data()
 			fee := max(99, ((3000+cost)*350+5000)/10000)
-			bpFees(t, obj(t, o, "fees"), 3000, cost, fee, 3000+cost+fee)
-			if o["carrier"] != rate["carrier"] || o["service"] != rate["service"] || num(t, o, "estimated_days") != num(t, rate, "estimated_days") ||
+			bpFees(t, testkit.Obj(t, o, "fees"), 3000, cost, fee, 3000+cost+fee)
+			if o["carrier"] != rate["carrier"] || o["service"] != rate["service"] || testkit.Num(t, o, "estimated_days") != testkit.Num(t, rate, "estimated_days") ||
 				o["estimated_delivery"] == nil {
 				t.Fatalf("order = %v; quoted %v", o, rate)
 			}
 
 			both := bpListing(t, s, seller, 2000, map[string]any{"shippingType": "both", "shippingCost": 600})
 			o = bpBuy(t, s, sh.Key, bpBody(both, 2000, "shipping_address", bpDrop, "shipping_method", "local_pickup")).Data()
-			bpFees(t, obj(t, o, "fees"), 2000, 0, 99, 2099)
+			bpFees(t, testkit.Obj(t, o, "fees"), 2000, 0, 99, 2099)
 			if o["fulfillment_type"] != "local_pickup" {
 				t.Fatalf("fulfillment_type = %v", o["fulfillment_type"])
 			}

@@ -23,7 +23,7 @@ func sbAdvance(t *testing.T, s *testkit.Server, auth testkit.Header, hours int) 
 	d := r.Data()
 	now, err := time.Parse(time.RFC3339Nano, d["now"].(string))
 	want := before.Add(time.Duration(hours) * time.Hour)
-	if err != nil || !now.Equal(want) || !s.Clock.Now().Equal(want) || num(t, d, "advanced_hours") != int64(hours) {
+	if err != nil || !now.Equal(want) || !s.Clock.Now().Equal(want) || testkit.Num(t, d, "advanced_hours") != int64(hours) {
 		t.Fatalf("advance %d h from %v = %v (clock %v), want now %v", hours, before, d, s.Clock.Now(), want)
 	}
 	return d
@@ -75,17 +75,17 @@ func TestSandboxTimeAdvance(t *testing.T) {
 			_, order := sbPaid(t, s, seller, buyer, 2000)
 			sbShip(t, s, seller, order)
 			s.Do("POST", "/v1/sandbox/simulate/delivery/"+order, nil, buyer.Key.Auth()).Want(t, http.StatusOK, "")
-			payout := num(t, sbOrder(t, s, order, seller.Auth()), "seller_payout")
+			payout := testkit.Num(t, sbOrder(t, s, order, seller.Auth()), "seller_payout")
 			ledger := s.Ledger()
 
-			if d := sbAdvance(t, s, seller.Auth(), 71); num(t, d, "orders_changed") != 0 || num(t, d, "orders_failed") != 0 {
+			if d := sbAdvance(t, s, seller.Auth(), 71); testkit.Num(t, d, "orders_changed") != 0 || testkit.Num(t, d, "orders_failed") != 0 {
 				t.Fatalf("71 hours into a 72-hour hold: %v", d)
 			}
 			if o := sbOrder(t, s, order, seller.Auth()); o["status"] != "delivered" || o["payout_status"] != "pending" {
 				t.Fatalf("paid out early: %v", o)
 			}
 			d := sbAdvance(t, s, buyer.Key.Auth(), 2) // 73 hours after delivery
-			if num(t, d, "orders_changed") != 1 || num(t, d, "orders_failed") != 0 {
+			if testkit.Num(t, d, "orders_changed") != 1 || testkit.Num(t, d, "orders_failed") != 0 {
 				t.Fatalf("advance past the hold = %v, want one order changed", d)
 			}
 			o := sbOrder(t, s, order, seller.Auth())
@@ -96,7 +96,7 @@ func TestSandboxTimeAdvance(t *testing.T) {
 				t.Fatalf("processor moved %+v -> %+v, want a transfer of %d", ledger, got, payout)
 			}
 			// Nothing is left to do: advancing again changes nothing.
-			if d := sbAdvance(t, s, seller.Auth(), 1); num(t, d, "orders_changed") != 0 {
+			if d := sbAdvance(t, s, seller.Auth(), 1); testkit.Num(t, d, "orders_changed") != 0 {
 				t.Fatalf("a second advance changed %v", d)
 			}
 		})
@@ -111,7 +111,7 @@ func TestSandboxTimeAdvance(t *testing.T) {
 				t.Fatalf("listing is %s during checkout", st)
 			}
 			d := sbAdvance(t, s, human.Auth(), 1)
-			if num(t, d, "orders_changed") != 1 {
+			if testkit.Num(t, d, "orders_changed") != 1 {
 				t.Fatalf("advance past the reservation = %v, want one order changed", d)
 			}
 			if st := sbOrder(t, s, order, human.Auth())["status"]; st != "expired" {
@@ -220,7 +220,7 @@ func TestSandboxReset(t *testing.T) {
 		s.Do("POST", "/api/v1/listings/"+watched+"/watch", nil, me.Auth()).Want(t, http.StatusOK, "")
 
 		spent := func() int64 {
-			return num(t, s.Do("GET", "/v1/account/spending", nil, me.Key.Auth()).Want(t, http.StatusOK, "").Data(), "spent_today")
+			return testkit.Num(t, s.Do("GET", "/v1/account/spending", nil, me.Key.Auth()).Want(t, http.StatusOK, "").Data(), "spent_today")
 		}
 		if spent() == 0 {
 			t.Fatal("no spending before the reset")
@@ -239,7 +239,7 @@ func TestSandboxReset(t *testing.T) {
 			"orders_kept": 1, "watches_deleted": 1, "spending_records_deleted": 2, "idempotency_keys_deleted": 1}
 		d := r.Data()
 		for k, v := range want {
-			if num(t, d, k) != v {
+			if testkit.Num(t, d, k) != v {
 				t.Fatalf("reset = %v, want %v", d, want)
 			}
 		}
@@ -255,7 +255,7 @@ func TestSandboxReset(t *testing.T) {
 			t.Fatalf("spent today = %d after the reset", n)
 		}
 		w := s.Do("GET", "/api/v1/listings/"+watched+"/watching", nil, me.Auth()).Want(t, http.StatusOK, "").Data()
-		if w["watching"] != false || num(t, w, "watchersCount") != 0 {
+		if w["watching"] != false || testkit.Num(t, w, "watchersCount") != 0 {
 			t.Fatalf("watch after the reset: %v", w)
 		}
 		// The idempotency key is free again.
@@ -288,7 +288,7 @@ func TestSandboxReset(t *testing.T) {
 		want = map[string]int64{"listings_deleted": 0, "listings_archived": 0, "listings_kept": 2, "orders_deleted": 0,
 			"orders_kept": 2, "watches_deleted": 0, "spending_records_deleted": 1, "idempotency_keys_deleted": 1}
 		for k, v := range want {
-			if num(t, d, k) != v {
+			if testkit.Num(t, d, k) != v {
 				t.Fatalf("second reset = %v, want %v", d, want)
 			}
 		}

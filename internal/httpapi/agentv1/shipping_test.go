@@ -53,7 +53,7 @@ func TestShippingEstimate(t *testing.T) {
 			if d["type"] != "dynamic" || d["listing_id"] != id || d["buyer_zip"] != "94103" || d["local_pickup_available"] != false {
 				t.Fatalf("quote %v", d)
 			}
-			if as := obj(t, d, "auto_ship"); as["enabled"] != true || as["method"] != "platform_label" {
+			if as := testkit.Obj(t, d, "auto_ship"); as["enabled"] != true || as["method"] != "platform_label" {
 				t.Fatalf("auto_ship %v", as)
 			}
 			rates := d["rates"].([]any)
@@ -62,11 +62,11 @@ func TestShippingEstimate(t *testing.T) {
 			}
 			for i, x := range rates {
 				rt := x.(map[string]any)
-				cents := num(t, rt, "amount_cents")
-				if rt["amount"] != shipping.FormatCents(cents) || num(t, rt, "estimated_days") < 1 || rt["expires_at"] == nil {
+				cents := testkit.Num(t, rt, "amount_cents")
+				if rt["amount"] != shipping.FormatCents(cents) || testkit.Num(t, rt, "estimated_days") < 1 || rt["expires_at"] == nil {
 					t.Fatalf("rate %v", rt)
 				}
-				if i == 0 && num(t, d, "cheapest_cents") != cents {
+				if i == 0 && testkit.Num(t, d, "cheapest_cents") != cents {
 					t.Fatalf("cheapest_cents %v, first rate %v", d["cheapest_cents"], rt)
 				}
 				// The token is what a purchase passes as carrier_rate_id.
@@ -80,13 +80,13 @@ func TestShippingEstimate(t *testing.T) {
 			}
 			if first == nil {
 				first = d
-			} else if num(t, d, "cheapest_cents") != num(t, first, "cheapest_cents") {
+			} else if testkit.Num(t, d, "cheapest_cents") != testkit.Num(t, first, "cheapest_cents") {
 				t.Fatalf("prices differ between callers: %v / %v", d, first)
 			}
 		}
 		// buyer_zip is accepted, ZIP+4 too.
 		d := s.Do("POST", path, map[string]any{"buyer_zip": "94103-2210"}, buyer.Auth()).Want(t, http.StatusOK, "").Data()
-		if d["buyer_zip"] != "94103" || num(t, d, "cheapest_cents") != num(t, first, "cheapest_cents") {
+		if d["buyer_zip"] != "94103" || testkit.Num(t, d, "cheapest_cents") != testkit.Num(t, first, "cheapest_cents") {
 			t.Fatalf("buyer_zip %v", d)
 		}
 	})
@@ -105,7 +105,7 @@ func TestShippingEstimateTypes(t *testing.T) {
 		}
 		flat := quote(map[string]any{"shippingType": "flat_rate", "shippingCost": 899})
 		if rs := flat["rates"].([]any); flat["type"] != "flat_rate" || len(rs) != 1 || rs[0].(map[string]any)["amount"] != "8.99" ||
-			num(t, flat, "cheapest_cents") != 899 {
+			testkit.Num(t, flat, "cheapest_cents") != 899 {
 			t.Fatalf("flat %v", flat)
 		}
 		free := quote(map[string]any{"shippingType": "free"})
@@ -114,11 +114,11 @@ func TestShippingEstimateTypes(t *testing.T) {
 		}
 		pickup := quote(map[string]any{"shippingType": "local_pickup"})
 		if pickup["type"] != "local_pickup" || len(pickup["rates"].([]any)) != 0 || pickup["local_pickup_available"] != true ||
-			obj(t, pickup, "auto_ship")["enabled"] != false {
+			testkit.Obj(t, pickup, "auto_ship")["enabled"] != false {
 			t.Fatalf("pickup %v", pickup)
 		}
 		both := quote(map[string]any{"shippingType": "both", "shippingCost": 500})
-		if both["type"] != "flat_rate" || both["local_pickup_available"] != true || num(t, both, "cheapest_cents") != 500 {
+		if both["type"] != "flat_rate" || both["local_pickup_available"] != true || testkit.Num(t, both, "cheapest_cents") != 500 {
 			t.Fatalf("both %v", both)
 		}
 	})
@@ -166,7 +166,7 @@ func TestShippingEstimateErrors(t *testing.T) {
 		setStatus(listings.StatusSold)
 		r := s.Do("POST", path, map[string]any{"zip": "10001"}, agent.Auth()).Want(t, http.StatusConflict, "LISTING_NOT_AVAILABLE")
 		wantMeta(t, r)
-		if det := obj(t, r.JSON["error"].(map[string]any), "details"); det["status"] != "sold" {
+		if det := testkit.Obj(t, r.JSON["error"].(map[string]any), "details"); det["status"] != "sold" {
 			t.Fatalf("details %v", det)
 		}
 		setStatus(listings.StatusArchived)

@@ -73,7 +73,7 @@ func TestApprovals(t *testing.T) {
 			if o["status"] != "pending_approval" || o["paidAt"] != nil {
 				t.Fatalf("queued order = %v", o)
 			}
-			purchFees(t, purchObj(t, o, "fees"), 2500, 0, 99, 2599)
+			purchFees(t, testkit.Obj(t, o, "fees"), 2500, 0, 99, 2599)
 			list := s.Do("GET", "/api/v1/agent/orders?status=pending_approval", nil, sh.Key.Auth()).Want(t, http.StatusOK, "")
 			if len(list.List()) != 1 {
 				t.Fatalf("pending_approval orders = %s", list.Body)
@@ -81,7 +81,7 @@ func TestApprovals(t *testing.T) {
 
 			// The owner sees it; no one else does.
 			a := apprFind(t, s, sh.Auth(), "", aid)
-			if a == nil || a["status"] != "pending" || a["orderId"] != oid || purchNum(t, a, "amount") != 2599 ||
+			if a == nil || a["status"] != "pending" || a["orderId"] != oid || testkit.Num(t, a, "amount") != 2599 ||
 				a["keyId"] != sh.Key.ID || a["type"] != "purchase_approval" {
 				t.Fatalf("approval = %v", a)
 			}
@@ -109,7 +109,7 @@ func TestApprovals(t *testing.T) {
 			if paid["status"] != "paid" || paid["id"] != oid {
 				t.Fatalf("approved order = %v", paid)
 			}
-			purchFees(t, purchObj(t, paid, "fees"), 2500, 0, 99, 2599)
+			purchFees(t, testkit.Obj(t, paid, "fees"), 2500, 0, 99, 2599)
 			after := purchSnap(t, s, sh)
 			if want := (purchState{before.Orders, spent + 2599, before.Charges + 1}); after != want {
 				t.Fatalf("after approval %+v, want %+v", after, want)

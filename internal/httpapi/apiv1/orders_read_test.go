@@ -24,11 +24,11 @@ func readIDs(list []any) []string {
 // {total, limit, offset}.
 func readPage(t testing.TB, r *testkit.Response, ids []string, total, limit, offset int64) {
 	t.Helper()
-	m := purchObj(t, r.JSON, "meta")
+	m := testkit.Obj(t, r.JSON, "meta")
 	if got := readIDs(r.List()); !slices.Equal(got, ids) && !(len(got) == 0 && len(ids) == 0) {
 		t.Fatalf("ids = %v, want %v", got, ids)
 	}
-	if purchNum(t, m, "total") != total || purchNum(t, m, "limit") != limit || purchNum(t, m, "offset") != offset {
+	if testkit.Num(t, m, "total") != total || testkit.Num(t, m, "limit") != limit || testkit.Num(t, m, "offset") != offset {
 		t.Fatalf("meta = %v, want total %d, limit %d, offset %d", m, total, limit, offset)
 	}
 }
@@ -75,9 +75,9 @@ func TestOrderReads(t *testing.T) {
 					if _, has := b["commission"]; has {
 						t.Fatalf("the buyer sees the commission: %v", b)
 					}
-					purchFees(t, purchObj(t, b, "fees"), 1500, 500, 99, 2099)
+					purchFees(t, testkit.Obj(t, b, "fees"), 1500, 500, 99, 2099)
 					sv := s.Do("GET", c.path+o2, nil, c.seller).Want(t, http.StatusOK, "").Data()
-					if sv["role"] != "seller" || purchNum(t, sv, "commission") != 45 || purchNum(t, sv, "sellerPayout") != 1500-45+500 {
+					if sv["role"] != "seller" || testkit.Num(t, sv, "commission") != 45 || testkit.Num(t, sv, "sellerPayout") != 1500-45+500 {
 						t.Fatalf("the seller's order = %v", sv)
 					}
 					if _, has := sv["paymentMethodId"]; has {
@@ -96,7 +96,7 @@ func TestOrderReads(t *testing.T) {
 						}
 						created, paid := es[0].(map[string]any), es[1].(map[string]any)
 						if created["type"] != "order.created" || created["actorType"] != "agent" || created["actorId"] != buyer.Key.ID ||
-							purchNum(t, purchObj(t, created, "data"), "totalCharged") != 2099 || created["id"] == nil || created["createdAt"] == nil {
+							testkit.Num(t, testkit.Obj(t, created, "data"), "totalCharged") != 2099 || created["id"] == nil || created["createdAt"] == nil {
 							t.Fatalf("order.created = %v", created)
 						}
 						if paid["type"] != "payment.succeeded" || paid["actorType"] != "system" || paid["actorId"] != nil {
@@ -167,7 +167,7 @@ func TestOrderReads(t *testing.T) {
 				if !ok {
 					t.Fatalf("data = %v, want {orders, total}", d)
 				}
-				return readIDs(os), purchNum(t, d, "total")
+				return readIDs(os), testkit.Num(t, d, "total")
 			}
 			if ids, total := list("", buyer.Key.Auth()); !slices.Equal(ids, []string{o3, o2, o1}) || total != 3 {
 				t.Fatalf("buyer's orders %v, total %d", ids, total)
@@ -186,15 +186,15 @@ func TestOrderReads(t *testing.T) {
 			s.Do("GET", "/v1/orders", nil).Want(t, http.StatusUnauthorized, "UNAUTHORIZED")
 
 			b := s.Do("GET", "/v1/orders/"+o2, nil, buyer.Key.Auth()).Want(t, http.StatusOK, "").Data()
-			f := purchObj(t, b, "fees")
-			if b["order_id"] != o2 || b["status"] != "paid" || purchNum(t, f, "total_charged") != 2099 || purchNum(t, f, "service_fee") != 99 {
+			f := testkit.Obj(t, b, "fees")
+			if b["order_id"] != o2 || b["status"] != "paid" || testkit.Num(t, f, "total_charged") != 2099 || testkit.Num(t, f, "service_fee") != 99 {
 				t.Fatalf("the buyer's order = %v", b)
 			}
 			if _, has := b["seller_payout"]; has {
 				t.Fatalf("the buyer sees the payout: %v", b)
 			}
 			sv := s.Do("GET", "/v1/orders/"+o2, nil, sellerKey.Auth()).Want(t, http.StatusOK, "").Data()
-			if purchNum(t, sv, "commission") != 45 || purchNum(t, sv, "seller_payout") != 1955 {
+			if testkit.Num(t, sv, "commission") != 45 || testkit.Num(t, sv, "seller_payout") != 1955 {
 				t.Fatalf("the seller's order = %v", sv)
 			}
 			s.Do("GET", "/v1/orders/"+o2, nil, seller.Auth()).Want(t, http.StatusOK, "")

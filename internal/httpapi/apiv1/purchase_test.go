@@ -1,7 +1,6 @@
 package apiv1_test
 
 import (
-	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -17,22 +16,12 @@ import (
 const purchPath = "/api/v1/agent/purchase"
 
 // purchDropT marks a key purchBody removes.
-type purchDropT struct{}
-
-var purchDrop = purchDropT{}
+var purchDrop = testkit.Drop
 
 // purchBody is an agent purchase of listing for at most maxPrice, shipped to
 // testkit.Address; kv pairs set (or, with purchDrop, remove) fields.
 func purchBody(listing string, maxPrice int64, kv ...any) map[string]any {
-	b := map[string]any{"listingId": listing, "maxPrice": maxPrice, "shippingAddress": testkit.Address()}
-	for i := 0; i+1 < len(kv); i += 2 {
-		if _, ok := kv[i+1].(purchDropT); ok {
-			delete(b, kv[i].(string))
-		} else {
-			b[kv[i].(string)] = kv[i+1]
-		}
-	}
-	return b
+	return testkit.Body(map[string]any{"listingId": listing, "maxPrice": maxPrice, "shippingAddress": testkit.Address()}, kv...)
 }
 
 // purchListing creates an active listing by seller at price cents. extra
@@ -40,14 +29,7 @@ func purchBody(listing string, maxPrice int64, kv ...any) map[string]any {
 // shippingCost, categoryId, weightOz.
 func purchListing(t testing.TB, s *testkit.Server, seller *testkit.User, price int64, extra map[string]any) string {
 	t.Helper()
-	fields := map[string]any{"price": price, "condition": "good", "shippingType": "free"}
-	maps.Copy(fields, extra)
-	r := s.CreateListing(seller.Auth(), "Vintage cast iron skillet, ten inch, seasoned, no cracks", fields).
-		Want(t, http.StatusCreated, "")
-	if st := r.Data()["status"]; st != "active" {
-		t.Fatalf("listing is %v, want active", st)
-	}
-	return r.Data()["id"].(string)
+	return s.ListingWith(t, seller, "Vintage cast iron skillet, ten inch, seasoned, no cracks", price, extra)
 }
 
 // purchFlat is a flat-rate shipping listing's extra fields.
@@ -55,35 +37,17 @@ func purchFlat(cost int64) map[string]any {
 	return map[string]any{"shippingType": "flat_rate", "shippingCost": cost}
 }
 
-func purchObj(t testing.TB, m map[string]any, key string) map[string]any {
-	t.Helper()
-	v, ok := m[key].(map[string]any)
-	if !ok {
-		t.Fatalf("%s = %#v, want an object (in %v)", key, m[key], m)
-	}
-	return v
-}
-
-func purchNum(t testing.TB, m map[string]any, key string) int64 {
-	t.Helper()
-	v, ok := m[key].(float64)
-	if !ok {
-		t.Fatalf("%s = %#v, want a number (in %v)", key, m[key], m)
-	}
-	return int64(v)
-}
-
 // purchDetails is an error answer's details.
 func purchDetails(t testing.TB, r *testkit.Response) map[string]any {
 	t.Helper()
-	return purchObj(t, purchObj(t, r.JSON, "error"), "details")
+	return testkit.Obj(t, testkit.Obj(t, r.JSON, "error"), "details")
 }
 
 // purchFees fails unless fees (camelCase) hold exactly these figures.
 func purchFees(t testing.TB, fees map[string]any, item, ship, fee, total int64) {
 	t.Helper()
-	got := [4]int64{purchNum(t, fees, "itemPrice"), purchNum(t, fees, "shippingCost"), purchNum(t, fees, "serviceFee"),
-		purchNum(t, fees, "totalCharged")}
+	got := [4]int64{testkit.Num(t, fees, "itemPrice"), testkit.Num(t, fees, "shippingCost"), testkit.Num(t, fees, "serviceFee"),
+		testkit.Num(t, fees, "totalCharged")}
 	if want := [4]int64{item, ship, fee, total}; got != want {
 		t.Fatalf("fees {item, shipping, service, total} = %v, want %v", got, want)
 	}
@@ -113,8 +77,8 @@ func purchSnapWith(t testing.TB, s *testkit.Server, owner *testkit.User, reader 
 	t.Helper()
 	os := s.Do("GET", "/api/v1/agent/orders", nil, reader).Want(t, http.StatusOK, "")
 	spent := s.Do("GET", "/api/v1/spending-controls", nil, owner.Auth()).Want(t, http.StatusOK, "")
-	return purchState{Orders: purchNum(t, purchObj(t, os.JSON, "meta"), "total"),
-		SpentToday: purchNum(t, purchObj(t, spent.Data(), "spent"), "today"), Charges: s.Charges()}
+	return purchState{Orders: testkit.Num(t, testkit.Obj(t, os.JSON, "meta"), "total"),
+		SpentToday: testkit.Num(t, testkit.Obj(t, spent.Data(), "spent"), "today"), Charges: s.Charges()}
 }
 
 func purchSnap(t testing.TB, s *testkit.Server, sh *testkit.Shopper) purchState {
@@ -158,8 +122,8 @@ func purchInvalid(t testing.TB, s *testkit.Server, sh *testkit.Shopper, listing 
 func purchSpendLimit(t testing.TB, r *testkit.Response, requested, limit int64, kind string, remaining int64) {
 	t.Helper()
 	d := purchDetails(t, r)
-	if purchNum(t, d, "requested_amount") != requested || purchNum(t, d, "limit") != limit || d["limit_type"] != kind ||
-		purchNum(t, d, "remaining") != remaining {
+	if testkit.Num(t, d, "requested_amount") != requested || testkit.Num(t, d, "limit") != limit || d["limit_type"] != kind ||
+		testkit.Num(t, d, "remaining") != remaining {
 		t.Fatalf("details = %v, want requested_amount %d, limit %d, limit_type %s, remaining %d", d, requested, limit, kind, remaining)
 	}
 }
@@ -237,13 +201,13 @@ func TestAgentPurchase(t *testing.T) {
 			before := purchSnap(t, s, sh)
 
 			est := s.Do("POST", purchPath+"/fee-estimate", purchBody(id, 10000), sh.Key.Auth()).Want(t, http.StatusOK, "").Data()
-			purchFees(t, purchObj(t, est, "fees"), 10000, 800, 378, 11178)
-			if purchNum(t, est, "totalCharged") != 11178 {
+			purchFees(t, testkit.Obj(t, est, "fees"), 10000, 800, 378, 11178)
+			if testkit.Num(t, est, "totalCharged") != 11178 {
 				t.Fatalf("estimate totalCharged = %v", est["totalCharged"])
 			}
 
 			o := purchBuy(t, s, sh.Key, purchBody(id, 10000))
-			purchFees(t, purchObj(t, o, "fees"), 10000, 800, 378, 11178)
+			purchFees(t, testkit.Obj(t, o, "fees"), 10000, 800, 378, 11178)
 			if o["buyerId"] != sh.ID || o["sellerId"] != seller.ID || o["listingId"] != id || o["channel"] != "agent" ||
 				o["fulfillmentType"] != "shipping" || o["role"] != "buyer" || o["paidAt"] == nil {
 				t.Fatalf("order = %v", o)
@@ -253,7 +217,7 @@ func TestAgentPurchase(t *testing.T) {
 					t.Fatalf("the buyer sees %s: %v", k, o)
 				}
 			}
-			if a := purchObj(t, o, "shippingAddress"); a["zip"] != "97201" || a["line1"] != "1 Main St" {
+			if a := testkit.Obj(t, o, "shippingAddress"); a["zip"] != "97201" || a["line1"] != "1 Main St" {
 				t.Fatalf("shippingAddress = %v", a)
 			}
 			oid := o["id"].(string)
@@ -268,13 +232,13 @@ func TestAgentPurchase(t *testing.T) {
 				t.Fatalf("after the purchase %+v, want %+v", after, want)
 			}
 			sum := s.Do("GET", purchPath+"/spending-summary", nil, sh.Key.Auth()).Want(t, http.StatusOK, "").Data()
-			if purchNum(t, purchObj(t, sum, "spent"), "today") != 11178 || purchNum(t, purchObj(t, sum, "remaining"), "daily") != 50000-11178 {
+			if testkit.Num(t, testkit.Obj(t, sum, "spent"), "today") != 11178 || testkit.Num(t, testkit.Obj(t, sum, "remaining"), "daily") != 50000-11178 {
 				t.Fatalf("spending summary = %v", sum)
 			}
 
 			// The seller sees the commission (3% of the item) and the payout.
 			so := s.Do("GET", "/api/v1/orders/"+oid, nil, seller.Auth()).Want(t, http.StatusOK, "").Data()
-			if purchNum(t, so, "commission") != 300 || purchNum(t, so, "sellerPayout") != 10000-300+800 || so["role"] != "seller" {
+			if testkit.Num(t, so, "commission") != 300 || testkit.Num(t, so, "sellerPayout") != 10000-300+800 || so["role"] != "seller" {
 				t.Fatalf("the seller's order = %v", so)
 			}
 			bo := s.Do("GET", "/api/v1/orders/"+oid, nil, sh.Auth()).Want(t, http.StatusOK, "").Data()
@@ -287,9 +251,9 @@ func TestAgentPurchase(t *testing.T) {
 			sh := s.NewShopper("minbuyer", "pm_card_visa")
 			id := purchListing(t, s, seller, 1000, nil)
 			est := s.Do("POST", purchPath+"/fee-estimate", purchBody(id, 1000), sh.Key.Auth()).Want(t, http.StatusOK, "").Data()
-			purchFees(t, purchObj(t, est, "fees"), 1000, 0, 99, 1099)
+			purchFees(t, testkit.Obj(t, est, "fees"), 1000, 0, 99, 1099)
 			o := purchBuy(t, s, sh.Key, purchBody(id, 1000))
-			purchFees(t, purchObj(t, o, "fees"), 1000, 0, 99, 1099)
+			purchFees(t, testkit.Obj(t, o, "fees"), 1000, 0, 99, 1099)
 			if got := purchSnap(t, s, sh); got.SpentToday != 1099 || got.Orders != 1 {
 				t.Fatalf("after the purchase %+v", got)
 			}
@@ -421,20 +385,20 @@ func TestAgentPurchase(t *testing.T) {
 
 			id := purchListing(t, s, seller, 2000, nil)
 			r = purchFail(t, s, sh, id, purchBody(id, 1999), http.StatusConflict, "MAX_PRICE_EXCEEDED")
-			if d := purchDetails(t, r); purchNum(t, d, "currentPrice") != 2000 || purchNum(t, d, "maxPrice") != 1999 {
+			if d := purchDetails(t, r); testkit.Num(t, d, "currentPrice") != 2000 || testkit.Num(t, d, "maxPrice") != 1999 {
 				t.Fatalf("details = %v", d)
 			}
 			// The seller raises the price after the agent looked.
 			s.Do("PATCH", "/api/v1/listings/"+id, map[string]any{"price": 2100}, seller.Auth()).Want(t, http.StatusOK, "")
 			r = purchFail(t, s, sh, id, purchBody(id, 3000, "expectedPrice", 2000), http.StatusConflict, "PRICE_CHANGED")
-			if d := purchDetails(t, r); purchNum(t, d, "currentPrice") != 2100 || purchNum(t, d, "expectedPrice") != 2000 {
+			if d := purchDetails(t, r); testkit.Num(t, d, "currentPrice") != 2100 || testkit.Num(t, d, "expectedPrice") != 2000 {
 				t.Fatalf("details = %v", d)
 			}
 			// PRICE_CHANGED comes before MAX_PRICE_EXCEEDED.
 			purchFail(t, s, sh, id, purchBody(id, 2000, "expectedPrice", 2000), http.StatusConflict, "PRICE_CHANGED")
 			purchFail(t, s, sh, id, purchBody(id, 2000, "expectedPrice", 2100), http.StatusConflict, "MAX_PRICE_EXCEEDED")
 			o := purchBuy(t, s, sh.Key, purchBody(id, 2100, "expectedPrice", 2100))
-			purchFees(t, purchObj(t, o, "fees"), 2100, 0, 99, 2199)
+			purchFees(t, testkit.Obj(t, o, "fees"), 2100, 0, 99, 2199)
 		})
 
 		t.Run("shipping", func(t *testing.T) {
@@ -465,15 +429,15 @@ func TestAgentPurchase(t *testing.T) {
 				})
 			}
 
-			cost := purchNum(t, rate, "amount_cents")
+			cost := testkit.Num(t, rate, "amount_cents")
 			fee := purchServiceFee(3000, cost)
 			est := s.Do("POST", purchPath+"/fee-estimate", purchBody(calc, 5000, "shippingRateId", rateID), sh.Key.Auth()).
 				Want(t, http.StatusOK, "").Data()
-			purchFees(t, purchObj(t, est, "fees"), 3000, cost, fee, 3000+cost+fee)
+			purchFees(t, testkit.Obj(t, est, "fees"), 3000, cost, fee, 3000+cost+fee)
 			o := purchBuy(t, s, sh.Key, purchBody(calc, 5000, "shippingRateId", rateID))
-			purchFees(t, purchObj(t, o, "fees"), 3000, cost, fee, 3000+cost+fee)
-			if sp := purchObj(t, o, "shipping"); sp["carrier"] != rate["carrier"] || sp["service"] != rate["service"] ||
-				purchNum(t, sp, "estimatedDays") != purchNum(t, rate, "estimated_days") || o["estimatedDelivery"] == nil {
+			purchFees(t, testkit.Obj(t, o, "fees"), 3000, cost, fee, 3000+cost+fee)
+			if sp := testkit.Obj(t, o, "shipping"); sp["carrier"] != rate["carrier"] || sp["service"] != rate["service"] ||
+				testkit.Num(t, sp, "estimatedDays") != testkit.Num(t, rate, "estimated_days") || o["estimatedDelivery"] == nil {
 				t.Fatalf("order shipping = %v, estimatedDelivery %v; quoted %v", sp, o["estimatedDelivery"], rate)
 			}
 			if got := purchSnap(t, s, sh); got.SpentToday != 3000+cost+fee {
@@ -483,7 +447,7 @@ func TestAgentPurchase(t *testing.T) {
 			// Pickup of a listing that offers it needs no address and costs no shipping.
 			both := purchListing(t, s, seller, 2000, map[string]any{"shippingType": "both", "shippingCost": 700})
 			o = purchBuy(t, s, sh.Key, purchBody(both, 2000, "shippingAddress", purchDrop, "fulfillmentType", "local_pickup"))
-			purchFees(t, purchObj(t, o, "fees"), 2000, 0, 99, 2099)
+			purchFees(t, testkit.Obj(t, o, "fees"), 2000, 0, 99, 2099)
 			if o["fulfillmentType"] != "local_pickup" {
 				t.Fatalf("fulfillmentType = %v", o["fulfillmentType"])
 			}
@@ -491,7 +455,7 @@ func TestAgentPurchase(t *testing.T) {
 			purchAddress(t, s, sh.User)
 			flat := purchListing(t, s, seller, 2000, purchFlat(500))
 			o = purchBuy(t, s, sh.Key, purchBody(flat, 2000, "shippingAddress", purchDrop))
-			purchFees(t, purchObj(t, o, "fees"), 2000, 500, 99, 2599)
+			purchFees(t, testkit.Obj(t, o, "fees"), 2000, 500, 99, 2599)
 		})
 
 		t.Run("spending controls", func(t *testing.T) {
@@ -611,8 +575,8 @@ func TestAgentPurchase(t *testing.T) {
 			r = purchFail(t, s, sh, id, purchBody(id, 3000), http.StatusForbidden, "SPENDING_LIMIT_EXCEEDED")
 			purchSpendLimit(t, r, 2599, 8000, "monthly", 8000-3*2599)
 			sum := s.Do("GET", purchPath+"/spending-summary", nil, sh.Key.Auth()).Want(t, http.StatusOK, "").Data()
-			spent := purchObj(t, sum, "spent")
-			if purchNum(t, spent, "today") != 0 || purchNum(t, spent, "thisWeek") != 2599 || purchNum(t, spent, "thisMonth") != 3*2599 {
+			spent := testkit.Obj(t, sum, "spent")
+			if testkit.Num(t, spent, "today") != 0 || testkit.Num(t, spent, "thisWeek") != 2599 || testkit.Num(t, spent, "thisMonth") != 3*2599 {
 				t.Fatalf("spent = %v", spent)
 			}
 		})
@@ -654,7 +618,7 @@ func TestHumanPurchase(t *testing.T) {
 			id := purchListing(t, s, seller, 10000, purchFlat(800))
 			c := start(t, id)
 			oid, page := c["orderId"].(string), s.Path(c["checkoutUrl"].(string))
-			purchFees(t, purchObj(t, purchObj(t, c, "order"), "fees"), 10000, 800, 378, 11178)
+			purchFees(t, testkit.Obj(t, testkit.Obj(t, c, "order"), "fees"), 10000, 800, 378, 11178)
 
 			charges := s.Charges()
 			s.Do("POST", page, card("4000000000000002")).Want(t, http.StatusPaymentRequired, "PAYMENT_FAILED")
@@ -669,7 +633,7 @@ func TestHumanPurchase(t *testing.T) {
 			s.Do("POST", page, card("not a card")).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 
 			paid := s.Do("POST", page, card("4242424242424242")).Want(t, http.StatusOK, "").Data()
-			if paid["status"] != "paid" || purchNum(t, paid, "totalCharged") != 11178 {
+			if paid["status"] != "paid" || testkit.Num(t, paid, "totalCharged") != 11178 {
 				t.Fatalf("checkout page answer = %v", paid)
 			}
 			if s.Charges() != charges+1 || purchListingStatus(t, s, id) != "sold" || orderStatus(t, oid) != "paid" {
@@ -687,7 +651,7 @@ func TestHumanPurchase(t *testing.T) {
 				t.Fatal("paying a paid checkout again charged again")
 			}
 			// A human's own purchases are not agent spending.
-			if spent := s.Do("GET", "/api/v1/spending-controls", nil, buyer.Auth()).Want(t, http.StatusOK, "").Data(); purchNum(t, purchObj(t, spent, "spent"), "today") != 0 {
+			if spent := s.Do("GET", "/api/v1/spending-controls", nil, buyer.Auth()).Want(t, http.StatusOK, "").Data(); testkit.Num(t, testkit.Obj(t, spent, "spent"), "today") != 0 {
 				t.Fatalf("spending = %v", spent)
 			}
 			if got := purchEventTypes(t, s, "/api/v1/purchases/"+oid+"/events", buyer.Auth()); !slices.Equal(got, []string{"order.created", "payment.succeeded"}) {
@@ -705,7 +669,7 @@ func TestHumanPurchase(t *testing.T) {
 			if o["status"] != "paid" {
 				t.Fatalf("confirmed order is %v", o["status"])
 			}
-			purchFees(t, purchObj(t, o, "fees"), 1000, 0, 99, 1099)
+			purchFees(t, testkit.Obj(t, o, "fees"), 1000, 0, 99, 1099)
 		})
 
 		t.Run("refused", func(t *testing.T) {

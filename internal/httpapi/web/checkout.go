@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"errors"
 	"html/template"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
+	"marketplace/internal/shipping"
 )
 
 // Checkout serves the hosted payment page of human purchases. With the
@@ -64,21 +64,7 @@ type checkoutData struct {
 	ExpiresAt                         string
 }
 
-func dollars(cents int64) string {
-	return "$" + itoa(cents/100) + "." + pad2(cents%100)
-}
-
-func itoa(n int64) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
-
-func pad2(n int64) string {
-	if n < 10 {
-		return "0" + itoa(n)
-	}
-	return itoa(n)
-}
+func dollars(cents int64) string { return "$" + shipping.FormatCents(cents) }
 
 // stripeCSP adds what Stripe Elements needs: its script, frames and API.
 const stripeCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; script-src https://js.stripe.com 'unsafe-inline'; " +
