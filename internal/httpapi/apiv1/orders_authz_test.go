@@ -33,7 +33,8 @@ func TestOrderAuthorization(t *testing.T) {
 		suspended := s.VerifiedOwner("authzsus")
 		suspendedKey := s.NewKey(suspended, "buy_sell")
 		s.SetStatus(suspended.ID, accounts.StatusSuspended)
-		sellOnly := s.NewKey(owner.User, "sell_only")
+		sellOnly, buyOnly := s.NewKey(owner.User, "sell_only"), s.NewKey(owner.User, "buy_only")
+		ship := map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"}
 
 		type mode int
 		const (
@@ -77,6 +78,25 @@ func TestOrderAuthorization(t *testing.T) {
 			{"POST", "/v1/purchase", either, map[string]any{}, "sell_only", anyone},
 			{"GET", "/v1/orders", either, nil, "", anyone},
 			{"GET", "/v1/orders/" + oid, either, nil, "", forbidden},
+			{"POST", "/v1/orders/" + oid + "/ship", either, map[string]any{"carrier": "ups", "tracking_number": "1Z999AA10123456784"}, "buy_only", forbidden},
+			{"POST", "/api/v1/orders/" + oid + "/ship", bearer, ship, "", forbidden},
+			{"POST", "/api/v1/orders/" + oid + "/shipping/manual", bearer, ship, "", forbidden},
+			{"GET", "/api/v1/orders/" + oid + "/shipping", bearer, nil, "", forbidden},
+			{"POST", "/api/v1/orders/" + oid + "/shipping/label", bearer, nil, "", forbidden},
+			{"GET", "/api/v1/orders/" + oid + "/shipping/label", bearer, nil, "", forbidden},
+			{"POST", "/api/v1/orders/" + oid + "/cancel", bearer, nil, "", forbidden},
+			{"POST", "/api/v1/orders/" + oid + "/pickup-ready", bearer, nil, "", forbidden},
+			{"POST", "/api/v1/orders/" + oid + "/confirm-pickup", bearer, nil, "", forbidden},
+			{"POST", "/api/v1/orders/" + oid + "/delivered", bearer, nil, "", forbidden},
+			{"POST", "/api/v1/agent/orders/" + oid + "/ship", agent, ship, "buy_only", forbidden},
+			{"GET", "/api/v1/agent/orders/" + oid + "/shipping", agent, nil, "", forbidden},
+			{"POST", "/api/v1/agent/orders/" + oid + "/cancel", agent, nil, "buy_only", forbidden},
+			{"POST", "/api/v1/agent/orders/" + oid + "/delivered", agent, nil, "sell_only", forbidden},
+			{"POST", "/api/v1/agent/orders/" + oid + "/confirm-pickup", agent, nil, "sell_only", forbidden},
+			{"POST", "/api/v1/admin/orders/" + oid + "/force-complete", adminOnly, nil, "", anyone},
+			{"POST", "/api/v1/admin/orders/" + oid + "/force-cancel", adminOnly, nil, "", anyone},
+			{"PATCH", "/api/v1/admin/orders/" + oid + "/hold", adminOnly, map[string]any{"holdHours": 1}, "", anyone},
+			{"POST", "/v1/sandbox/simulate/delivery/" + oid, either, nil, "", forbidden},
 		}
 		type want struct {
 			status int
@@ -134,8 +154,8 @@ func TestOrderAuthorization(t *testing.T) {
 		}
 		t.Run("wrong scope", func(t *testing.T) {
 			for _, rt := range routes {
-				if rt.scope == "sell_only" {
-					s.Do(rt.method, rt.path, rt.body, sellOnly.Auth()).Want(t, http.StatusForbidden, "INSUFFICIENT_SCOPE")
+				if key := map[string]*testkit.Key{"sell_only": sellOnly, "buy_only": buyOnly}[rt.scope]; key != nil {
+					s.Do(rt.method, rt.path, rt.body, key.Auth()).Want(t, http.StatusForbidden, "INSUFFICIENT_SCOPE")
 				}
 			}
 		})
@@ -152,7 +172,11 @@ func TestOrderAuthorization(t *testing.T) {
 					s.Do(rt.method, rt.path, rt.body, h).Want(t, http.StatusNotFound, "NOT_FOUND")
 				}
 			}
-			// The stranger changed nothing: the approval still waits.
+			// The stranger changed nothing: the approval still waits and the
+			// order is still paid.
+			if st := s.Do("GET", "/api/v1/orders/"+oid, nil, owner.Auth()).Want(t, http.StatusOK, "").Data()["status"]; st != "paid" {
+				t.Fatalf("order is %v after the stranger's calls, want paid", st)
+			}
 			st := s.Do("GET", "/api/v1/approvals?status=pending", nil, owner.Auth()).Want(t, http.StatusOK, "").List()
 			if len(st) != 1 {
 				t.Fatalf("%d pending approvals, want 1", len(st))
