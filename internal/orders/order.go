@@ -98,6 +98,10 @@ type Order struct {
 	PayoutAmount    int64 // what the seller is (or was) paid, cents
 	TransferID      string
 	CompletedAt     *time.Time
+
+	SellerRefunded      int64  // the part of AmountRefunded taken from the seller's payout
+	TransferReversed    int64  // taken back from a payout already released
+	StatusBeforeDispute Status // where a dispute resolved for the seller returns the order
 }
 
 // PayoutStatus is where the seller's money stands.
@@ -145,6 +149,8 @@ type OrderFilter struct {
 // Tx is what orders needs from a transaction.
 type Tx interface {
 	events.Tx
+	RefundTx
+	DisputeTx
 	payments.Tx
 	agents.SpendTx
 	KeyByID(ctx context.Context, id string) (*agents.Key, error)

@@ -19,7 +19,7 @@ const orderColumns = `id, listing_id, buyer_id, seller_id, buyer_key_id, channel
 	shipping_service, shipping_rate_id, estimated_days, estimated_delivery, max_price, expected_price, offer_id,
 	payment_method_id, processor, payment_id, amount_refunded, failure_code, reserved_until, paid_at, cancelled_at,
 	created_at, updated_at, shipment_carrier, tracking_number, label_cost, shipped_at, delivered_at, payout_due_at,
-	payout_status, payout_amount, transfer_id, completed_at`
+	payout_status, payout_amount, transfer_id, completed_at, seller_refunded, transfer_reversed, status_before_dispute`
 
 func orderArgs(o *orders.Order) ([]any, error) {
 	var addr any
@@ -36,7 +36,8 @@ func orderArgs(o *orders.Order) ([]any, error) {
 		o.Carrier, o.Service, o.RateID, o.EstimatedDays, o.EstimatedDelivery, o.MaxPrice, o.ExpectedPrice,
 		nullString(o.OfferID), nullString(o.PaymentMethodID), o.Processor, o.PaymentID, o.AmountRefunded, o.FailureCode,
 		o.ReservedUntil, o.PaidAt, o.CancelledAt, o.CreatedAt, o.UpdatedAt, o.ShipmentCarrier, o.TrackingNumber, o.LabelCost,
-		o.ShippedAt, o.DeliveredAt, o.PayoutDueAt, string(o.PayoutStatus), o.PayoutAmount, o.TransferID, o.CompletedAt}, nil
+		o.ShippedAt, o.DeliveredAt, o.PayoutDueAt, string(o.PayoutStatus), o.PayoutAmount, o.TransferID, o.CompletedAt,
+		o.SellerRefunded, o.TransferReversed, string(o.StatusBeforeDispute)}, nil
 }
 
 // CreateOrder inserts o. A second live order for one listing violates the
@@ -66,7 +67,8 @@ func (tx *Tx) UpdateOrder(ctx context.Context, o *orders.Order, from orders.Stat
 		max_price = ?, expected_price = ?, offer_id = ?, payment_method_id = ?, processor = ?, payment_id = ?,
 		amount_refunded = ?, failure_code = ?, reserved_until = ?, paid_at = ?, cancelled_at = ?, updated_at = ?,
 		shipment_carrier = ?, tracking_number = ?, label_cost = ?, shipped_at = ?, delivered_at = ?, payout_due_at = ?,
-		payout_status = ?, payout_amount = ?, transfer_id = ?, completed_at = ?
+		payout_status = ?, payout_amount = ?, transfer_id = ?, completed_at = ?, seller_refunded = ?,
+		transfer_reversed = ?, status_before_dispute = ?
 		WHERE id = ? AND status = ?`, append(append(append([]any{}, args[4:31]...), args[32:]...), o.ID, string(from))...)
 	if err != nil {
 		if isUnique(err, "listing") {
@@ -186,13 +188,14 @@ func scanOrder(row scanner) (*orders.Order, error) {
 	var channel, status, fulfillment string
 	var days, maxPrice, expected sql.NullInt64
 	var eta, reserved, paid, cancelled, shipped, delivered, due, completed sql.NullTime
-	var payout string
+	var payout, before string
 	f := &o.Fees
 	err := row.Scan(&o.ID, &o.ListingID, &o.BuyerID, &o.SellerID, &keyID, &channel, &status, &o.ListingTitle, &f.ItemPrice,
 		&f.ShippingCost, &f.ServiceFee, &f.TotalCharged, &f.Commission, &fulfillment, &addr, &o.Carrier, &o.Service,
 		&o.RateID, &days, &eta, &maxPrice, &expected, &offerID, &methodID, &o.Processor, &o.PaymentID, &o.AmountRefunded,
 		&o.FailureCode, &reserved, &paid, &cancelled, &o.CreatedAt, &o.UpdatedAt, &o.ShipmentCarrier, &o.TrackingNumber,
-		&o.LabelCost, &shipped, &delivered, &due, &payout, &o.PayoutAmount, &o.TransferID, &completed)
+		&o.LabelCost, &shipped, &delivered, &due, &payout, &o.PayoutAmount, &o.TransferID, &completed,
+		&o.SellerRefunded, &o.TransferReversed, &before)
 	if err != nil {
 		return nil, notFound(err, "order")
 	}
@@ -205,7 +208,7 @@ func scanOrder(row scanner) (*orders.Order, error) {
 	o.EstimatedDelivery, o.ReservedUntil, o.PaidAt, o.CancelledAt = nullTime(eta), nullTime(reserved), nullTime(paid), nullTime(cancelled)
 	o.MaxPrice, o.ExpectedPrice = nullInt(maxPrice), nullInt(expected)
 	o.ShippedAt, o.DeliveredAt, o.PayoutDueAt, o.CompletedAt = nullTime(shipped), nullTime(delivered), nullTime(due), nullTime(completed)
-	o.PayoutStatus = orders.PayoutStatus(payout)
+	o.PayoutStatus, o.StatusBeforeDispute = orders.PayoutStatus(payout), orders.Status(before)
 	o.CreatedAt, o.UpdatedAt = o.CreatedAt.UTC(), o.UpdatedAt.UTC()
 	if addr.Valid {
 		var a accounts.Address

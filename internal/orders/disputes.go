@@ -1,0 +1,4 @@
+package orders
+
+// DisputeTx is what disputes need from a transaction.
+type DisputeTx interface{}
