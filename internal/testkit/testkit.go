@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"marketplace/internal/accounts"
 	"marketplace/internal/app"
 	"marketplace/internal/config"
 	"marketplace/internal/httpapi/openapi"
@@ -62,6 +63,8 @@ type Options struct {
 	Gateway      payments.Gateway
 	BeforeSettle func(ctx context.Context, orderID string) error
 }
+
+func init() { accounts.UseTestPasswordCost() }
 
 // Start runs the service on db.
 func Start(t testing.TB, db *store.DB, opts Options) *Server {
@@ -111,7 +114,7 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 
 // Run starts a server on every engine and runs fn for each, as subtests.
 func Run(t *testing.T, opts Options, fn func(t *testing.T, s *Server)) {
-	storetest.Run(t, func(t *testing.T, db *store.DB) {
+	storetest.RunWith(t, withJobs, func(t *testing.T, db *store.DB) {
 		fn(t, Start(t, db, opts))
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"go.yaml.in/yaml/v3"
@@ -150,9 +151,17 @@ func mergeMap(parent map[string]any, key string, add any, from string) error {
 
 // JSON returns a document as JSON, as it is served.
 func JSON(name string) ([]byte, error) {
-	doc, err := Load(name)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(doc)
+	v, _ := published.LoadOrStore(name, sync.OnceValues(func() ([]byte, error) {
+		doc, err := Load(name)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(doc)
+	}))
+	return v.(func() ([]byte, error))()
 }
+
+// published caches each document's JSON: the documents are embedded in the
+// binary, so they are assembled and validated once per process, however many
+// servers (tests start hundreds) serve them.
+var published sync.Map
