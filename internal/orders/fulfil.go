@@ -161,7 +161,8 @@ func (s *Service) deliver(ctx context.Context, _ Tx, o *Order, now time.Time) er
 		}
 	}
 	due := now.Add(time.Duration(hours) * time.Hour)
-	o.DeliveredAt, o.PayoutDueAt, o.PayoutStatus, o.PayoutAmount = &now, &due, PayoutPending, SellerPayout(o)
+	// Refunds made before delivery were taken from the seller's side first.
+	o.DeliveredAt, o.PayoutDueAt, o.PayoutStatus, o.PayoutAmount = &now, &due, PayoutPending, max(0, SellerPayout(o)-o.SellerRefunded)
 	return nil
 }
 
@@ -201,7 +202,17 @@ func (s *Service) cancel(ctx context.Context, actor market.Actor, id, reason str
 			if o.PayoutStatus == PayoutReleased {
 				return market.Errorf(market.CodeInvalidState, "the seller was already paid; refund the order instead")
 			}
-			o.CancelledAt, o.PayoutStatus, o.PayoutAmount = &now, PayoutVoid, 0
+			o.CancelledAt = &now
+			if refundLeft(o) > 0 && o.PaymentID != "" {
+				why := reason
+				if why == "" {
+					why = "order cancelled"
+				}
+				if _, err := s.planRefund(ctx, tx, o, 0, actor, why, now); err != nil {
+					return err
+				}
+			}
+			o.PayoutStatus, o.PayoutAmount = PayoutVoid, 0
 			if err := tx.ReleaseSpend(ctx, o.ID, now); err != nil {
 				return err
 			}
@@ -211,39 +222,36 @@ func (s *Service) cancel(ctx context.Context, actor market.Actor, id, reason str
 	if err != nil {
 		return nil, err
 	}
-	return s.refundRest(ctx, o)
+	// The refund was booked with the cancel; the processor is asked now
+	// (again, on a repeated cancel, if it did not take it the first time;
+	// the payout job retries it too).
+	o, perr, err := s.runRefunds(ctx, o.ID)
+	if err == nil && perr != nil {
+		return nil, perr
+	}
+	return o, err
 }
 
-// refundRest refunds whatever of a cancelled order's charge is not refunded
-// yet. The refund's idempotency key is the order's, so a retry (or a crash
-// between the cancel and the refund, repaired by the next cancel call)
-// never refunds twice.
+// refundRest books and sends a refund of whatever of a cancelled order's
+// charge is not refunded yet (an order cancelled before cancellations
+// booked their refund).
 func (s *Service) refundRest(ctx context.Context, o *Order) (*Order, error) {
-	amount := o.Fees.TotalCharged - o.AmountRefunded
-	if amount <= 0 || o.PaymentID == "" {
-		return o, nil
-	}
-	r, err := s.opts.Gateway.Refund(ctx, payments.RefundRequest{PaymentID: o.PaymentID, Amount: amount,
-		IdempotencyKey: "cancel-" + o.ID, Reason: "requested_by_customer"})
-	if err != nil {
-		return nil, err
-	}
-	err = s.store.InTx(ctx, func(tx Tx) error {
+	err := s.store.InTx(ctx, func(tx Tx) error {
 		cur, err := tx.OrderByID(ctx, o.ID)
-		if err != nil || cur.AmountRefunded >= o.Fees.TotalCharged {
-			o = cur
+		if err != nil || cur.Status != StatusCancelled || cur.PaymentID == "" || refundLeft(cur) <= 0 {
 			return err
 		}
 		now := s.clock.Now()
-		cur.AmountRefunded, cur.UpdatedAt = o.Fees.TotalCharged, now
-		if _, err := tx.UpdateOrder(ctx, cur, cur.Status); err != nil {
+		if _, err := s.planRefund(ctx, tx, cur, 0, market.System, "order cancelled", now); err != nil {
 			return err
 		}
-		o = cur
-		return events.Record(ctx, tx, now, market.System, "refund.issued", "order", o.ID, map[string]any{
-			"amount": r.Amount, "refundId": r.ID, "amountRefunded": cur.AmountRefunded})
+		cur.Status = StatusCancelled // cancelled, not refunded: the refund follows the cancel
+		return saveRefunded(ctx, tx, cur, StatusCancelled)
 	})
-	return o, err
+	if err != nil {
+		return nil, err
+	}
+	return s.executeRefunds(ctx, o.ID)
 }
 
 // Hold is the admin overriding when the payout is released: at until, or
@@ -306,8 +314,8 @@ func (s *Service) ForceComplete(ctx context.Context, actor market.Actor, id stri
 
 // ReleasePayouts pays out every delivered order whose hold has ended,
 // confirms delivery of shipped orders nobody confirmed within
-// AutoDeliverAfter, and finishes refunds of cancelled orders the processor
-// did not take. It returns how many orders it changed.
+// AutoDeliverAfter, and finishes refunds and transfer reversals the
+// processor did not take. It returns how many orders it changed.
 func (s *Service) ReleasePayouts(ctx context.Context) (int, error) {
 	now := s.clock.Now()
 	rd := s.store.Read()
@@ -328,6 +336,11 @@ func (s *Service) ReleasePayouts(ctx context.Context) (int, error) {
 			continue
 		}
 		n++
+	}
+	retried, err := s.retryRefunds(ctx)
+	n += retried
+	if err != nil {
+		errs = append(errs, err)
 	}
 	unrefunded, err := rd.UnrefundedCancellations(ctx, 200)
 	if err != nil {
@@ -392,32 +405,55 @@ func (s *Service) payOut(ctx context.Context, id string, force bool) (*Order, er
 		return nil, err
 	}
 	var transferID string
+	var paid int64
 	if o.PayoutAmount > 0 {
 		tr, err := s.opts.Gateway.Transfer(ctx, payments.TransferRequest{Destination: acct.ExternalID, Amount: o.PayoutAmount,
 			IdempotencyKey: "payout-" + o.ID, Metadata: map[string]string{"order_id": o.ID}})
 		if err != nil {
 			return nil, err
 		}
-		transferID = tr.ID
+		transferID, paid = tr.ID, tr.Amount
 	}
+	reverse := false
 	err = s.store.InTx(ctx, func(tx Tx) error {
 		cur, err := tx.OrderByID(ctx, id)
-		if err != nil || cur.Status != StatusDelivered || cur.PayoutStatus != PayoutPending {
-			o = cur
-			return err
-		}
-		now := s.clock.Now()
-		cur.Status, cur.PayoutStatus, cur.TransferID, cur.CompletedAt, cur.UpdatedAt =
-			StatusCompleted, PayoutReleased, transferID, &now, now
-		if _, err := tx.UpdateOrder(ctx, cur, StatusDelivered); err != nil {
+		if err != nil {
 			return err
 		}
 		o = cur
+		if cur.PayoutStatus == PayoutReleased || transferID == "" && (cur.Status != StatusDelivered || cur.PayoutStatus != PayoutPending) {
+			return nil // recorded by a concurrent run, or nothing was paid and the order moved on
+		}
+		now := s.clock.Now()
+		from := cur.Status
+		// Refunds booked while the transfer was under way shrank (or
+		// voided) the pending payout the transfer paid: what they took
+		// from the seller is reversed from the transfer instead.
+		if owed := max(0, SellerPayout(cur)-cur.SellerRefunded); paid > owed {
+			if err := assignReversals(ctx, tx, cur.ID, paid-owed, now); err != nil {
+				return err
+			}
+			reverse = true
+		}
+		cur.PayoutStatus, cur.PayoutAmount, cur.TransferID, cur.UpdatedAt = PayoutReleased, paid, transferID, now
+		completed := from == StatusDelivered
+		if completed {
+			cur.Status, cur.CompletedAt = StatusCompleted, &now
+		}
+		if err := saveRefunded(ctx, tx, cur, from); err != nil {
+			return err
+		}
 		if err := events.Record(ctx, tx, now, market.System, "payment.released", "order", cur.ID, map[string]any{
 			"amount": cur.PayoutAmount, "transferId": transferID, "sellerId": cur.SellerID}); err != nil {
 			return err
 		}
+		if !completed {
+			return nil
+		}
 		return events.Record(ctx, tx, now, market.System, "order.completed", "order", cur.ID, nil)
 	})
-	return o, err
+	if err != nil || !reverse {
+		return o, err
+	}
+	return s.executeRefunds(ctx, o.ID)
 }

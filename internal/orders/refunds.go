@@ -1,4 +1,685 @@
 package orders
 
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"marketplace/internal/events"
+	"marketplace/internal/listings"
+	"marketplace/internal/market"
+	"marketplace/internal/payments"
+)
+
+// Refunds after the sale. A refund is booked in one transaction on the
+// locked order (the refund row, the order's refunded amounts and payout,
+// the spending given back, the timeline event) and only then sent to the
+// processor: a crash or a processor that does not answer leaves a pending
+// refund that ReleasePayouts retries with the same idempotency keys, so
+// nothing is refunded or reversed twice and the books never show money
+// the processor has not been asked to move.
+//
+// Who pays: a refund of A is taken from the seller's side first,
+// min(A, SellerPayout - SellerRefunded), and the rest from the platform's
+// fees. Before the payout is released the seller's pending payout shrinks;
+// after it, the seller's share is reversed from the transfer.
+
+// RefundStatus is where a refund stands.
+type RefundStatus string
+
+const (
+	RefundRequested RefundStatus = "requested" // the buyer asked; the seller has not answered
+	RefundDeclined  RefundStatus = "declined"  // the seller said no (or the order was refunded otherwise)
+	RefundPending   RefundStatus = "pending"   // booked; the processor has not taken it (or the reversal) yet
+	RefundSucceeded RefundStatus = "succeeded" // the buyer has the money back
+)
+
+// Who started a refund.
+const (
+	InitiatedByBuyer   = "buyer"
+	InitiatedBySeller  = "seller"
+	InitiatedByAdmin   = "admin"
+	InitiatedByDispute = "dispute"
+)
+
+// Refund is one refund of an order, or a buyer's request for one.
+type Refund struct {
+	ID          string
+	OrderID     string
+	Amount      int64 // cents; a request's amount until it is decided
+	Status      RefundStatus
+	Reason      string
+	Message     string // the seller's answer, or a note
+	RequestedBy string // the user who asked for (or made) the refund
+	InitiatedBy string // buyer, seller, admin, dispute
+	DecidedBy   string // the actor id that approved, declined or made it
+	// Once booked: SellerShare + PlatformShare = Amount. ReverseAmount is
+	// the part of SellerShare taken back from a payout already
+	// transferred; ReversedAmount what the processor has reversed.
+	SellerShare       int64
+	PlatformShare     int64
+	ReverseAmount     int64
+	ReversedAmount    int64
+	ProcessorRefundID string
+	ReversalID        string
+	CreatedAt         time.Time
+	DecidedAt         *time.Time
+	IssuedAt          *time.Time // when the processor took the refund
+	UpdatedAt         time.Time
+}
+
+// unfinished reports whether the processor still has work on r.
+func (r *Refund) unfinished() bool {
+	return r.Status == RefundPending || r.ReverseAmount > r.ReversedAmount
+}
+
 // RefundTx is what refunds need from a transaction.
-type RefundTx interface{}
+type RefundTx interface {
+	// CreateRefund inserts r. A second open request (status requested) for
+	// one order is INVALID_STATE.
+	CreateRefund(ctx context.Context, r *Refund) error
+	UpdateRefund(ctx context.Context, r *Refund) error
+	// RefundByID finds a refund, locking it inside a transaction.
+	RefundByID(ctx context.Context, id string) (*Refund, error)
+	// RefundsOf lists an order's refunds, oldest first.
+	RefundsOf(ctx context.Context, orderID string) ([]Refund, error)
+	// UnfinishedRefunds lists the orders with refunds or reversals the
+	// processor has not taken yet, longest waiting first.
+	UnfinishedRefunds(ctx context.Context, limit int) ([]string, error)
+	// GiveBackSpend lowers the agent spending counted for an order by
+	// amount (not below zero): a partial refund.
+	GiveBackSpend(ctx context.Context, orderID string, amount int64) error
+}
+
+// refundLeft is what is left of the charge to give back.
+func refundLeft(o *Order) int64 { return o.Fees.TotalCharged - o.AmountRefunded }
+
+// refundableStatuses are where a buyer may ask, and a seller may give, a
+// refund.
+var refundableStatuses = []Status{StatusPaid, StatusPickupReady, StatusShipped, StatusDelivered, StatusCompleted}
+
+// refundAmount validates a refund of amount cents against what is left; 0
+// is all of it.
+func refundAmount(o *Order, amount int64) (int64, error) {
+	left := refundLeft(o)
+	if left <= 0 {
+		return 0, market.Errorf(market.CodeInvalidState, "the order is refunded in full already").
+			WithDetails(map[string]any{"status": string(o.Status)})
+	}
+	if amount == 0 {
+		return left, nil
+	}
+	if amount < 0 || amount > left {
+		return 0, market.Invalid(market.FieldError{Field: "amount",
+			Message: "must be from 1 to " + centsText(left) + " cents (what is left to refund)"})
+	}
+	return amount, nil
+}
+
+// planRefund books a refund of amount cents (0 = all that is refundable)
+// on the locked order o inside tx: inserts the pending refund row, updates
+// o in memory (AmountRefunded, SellerRefunded, PayoutAmount, Status
+// refunded + PayoutStatus void when full), gives back spending, records
+// the timeline event. It does NOT save o; the caller saves it with
+// tx.UpdateOrder. A refund of a disputed order is initiated by "dispute".
+func (s *Service) planRefund(ctx context.Context, tx Tx, o *Order, amount int64, actor market.Actor, reason string,
+	now time.Time) (*Refund, error) {
+	amount, err := refundAmount(o, amount)
+	if err != nil {
+		return nil, err
+	}
+	// Callers validate their reason; NUL and the like are dropped anyway,
+	// as PostgreSQL stores no NUL.
+	reason = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			return -1
+		}
+		return r
+	}, reason)
+	r := &Refund{ID: market.NewID(), OrderID: o.ID, Amount: amount, Status: RefundPending, Reason: reason,
+		RequestedBy: actor.UserID, InitiatedBy: refundInitiator(o, actor), DecidedBy: actor.ID(), CreatedAt: now, DecidedAt: &now,
+		UpdatedAt: now}
+	if err := s.bookRefund(ctx, tx, o, r, actor, now); err != nil {
+		return nil, err
+	}
+	if err := tx.CreateRefund(ctx, r); err != nil {
+		return nil, err
+	}
+	return r, events.Record(ctx, tx, now, actor, "refund.created", "order", o.ID, refundBookedData(r, o))
+}
+
+func refundInitiator(o *Order, actor market.Actor) string {
+	switch {
+	case o.Status == StatusDisputed:
+		return InitiatedByDispute
+	case actor.UserID == o.BuyerID && !privileged(actor):
+		return InitiatedByBuyer
+	case actor.UserID == o.SellerID && !privileged(actor):
+		return InitiatedBySeller
+	}
+	return InitiatedByAdmin
+}
+
+func refundBookedData(r *Refund, o *Order) map[string]any {
+	return map[string]any{"refundId": r.ID, "amount": r.Amount, "sellerShare": r.SellerShare,
+		"platformShare": r.PlatformShare, "amountRefunded": o.AmountRefunded, "full": refundLeft(o) == 0,
+		"initiatedBy": r.InitiatedBy}
+}
+
+// bookRefund splits r.Amount between the seller and the platform and applies it
+// to o in memory (see planRefund); r becomes pending.
+func (s *Service) bookRefund(ctx context.Context, tx Tx, o *Order, r *Refund, actor market.Actor, now time.Time) error {
+	sellerLeft := max(0, SellerPayout(o)-o.SellerRefunded)
+	share := min(r.Amount, sellerLeft)
+	r.SellerShare, r.PlatformShare, r.Status, r.UpdatedAt = share, r.Amount-share, RefundPending, now
+	o.AmountRefunded += r.Amount
+	o.SellerRefunded += share
+	o.UpdatedAt = now
+	switch o.PayoutStatus {
+	case PayoutReleased:
+		if o.TransferID != "" { // a payout of nothing has nothing to take back
+			r.ReverseAmount = share
+		}
+	case PayoutPending, PayoutFrozen:
+		o.PayoutAmount = max(0, SellerPayout(o)-o.SellerRefunded)
+	}
+	if refundLeft(o) > 0 {
+		return tx.GiveBackSpend(ctx, o.ID, r.Amount)
+	}
+	// Refunded in full.
+	if o.Status == StatusPaid || o.Status == StatusPickupReady {
+		// Never handed over: the item can be sold again.
+		if _, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusSold}, listings.StatusActive, now); err != nil {
+			return err
+		}
+	}
+	o.Status = StatusRefunded
+	if o.PayoutStatus != PayoutReleased {
+		o.PayoutStatus, o.PayoutAmount = PayoutVoid, 0
+	}
+	if err := tx.ReleaseSpend(ctx, o.ID, now); err != nil {
+		return err
+	}
+	// Nothing is left to give: an open request is answered by this refund.
+	rs, err := tx.RefundsOf(ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	for i := range rs {
+		q := &rs[i]
+		if q.Status != RefundRequested || q.ID == r.ID {
+			continue
+		}
+		q.Status, q.Message, q.DecidedBy, q.DecidedAt, q.UpdatedAt = RefundDeclined,
+			"the order was refunded in full by another refund", actor.ID(), &now, now
+		if err := tx.UpdateRefund(ctx, q); err != nil {
+			return err
+		}
+		if err := events.Record(ctx, tx, now, actor, "refund.declined", "order", o.ID, map[string]any{
+			"refundId": q.ID, "amount": q.Amount, "message": q.Message}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// executeRefunds runs the processor calls of the order's pending refunds
+// (refund, then transfer reversal) and marks them succeeded; safe to call
+// twice. A processor failure is logged and leaves the refund pending for
+// ReleasePayouts to retry; the error reports the store's failures only.
+func (s *Service) executeRefunds(ctx context.Context, orderID string) (*Order, error) {
+	o, perr, err := s.runRefunds(ctx, orderID)
+	if perr != nil {
+		s.opts.Log.Warn("refund left pending", "order_id", orderID, "err", perr.Error())
+	}
+	return o, err
+}
+
+// runRefunds is executeRefunds that also answers the processor's failures
+// (perr), for the retrying job.
+func (s *Service) runRefunds(ctx context.Context, orderID string) (o *Order, perr, err error) {
+	rd := s.store.Read()
+	rs, err := rd.RefundsOf(ctx, orderID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var perrs []error
+	for i := range rs {
+		r := &rs[i]
+		if !r.unfinished() {
+			continue
+		}
+		cur, err := rd.OrderByID(ctx, orderID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if r.ProcessorRefundID == "" {
+			pr, err := s.opts.Gateway.Refund(ctx, payments.RefundRequest{PaymentID: cur.PaymentID, Amount: r.Amount,
+				IdempotencyKey: "refund-" + r.ID, Reason: "requested_by_customer"})
+			if err != nil {
+				perrs = append(perrs, err)
+				continue // the reversal waits for the refund
+			}
+			if err := s.recordRefundIssued(ctx, r.ID, pr); err != nil {
+				return nil, nil, err
+			}
+		}
+		if r.ReverseAmount > r.ReversedAmount && cur.TransferID != "" {
+			amount := r.ReverseAmount - r.ReversedAmount
+			rv, err := s.opts.Gateway.ReverseTransfer(ctx, payments.TransferReversalRequest{TransferID: cur.TransferID,
+				Amount: amount, IdempotencyKey: "reversal-" + r.ID})
+			if err != nil {
+				perrs = append(perrs, err)
+				continue
+			}
+			if err := s.recordReversal(ctx, r.ID, rv); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	o, err = rd.OrderByID(ctx, orderID)
+	return o, errors.Join(perrs...), err
+}
+
+// recordRefundIssued records that the processor took refund id.
+func (s *Service) recordRefundIssued(ctx context.Context, id string, pr *payments.Refund) error {
+	return s.store.InTx(ctx, func(tx Tx) error {
+		r, err := tx.RefundByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		o, err := tx.OrderByID(ctx, r.OrderID)
+		if err != nil || r.ProcessorRefundID != "" {
+			return err // recorded by a concurrent run
+		}
+		now := s.clock.Now()
+		r.ProcessorRefundID, r.IssuedAt, r.UpdatedAt = pr.ID, &now, now
+		if r.ReversedAmount >= r.ReverseAmount {
+			r.Status = RefundSucceeded
+		}
+		if err := tx.UpdateRefund(ctx, r); err != nil {
+			return err
+		}
+		return events.Record(ctx, tx, now, market.System, "refund.issued", "order", r.OrderID, map[string]any{
+			"refundId": r.ID, "amount": r.Amount, "processorRefundId": pr.ID, "amountRefunded": o.AmountRefunded})
+	})
+}
+
+// recordReversal records that the processor took back r's seller share from the
+// order's transfer.
+func (s *Service) recordReversal(ctx context.Context, id string, rv *payments.TransferReversal) error {
+	return s.store.InTx(ctx, func(tx Tx) error {
+		r, err := tx.RefundByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		o, err := tx.OrderByID(ctx, r.OrderID)
+		if err != nil || r.ReversedAmount >= r.ReverseAmount {
+			return err
+		}
+		now := s.clock.Now()
+		amount := r.ReverseAmount - r.ReversedAmount
+		r.ReversedAmount, r.ReversalID, r.UpdatedAt = r.ReverseAmount, rv.ID, now
+		if r.ProcessorRefundID != "" {
+			r.Status = RefundSucceeded
+		}
+		if err := tx.UpdateRefund(ctx, r); err != nil {
+			return err
+		}
+		o.TransferReversed += amount
+		o.UpdatedAt = now
+		if _, err := tx.UpdateOrder(ctx, o, o.Status); err != nil {
+			return err
+		}
+		return events.Record(ctx, tx, now, market.System, "transfer.reversed", "order", o.ID, map[string]any{
+			"refundId": r.ID, "amount": amount, "reversalId": rv.ID, "transferId": o.TransferID,
+			"transferReversed": o.TransferReversed})
+	})
+}
+
+// retryRefunds finishes refunds and reversals the processor did not take
+// (the payout job). It returns how many orders it finished.
+func (s *Service) retryRefunds(ctx context.Context) (int, error) {
+	ids, err := s.store.Read().UnfinishedRefunds(ctx, 200)
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	n := 0
+	for _, id := range ids {
+		_, perr, err := s.runRefunds(ctx, id)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case perr != nil:
+			errs = append(errs, perr)
+		default:
+			n++
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+// assignReversals handles a payout transferred while refunds were booked
+// against it as still pending: the transfer paid `excess` more than the
+// seller is now owed, so the newest refunds that shrank the pending payout
+// get that much to reverse (their reversal key was never used).
+func assignReversals(ctx context.Context, tx Tx, orderID string, excess int64, now time.Time) error {
+	rs, err := tx.RefundsOf(ctx, orderID)
+	if err != nil {
+		return err
+	}
+	for i := len(rs) - 1; i >= 0 && excess > 0; i-- {
+		r := &rs[i]
+		if r.SellerShare == 0 || r.ReverseAmount > 0 || r.ReversalID != "" ||
+			r.Status != RefundPending && r.Status != RefundSucceeded {
+			continue
+		}
+		r.ReverseAmount = min(r.SellerShare, excess)
+		excess -= r.ReverseAmount
+		r.UpdatedAt = now
+		if err := tx.UpdateRefund(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---- the routes' side ----
+
+// RefundRequestInput is the buyer's RequestRefundDto.
+type RefundRequestInput struct {
+	Reason  string
+	Amount  *int64 // nil: everything refundable
+	Message string
+}
+
+// RefundAnswer is the seller's RespondRefundDto.
+type RefundAnswer struct {
+	RefundID string // the request answered; "" is the open one
+	Action   string // approve (default) or decline
+	Amount   *int64 // approve less than asked; a seller refund's amount (nil: everything refundable)
+	Reason   string
+	Message  string
+}
+
+// Refund actions.
+const (
+	ActionApprove = "approve"
+	ActionDecline = "decline"
+)
+
+// refundText validates a free text of at most 500 characters (required:
+// at least one besides spaces) and returns it trimmed. Control characters
+// other than line breaks and tabs are refused: PostgreSQL stores no NUL.
+func refundText(c *market.Check, field, s string, required bool) string {
+	s = strings.TrimSpace(s)
+	switch {
+	case required && s == "":
+		c.Add(field, "is required")
+	case utf8.RuneCountInString(s) > 500:
+		c.Add(field, "must be at most 500 characters")
+	case strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }):
+		c.Add(field, "must not contain control characters")
+	}
+	return s
+}
+
+// RequestRefund is the buyer asking for a refund (POST
+// /purchases/{id}/refund): a request the seller answers; the order does not
+// change until then. It returns the request and the order.
+func (s *Service) RequestRefund(ctx context.Context, actor market.Actor, orderID string, in RefundRequestInput) (*Refund, *Order, error) {
+	var c market.Check
+	in.Reason = refundText(&c, "reason", in.Reason, true)
+	in.Message = refundText(&c, "message", in.Message, false)
+	c.Require(in.Amount == nil || *in.Amount > 0, "amount", "must be a positive number of cents")
+	if err := c.Err(); err != nil {
+		return nil, nil, err
+	}
+	var r *Refund
+	var o *Order
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		var err error
+		if o, err = s.visible(ctx, tx, actor, orderID); err != nil {
+			return err
+		}
+		if o.BuyerID != actor.UserID {
+			return market.Errorf(market.CodeForbidden, "only the buyer may ask for a refund")
+		}
+		if !statusIn(o.Status, refundableStatuses) {
+			return market.Errorf(market.CodeInvalidState, "cannot ask for a refund of an order that is %s", o.Status).
+				WithDetails(map[string]any{"status": string(o.Status)})
+		}
+		if open, err := openRefundRequest(ctx, tx, o.ID); err != nil || open != nil {
+			if err == nil {
+				err = market.Errorf(market.CodeInvalidState, "a refund request of this order is open already").
+					WithDetails(map[string]any{"status": string(o.Status), "refundId": open.ID})
+			}
+			return err
+		}
+		var amount int64
+		if in.Amount != nil {
+			amount = *in.Amount
+		}
+		if amount, err = refundAmount(o, amount); err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		r = &Refund{ID: market.NewID(), OrderID: o.ID, Amount: amount, Status: RefundRequested, Reason: in.Reason,
+			Message: in.Message, RequestedBy: actor.UserID, InitiatedBy: InitiatedByBuyer, CreatedAt: now, UpdatedAt: now}
+		if err := tx.CreateRefund(ctx, r); err != nil {
+			return err
+		}
+		return events.Record(ctx, tx, now, actor, "refund.requested", "order", o.ID, map[string]any{
+			"refundId": r.ID, "amount": amount, "reason": in.Reason})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, o, nil
+}
+
+// openRefundRequest is the order's open buyer request, or nil.
+func openRefundRequest(ctx context.Context, tx Tx, orderID string) (*Refund, error) {
+	rs, err := tx.RefundsOf(ctx, orderID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rs {
+		if rs[i].Status == RefundRequested {
+			return &rs[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// RespondRefund is the seller (or an admin) answering the buyer's request,
+// or refunding on their own (POST /purchases/{id}/refund/seller):
+//
+//   - refundId, or an open request: approve pays the requested amount (or
+//     the smaller amount given), decline closes the request;
+//   - no open request and no refundId: a refund of amount (default all that
+//     is refundable);
+//   - an answer already given is answered again (an approval posted twice
+//     pays once); answering it the other way is INVALID_STATE. An explicit
+//     action with no open request and no refundId answers the buyer's
+//     latest request again.
+//
+// It returns the refund and the order after the processor's answer.
+func (s *Service) RespondRefund(ctx context.Context, actor market.Actor, orderID string, in RefundAnswer) (*Refund, *Order, error) {
+	var c market.Check
+	c.Require(in.Action == "" || in.Action == ActionApprove || in.Action == ActionDecline, "action", "must be approve or decline")
+	c.Require(in.Amount == nil || *in.Amount > 0, "amount", "must be a positive number of cents")
+	c.Require(in.RefundID == "" || market.ValidID(in.RefundID), "refundId", "must be a refund id")
+	in.Reason = refundText(&c, "reason", in.Reason, false)
+	in.Message = refundText(&c, "message", in.Message, false)
+	if err := c.Err(); err != nil {
+		return nil, nil, err
+	}
+	var r *Refund
+	var o *Order
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		var err error
+		if o, err = s.visible(ctx, tx, actor, orderID); err != nil {
+			return err
+		}
+		if o.SellerID != actor.UserID && !privileged(actor) {
+			return market.Errorf(market.CodeForbidden, "only the seller may answer a refund request or refund")
+		}
+		if r, err = s.answeredRequest(ctx, tx, o, in); err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		if r == nil { // the seller's own refund
+			if err := refundableNow(o); err != nil {
+				return err
+			}
+			var amount int64
+			if in.Amount != nil {
+				amount = *in.Amount
+			}
+			from := o.Status
+			if r, err = s.planRefund(ctx, tx, o, amount, actor, in.Reason, now); err != nil {
+				return err
+			}
+			r.Message = in.Message
+			if err := tx.UpdateRefund(ctx, r); err != nil {
+				return err
+			}
+			return saveRefunded(ctx, tx, o, from)
+		}
+		if r.Status != RefundRequested {
+			return s.sameRefundAnswer(r, in.Action)
+		}
+		r.DecidedBy, r.DecidedAt, r.UpdatedAt = actor.ID(), &now, now
+		if in.Message != "" {
+			r.Message = in.Message
+		}
+		if in.Action == ActionDecline {
+			r.Status = RefundDeclined
+			if err := tx.UpdateRefund(ctx, r); err != nil {
+				return err
+			}
+			return events.Record(ctx, tx, now, actor, "refund.declined", "order", o.ID, map[string]any{
+				"refundId": r.ID, "amount": r.Amount, "message": r.Message})
+		}
+		if err := refundableNow(o); err != nil {
+			return err
+		}
+		if in.Amount != nil {
+			if *in.Amount > r.Amount {
+				return market.Invalid(market.FieldError{Field: "amount",
+					Message: "must be at most the requested " + centsText(r.Amount) + " cents"})
+			}
+			r.Amount = *in.Amount
+		}
+		if r.Amount, err = refundAmount(o, r.Amount); err != nil {
+			return err
+		}
+		from := o.Status
+		if err := s.bookRefund(ctx, tx, o, r, actor, now); err != nil {
+			return err
+		}
+		if err := tx.UpdateRefund(ctx, r); err != nil {
+			return err
+		}
+		if err := events.Record(ctx, tx, now, actor, "refund.approved", "order", o.ID, refundBookedData(r, o)); err != nil {
+			return err
+		}
+		return saveRefunded(ctx, tx, o, from)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.unfinished() {
+		if o, err = s.executeRefunds(ctx, o.ID); err != nil {
+			return nil, nil, err
+		}
+		if r, err = s.store.Read().RefundByID(ctx, r.ID); err != nil {
+			return nil, nil, err
+		}
+	}
+	return r, o, nil
+}
+
+// answeredRequest finds the request the seller answers: by id, the open one, or
+// (an explicit action with nothing open) the buyer's latest; nil means the
+// seller refunds on their own.
+func (s *Service) answeredRequest(ctx context.Context, tx Tx, o *Order, in RefundAnswer) (*Refund, error) {
+	if in.RefundID != "" {
+		r, err := tx.RefundByID(ctx, in.RefundID)
+		if market.CodeOf(err) == market.CodeNotFound || err == nil && r.OrderID != o.ID {
+			return nil, market.NotFound("refund")
+		}
+		return r, err
+	}
+	rs, err := tx.RefundsOf(ctx, o.ID)
+	if err != nil {
+		return nil, err
+	}
+	var latest *Refund
+	for i := range rs {
+		if rs[i].Status == RefundRequested {
+			return &rs[i], nil
+		}
+		if rs[i].InitiatedBy == InitiatedByBuyer {
+			latest = &rs[i]
+		}
+	}
+	if in.Action == "" {
+		return nil, nil
+	}
+	if latest == nil && in.Action == ActionDecline {
+		return nil, market.Errorf(market.CodeInvalidState, "there is no refund request to decline").
+			WithDetails(map[string]any{"status": string(o.Status)})
+	}
+	return latest, nil
+}
+
+// sameRefundAnswer answers a request decided before: again if the action agrees,
+// INVALID_STATE if not.
+func (s *Service) sameRefundAnswer(r *Refund, action string) error {
+	declined := r.Status == RefundDeclined
+	if declined == (action == ActionDecline) {
+		return nil
+	}
+	return market.Errorf(market.CodeInvalidState, "this refund request was answered already (%s)", r.Status).
+		WithDetails(map[string]any{"status": string(r.Status), "refundId": r.ID})
+}
+
+func refundableNow(o *Order) error {
+	if !statusIn(o.Status, refundableStatuses) {
+		return market.Errorf(market.CodeInvalidState, "cannot refund an order that is %s", o.Status).
+			WithDetails(map[string]any{"status": string(o.Status)})
+	}
+	return nil
+}
+
+func saveRefunded(ctx context.Context, tx Tx, o *Order, from Status) error {
+	ok, err := tx.UpdateOrder(ctx, o, from)
+	if err == nil && !ok {
+		err = market.Errorf(market.CodeInvalidState, "the order changed meanwhile; read it again")
+	}
+	return err
+}
+
+// Refunds lists an order's refunds and requests, oldest first, to its
+// buyer, its seller or an admin, with the order.
+func (s *Service) Refunds(ctx context.Context, actor market.Actor, orderID string) (*Order, []Refund, error) {
+	rd := s.store.Read()
+	o, err := s.visible(ctx, rd, actor, orderID)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := rd.RefundsOf(ctx, orderID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, rs, nil
+}
+
+func centsText(n int64) string { return strconv.FormatInt(n, 10) }

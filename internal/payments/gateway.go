@@ -48,6 +48,10 @@ type Gateway interface {
 	Refund(ctx context.Context, req RefundRequest) (*Refund, error)
 	// Transfer pays a connected (payout) account.
 	Transfer(ctx context.Context, req TransferRequest) (*Transfer, error)
+	// ReverseTransfer takes back part or all of a transfer (a refund after
+	// the seller was paid). Sent twice with the same IdempotencyKey, the
+	// second call returns the first reversal and reverses nothing more.
+	ReverseTransfer(ctx context.Context, req TransferReversalRequest) (*TransferReversal, error)
 }
 
 // SetupIntent is a pending card save.
@@ -133,6 +137,20 @@ type Transfer struct {
 	Destination string
 	Amount      int64
 	Reversed    int64
+}
+
+// TransferReversalRequest takes Amount cents back from a transfer.
+type TransferReversalRequest struct {
+	TransferID     string
+	Amount         int64
+	IdempotencyKey string
+}
+
+// TransferReversal is a processed transfer reversal.
+type TransferReversal struct {
+	ID         string
+	TransferID string
+	Amount     int64
 }
 
 // PaymentEvents is told what the processor reports asynchronously (Stripe's

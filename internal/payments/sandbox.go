@@ -115,6 +115,13 @@ type SandboxTransfer struct {
 	CreatedAt      time.Time
 }
 
+// SandboxReversal is a transfer reversal with its idempotency key.
+type SandboxReversal struct {
+	TransferReversal
+	IdempotencyKey string
+	CreatedAt      time.Time
+}
+
 // SandboxDashboardLink is a login link to the sandbox seller dashboard.
 type SandboxDashboardLink struct {
 	Token     string
@@ -146,6 +153,12 @@ type SandboxTx interface {
 	InsertSandboxTransfer(ctx context.Context, t *SandboxTransfer) (bool, error)
 	SandboxTransferByKey(ctx context.Context, key string) (*SandboxTransfer, error)
 	SandboxTransfersTo(ctx context.Context, destination string) ([]SandboxTransfer, error)
+	// SandboxTransfer finds a transfer, locking it inside a transaction.
+	SandboxTransfer(ctx context.Context, id string) (*SandboxTransfer, error)
+	// AddSandboxReversal inserts r and adds its amount to its transfer's
+	// reversed, unless r's idempotency key is taken.
+	AddSandboxReversal(ctx context.Context, r *SandboxReversal) (bool, error)
+	SandboxReversalByKey(ctx context.Context, key string) (*SandboxReversal, error)
 	CreateSandboxDashboardLink(ctx context.Context, l *SandboxDashboardLink) error
 	SandboxDashboardLink(ctx context.Context, token string) (*SandboxDashboardLink, error)
 }
@@ -646,6 +659,58 @@ func (p *Sandbox) Transfer(ctx context.Context, req TransferRequest) (*Transfer,
 			}
 		}
 		out = &t.Transfer
+		return nil
+	})
+	return out, err
+}
+
+// ReverseTransfer takes back part or all of a transfer. A key already used
+// returns its reversal and reverses nothing more; the transfer's row lock
+// (PostgreSQL) or the one writer (SQLite) keeps concurrent reversals from
+// passing the transfer's amount together.
+func (p *Sandbox) ReverseTransfer(ctx context.Context, req TransferReversalRequest) (*TransferReversal, error) {
+	if req.IdempotencyKey == "" {
+		req.IdempotencyKey = sandboxID("key_")
+	}
+	var c market.Check
+	c.Require(validKey(req.IdempotencyKey), "idempotencyKey", "must be 1 to 255 printable characters")
+	c.Require(req.Amount > 0 && req.Amount <= MaxAmount, "amount", "must be between 1 and 99999999 cents")
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	if !wellFormedToken(req.TransferID) {
+		return nil, market.NotFound("transfer")
+	}
+	var out *TransferReversal
+	err := p.store.InTx(ctx, func(tx SandboxTx) error {
+		t, err := tx.SandboxTransfer(ctx, req.TransferID)
+		if err != nil {
+			return err
+		}
+		if r, err := tx.SandboxReversalByKey(ctx, req.IdempotencyKey); err == nil {
+			if r.TransferID != req.TransferID {
+				return market.Errorf(market.CodeInvalidState, "this idempotency key was used for a reversal of another transfer")
+			}
+			out = &r.TransferReversal
+			return nil
+		} else if market.CodeOf(err) != market.CodeNotFound {
+			return err
+		}
+		if req.Amount > t.Amount-t.Reversed {
+			return market.Invalid(market.FieldError{Field: "amount", Message: "is more than what is left of the transfer"})
+		}
+		r := &SandboxReversal{TransferReversal: TransferReversal{ID: sandboxID("trr_sbx_"), TransferID: t.ID, Amount: req.Amount},
+			IdempotencyKey: req.IdempotencyKey, CreatedAt: p.clock.Now()}
+		added, err := tx.AddSandboxReversal(ctx, r)
+		if err != nil {
+			return err
+		}
+		if !added {
+			if r, err = tx.SandboxReversalByKey(ctx, req.IdempotencyKey); err != nil {
+				return err
+			}
+		}
+		out = &r.TransferReversal
 		return nil
 	})
 	return out, err

@@ -397,3 +397,103 @@ func TestSandboxRefundConcurrent(t *testing.T) {
 		}
 	})
 }
+
+// TestSandboxTransferReversals takes money back from a transfer: the same
+// key reverses once, the transfer's reversed sum never passes its amount,
+// and a restart (a new processor on the same store) sees what was
+// reversed.
+func TestSandboxTransferReversals(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newSandbox(t, db)
+		tr, err := f.sb.Transfer(ctx, payments.TransferRequest{Destination: "acct_sandbox_rv", Amount: 1000, IdempotencyKey: "payout-rv"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reverse := func(key string, amount int64) (*payments.TransferReversal, error) {
+			return f.sb.ReverseTransfer(ctx, payments.TransferReversalRequest{TransferID: tr.ID, Amount: amount, IdempotencyKey: key})
+		}
+		r1, err := reverse("reversal-1", 300)
+		if err != nil || r1.Amount != 300 || r1.TransferID != tr.ID || !strings.HasPrefix(r1.ID, "trr_sbx_") {
+			t.Fatalf("reversal: %+v %v", r1, err)
+		}
+		// The same key reverses nothing more, even with another amount.
+		if again, err := reverse("reversal-1", 500); err != nil || again.ID != r1.ID || again.Amount != 300 {
+			t.Fatalf("repeated reversal: %+v %v", again, err)
+		}
+		_, err = reverse("reversal-2", 701)
+		wantField(t, err, "amount")
+		_, err = reverse("reversal-2", 0)
+		wantField(t, err, "amount")
+		_, err = reverse("reversal-2", -5)
+		wantField(t, err, "amount")
+		_, err = reverse("", 0)
+		wantField(t, err, "amount")
+		_, err = f.sb.ReverseTransfer(ctx, payments.TransferReversalRequest{TransferID: "tr_sbx_none", Amount: 1, IdempotencyKey: "reversal-3"})
+		wantCode(t, err, market.CodeNotFound)
+		_, err = f.sb.ReverseTransfer(ctx, payments.TransferReversalRequest{TransferID: "tr/../x", Amount: 1, IdempotencyKey: "reversal-3"})
+		wantCode(t, err, market.CodeNotFound)
+		_, err = f.sb.ReverseTransfer(ctx, payments.TransferReversalRequest{TransferID: tr.ID, Amount: 1, IdempotencyKey: "bad\x00key"})
+		wantField(t, err, "idempotencyKey")
+		if _, err := reverse("reversal-2", 700); err != nil {
+			t.Fatal(err)
+		}
+		_, err = reverse("reversal-3", 1)
+		wantField(t, err, "amount")
+
+		// A key used for another transfer's reversal is refused.
+		other, err := f.sb.Transfer(ctx, payments.TransferRequest{Destination: "acct_sandbox_rv", Amount: 50, IdempotencyKey: "payout-rv2"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.sb.ReverseTransfer(ctx, payments.TransferReversalRequest{TransferID: other.ID, Amount: 1, IdempotencyKey: "reversal-1"})
+		wantCode(t, err, market.CodeInvalidState)
+
+		restarted := payments.NewSandbox("http://svc.test", store.For[payments.SandboxTx](db), f.clock)
+		ts, err := restarted.TransfersTo(ctx, "acct_sandbox_rv")
+		if err != nil || len(ts) != 2 {
+			t.Fatalf("transfers: %+v %v", ts, err)
+		}
+		for _, got := range ts {
+			if want := map[string]int64{tr.ID: 1000, other.ID: 0}[got.ID]; got.Reversed != want {
+				t.Fatalf("transfer %s reversed %d, want %d", got.ID, got.Reversed, want)
+			}
+		}
+	})
+}
+
+// TestSandboxReversalConcurrent races reversals that together exceed the
+// transfer: what is reversed never passes it.
+func TestSandboxReversalConcurrent(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newSandbox(t, db)
+		tr, err := f.sb.Transfer(ctx, payments.TransferRequest{Destination: "acct_sandbox_race", Amount: 1000, IdempotencyKey: "payout-race"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 8
+		errs := make(chan error, n)
+		for i := range n {
+			go func() {
+				_, err := f.sb.ReverseTransfer(ctx, payments.TransferReversalRequest{TransferID: tr.ID, Amount: 300,
+					IdempotencyKey: fmt.Sprint("reverse-race-", i)})
+				errs <- err
+			}()
+		}
+		ok := 0
+		for range n {
+			switch err := <-errs; market.CodeOf(err) {
+			case "":
+				ok++
+			case market.CodeValidation:
+			default:
+				t.Fatal(err)
+			}
+		}
+		ts, err := f.sb.TransfersTo(ctx, "acct_sandbox_race")
+		if err != nil || ok != 3 || len(ts) != 1 || ts[0].Reversed != 900 {
+			t.Fatalf("%d reversals went through: %+v (%v)", ok, ts, err)
+		}
+	})
+}

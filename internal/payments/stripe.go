@@ -461,6 +461,41 @@ func (s *Stripe) Transfer(ctx context.Context, req TransferRequest) (*Transfer, 
 	return out, nil
 }
 
+// ReverseTransfer takes back part or all of a transfer from the connected
+// account (POST /v1/transfers/{id}/reversals).
+func (s *Stripe) ReverseTransfer(ctx context.Context, req TransferReversalRequest) (*TransferReversal, error) {
+	var c market.Check
+	c.Require(req.IdempotencyKey == "" || validKey(req.IdempotencyKey), "idempotencyKey", "must be 1 to 255 printable characters")
+	c.Require(req.Amount > 0 && req.Amount <= MaxAmount, "amount", "must be between 1 and 99999999 cents")
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	if !stripeID(req.TransferID) {
+		return nil, market.NotFound("transfer")
+	}
+	params := &stripe.TransferReversalCreateParams{
+		ID:       stripe.String(req.TransferID),
+		Amount:   stripe.Int64(req.Amount),
+		Metadata: metadataOf(nil, req.IdempotencyKey),
+	}
+	if req.IdempotencyKey != "" {
+		params.SetIdempotencyKey(stripeKey("reversal", req.IdempotencyKey))
+	}
+	r, err := s.sc.V1TransferReversals.Create(ctx, params)
+	if err != nil {
+		var se *stripe.Error
+		if errors.As(err, &se) && se.Type == stripe.ErrorTypeInvalidRequest && se.Param == "amount" {
+			return nil, market.Invalid(market.FieldError{Field: "amount", Message: "is more than what is left of the transfer"})
+		}
+		return nil, stripeFailure("reverse transfer", err, "transfer")
+	}
+	out := &TransferReversal{ID: r.ID, TransferID: req.TransferID, Amount: r.Amount}
+	if r.Transfer != nil && r.Transfer.ID != "" {
+		out.TransferID = r.Transfer.ID
+	}
+	return out, nil
+}
+
 // CreateAccount makes a Connect Express account for a seller. The user id
 // in its metadata is how account.updated finds the payout account again.
 func (s *Stripe) CreateAccount(ctx context.Context, u *accounts.User, country, businessType string) (string, error) {

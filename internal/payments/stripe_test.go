@@ -521,3 +521,62 @@ func TestStripeIdempotencyKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestStripeMockTransferReversal reverses part of a transfer on
+// stripe-mock, which checks the call against Stripe's API.
+func TestStripeMockTransferReversal(t *testing.T) {
+	s := stripeMock(t)
+	rv, err := s.ReverseTransfer(context.Background(), TransferReversalRequest{TransferID: "tr_1Payout", Amount: 500,
+		IdempotencyKey: "reversal-1"})
+	if err != nil || !strings.HasPrefix(rv.ID, "trr_") || rv.TransferID == "" {
+		t.Fatalf("ReverseTransfer: %+v %v", rv, err)
+	}
+}
+
+// TestStripeTransferReversal checks what a reversal sends (the transfer in
+// the path, the amount, the caller's key both as Stripe's idempotency key
+// and in metadata) and how Stripe's refusals come back.
+func TestStripeTransferReversal(t *testing.T) {
+	ctx := context.Background()
+	answer := `{"id":"trr_1","object":"transfer_reversal","amount":500,"transfer":"tr_1"}`
+	s, f := newFakeStripe(t, func(r *http.Request, form url.Values) (int, string) {
+		if form.Get("amount") == "9999" {
+			return 400, `{"error":{"type":"invalid_request_error","param":"amount","message":"too much"}}`
+		}
+		if strings.Contains(r.URL.Path, "tr_gone") {
+			return 404, `{"error":{"type":"invalid_request_error","code":"resource_missing","message":"no such transfer"}}`
+		}
+		return 200, answer
+	})
+	rv, err := s.ReverseTransfer(ctx, TransferReversalRequest{TransferID: "tr_1", Amount: 500, IdempotencyKey: "reversal-abc"})
+	if err != nil || rv.ID != "trr_1" || rv.Amount != 500 || rv.TransferID != "tr_1" {
+		t.Fatalf("ReverseTransfer: %+v %v", rv, err)
+	}
+	req := f.all()[0]
+	if req.Method != "POST" || req.Path != "/v1/transfers/tr_1/reversals" || req.Form.Get("amount") != "500" ||
+		req.IdempotencyKey != "marketplace-reversal-reversal-abc" || req.Form.Get("metadata["+idempotencyMeta+"]") != "reversal-abc" {
+		t.Fatalf("request: %+v", req)
+	}
+	_, err = s.ReverseTransfer(ctx, TransferReversalRequest{TransferID: "tr_1", Amount: 9999, IdempotencyKey: "reversal-x"})
+	if fs := market.ErrorOf(err).Fields; market.CodeOf(err) != market.CodeValidation || len(fs) != 1 || fs[0].Field != "amount" {
+		t.Fatalf("too much: %v", err)
+	}
+	if _, err = s.ReverseTransfer(ctx, TransferReversalRequest{TransferID: "tr_gone", Amount: 1}); market.CodeOf(err) != market.CodeNotFound {
+		t.Fatalf("unknown transfer: %v", err)
+	}
+	n := len(f.all())
+	for _, bad := range []TransferReversalRequest{
+		{TransferID: "tr_1", Amount: 0},
+		{TransferID: "tr_1", Amount: MaxAmount + 1},
+		{TransferID: "tr_1", Amount: 1, IdempotencyKey: "a\x00b"},
+		{TransferID: "../charges", Amount: 1},
+		{TransferID: "", Amount: 1},
+	} {
+		if _, err := s.ReverseTransfer(ctx, bad); err == nil {
+			t.Fatalf("%+v was taken", bad)
+		}
+	}
+	if len(f.all()) != n {
+		t.Fatal("a refused reversal reached Stripe")
+	}
+}

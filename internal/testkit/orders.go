@@ -120,8 +120,13 @@ func (s *Server) SetControls(owner *User, body map[string]any) {
 }
 
 // Money is what the sandbox processor moved: charged (succeeded payments),
-// refunded and transferred to sellers, in cents.
-type Money struct{ Charged, Refunded, PaidOut int64 }
+// refunded and transferred to sellers net of transfer reversals (PaidOut),
+// in cents; Reversed is what the reversals took back from sellers.
+type Money struct{ Charged, Refunded, PaidOut, Reversed int64 }
+
+// Revenue is what the platform kept: the charges less the refunds and the
+// sellers' net payouts (money still held for a payout counts here too).
+func (m Money) Revenue() int64 { return m.Charged - m.Refunded - m.PaidOut }
 
 // Ledger sums the sandbox processor's records.
 func (s *Server) Ledger() Money {
@@ -130,7 +135,8 @@ func (s *Server) Ledger() Money {
 	err := s.App.DB.WritePool().QueryRowContext(s.T.Context(), `SELECT
 		(SELECT COALESCE(SUM(amount), 0) FROM sandbox_payments WHERE status = 'succeeded'),
 		(SELECT COALESCE(SUM(amount), 0) FROM sandbox_refunds),
-		(SELECT COALESCE(SUM(amount - reversed), 0) FROM sandbox_transfers)`).Scan(&m.Charged, &m.Refunded, &m.PaidOut)
+		(SELECT COALESCE(SUM(amount - reversed), 0) FROM sandbox_transfers),
+		(SELECT COALESCE(SUM(reversed), 0) FROM sandbox_transfers)`).Scan(&m.Charged, &m.Refunded, &m.PaidOut, &m.Reversed)
 	if err != nil {
 		s.T.Fatal(err)
 	}

@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+
+	"marketplace/internal/market"
+	"marketplace/internal/orders"
+	"marketplace/internal/payments"
+)
+
+const refundColumns = `id, order_id, amount, status, reason, message, requested_by, initiated_by, decided_by, seller_share,
+	platform_share, reverse_amount, reversed_amount, processor_refund_id, reversal_id, created_at, decided_at, issued_at,
+	updated_at`
+
+// CreateRefund inserts r. A second open request of one order violates the
+// refunds_open_request index and answers INVALID_STATE.
+func (tx *Tx) CreateRefund(ctx context.Context, r *orders.Refund) error {
+	_, err := tx.exec(ctx, `INSERT INTO refunds (`+refundColumns+`) VALUES (`+placeholders(19)+`)`,
+		r.ID, r.OrderID, r.Amount, string(r.Status), r.Reason, r.Message, r.RequestedBy, r.InitiatedBy, r.DecidedBy,
+		r.SellerShare, r.PlatformShare, r.ReverseAmount, r.ReversedAmount, r.ProcessorRefundID, r.ReversalID,
+		r.CreatedAt, r.DecidedAt, r.IssuedAt, r.UpdatedAt)
+	if isUnique(err, "order_id") || isUnique(err, "open_request") {
+		return market.Errorf(market.CodeInvalidState, "a refund request of this order is open already")
+	}
+	return wrap(err)
+}
+
+// UpdateRefund saves every mutable field of r.
+func (tx *Tx) UpdateRefund(ctx context.Context, r *orders.Refund) error {
+	res, err := tx.exec(ctx, `UPDATE refunds SET amount = ?, status = ?, reason = ?, message = ?, decided_by = ?,
+		seller_share = ?, platform_share = ?, reverse_amount = ?, reversed_amount = ?, processor_refund_id = ?,
+		reversal_id = ?, decided_at = ?, issued_at = ?, updated_at = ? WHERE id = ?`,
+		r.Amount, string(r.Status), r.Reason, r.Message, r.DecidedBy, r.SellerShare, r.PlatformShare, r.ReverseAmount,
+		r.ReversedAmount, r.ProcessorRefundID, r.ReversalID, r.DecidedAt, r.IssuedAt, r.UpdatedAt, r.ID)
+	if err != nil {
+		return wrap(err)
+	}
+	return affectedOne(res, "refund")
+}
+
+// RefundByID finds a refund, locking it inside a transaction.
+func (tx *Tx) RefundByID(ctx context.Context, id string) (*orders.Refund, error) {
+	return scanRefund(tx.queryRow(ctx, `SELECT `+refundColumns+` FROM refunds WHERE id = ?`+tx.lockInTx(), id))
+}
+
+// RefundsOf lists an order's refunds, oldest first.
+func (tx *Tx) RefundsOf(ctx context.Context, orderID string) ([]orders.Refund, error) {
+	rows, err := tx.query(ctx, `SELECT `+refundColumns+` FROM refunds WHERE order_id = ? ORDER BY created_at, id`, orderID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := []orders.Refund{}
+	for rows.Next() {
+		r, err := scanRefund(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *r)
+	}
+	return out, wrap(rows.Err())
+}
+
+// UnfinishedRefunds lists the orders whose refunds or reversals the
+// processor has not taken yet, longest waiting first.
+func (tx *Tx) UnfinishedRefunds(ctx context.Context, limit int) ([]string, error) {
+	rows, err := tx.query(ctx, `SELECT order_id FROM refunds WHERE status = 'pending' OR reverse_amount > reversed_amount
+		GROUP BY order_id ORDER BY MIN(updated_at) LIMIT ?`, limit)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, wrap(err)
+		}
+		out = append(out, id)
+	}
+	return out, wrap(rows.Err())
+}
+
+// GiveBackSpend lowers the agent spending counted for an order by amount,
+// not below zero (a partial refund; a full one releases it).
+func (tx *Tx) GiveBackSpend(ctx context.Context, orderID string, amount int64) error {
+	_, err := tx.exec(ctx, `UPDATE agent_spending SET amount = CASE WHEN amount > ? THEN amount - ? ELSE 0 END
+		WHERE order_id = ? AND released_at IS NULL`, amount, amount, orderID)
+	return wrap(err)
+}
+
+func scanRefund(row scanner) (*orders.Refund, error) {
+	var r orders.Refund
+	var status string
+	var decided, issued sql.NullTime
+	if err := row.Scan(&r.ID, &r.OrderID, &r.Amount, &status, &r.Reason, &r.Message, &r.RequestedBy, &r.InitiatedBy,
+		&r.DecidedBy, &r.SellerShare, &r.PlatformShare, &r.ReverseAmount, &r.ReversedAmount, &r.ProcessorRefundID,
+		&r.ReversalID, &r.CreatedAt, &decided, &issued, &r.UpdatedAt); err != nil {
+		return nil, notFound(err, "refund")
+	}
+	r.Status, r.DecidedAt, r.IssuedAt = orders.RefundStatus(status), nullTime(decided), nullTime(issued)
+	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
+	return &r, nil
+}
+
+// ---- the sandbox processor's transfer reversals ----
+
+// SandboxTransfer finds a transfer, locking it inside a transaction.
+func (tx *Tx) SandboxTransfer(ctx context.Context, id string) (*payments.SandboxTransfer, error) {
+	return scanSandboxTransfer(tx.queryRow(ctx, `SELECT `+sandboxTransferColumns+` FROM sandbox_transfers WHERE id = ?`+
+		tx.lockInTx(), id))
+}
+
+// AddSandboxReversal inserts r unless its idempotency key is taken, and adds
+// its amount to the transfer's reversed.
+func (tx *Tx) AddSandboxReversal(ctx context.Context, r *payments.SandboxReversal) (bool, error) {
+	added, err := inserted(tx.exec(ctx, `INSERT INTO sandbox_transfer_reversals (id, transfer_id, amount, idempotency_key,
+		created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`,
+		r.ID, r.TransferID, r.Amount, r.IdempotencyKey, r.CreatedAt))
+	if err != nil || !added {
+		return false, err
+	}
+	res, err := tx.exec(ctx, `UPDATE sandbox_transfers SET reversed = reversed + ? WHERE id = ?`, r.Amount, r.TransferID)
+	if err != nil {
+		return false, wrap(err)
+	}
+	return true, affectedOne(res, "transfer")
+}
+
+// SandboxReversalByKey finds the reversal of an idempotency key.
+func (tx *Tx) SandboxReversalByKey(ctx context.Context, key string) (*payments.SandboxReversal, error) {
+	var r payments.SandboxReversal
+	err := tx.queryRow(ctx, `SELECT id, transfer_id, amount, idempotency_key, created_at FROM sandbox_transfer_reversals
+		WHERE idempotency_key = ?`, key).Scan(&r.ID, &r.TransferID, &r.Amount, &r.IdempotencyKey, &r.CreatedAt)
+	if err != nil {
+		return nil, notFound(err, "transfer reversal")
+	}
+	r.CreatedAt = r.CreatedAt.UTC()
+	return &r, nil
+}
