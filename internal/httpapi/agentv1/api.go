@@ -61,6 +61,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterShipping(rt)
 	a.RegisterPayments(rt)
 	a.RegisterOrders(rt)
+	a.RegisterDisputes(rt)
 	if a.Sandbox {
 		a.RegisterSandbox(rt, a.Clock)
 	}
