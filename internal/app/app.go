@@ -168,7 +168,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Orders = orders.NewService(store.For[orders.Tx](db), a.Clock, orders.Options{
 		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping},
 		Labels:   &labelMaker{shipping: a.Shipping, objects: objects},
-		Taxonomy: listings.DefaultTaxonomy(), Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle, Log: a.Log})
+		Taxonomy: listings.DefaultTaxonomy(), Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle,
+		AfterPaid: a.autoLabel, Log: a.Log})
 
 	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Idempotency: db}, a.Log)
 	if err != nil {
@@ -268,8 +269,16 @@ func newPhotos(cfg config.Config, db *store.DB, clock market.Clock, objects phot
 }
 
 // shippingRates lets the purchase path verify the shipping service's signed
-// rate tokens.
+// rate tokens, and ask whether a listing may be collected.
 type shippingRates struct{ s *shipping.Service }
+
+func (r shippingRates) LocalPickup(ctx context.Context, l *listings.Listing) (bool, error) {
+	prefs, err := r.s.Prefs(ctx, l.SellerID)
+	if err != nil {
+		return false, err
+	}
+	return prefs.Pickup(l), nil
+}
 
 func (r shippingRates) VerifyRate(token, listingID, zip, field string, now time.Time) (*orders.ShippingRate, error) {
 	rate, err := r.s.VerifyRateAs(field, token, listingID, zip, now)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"marketplace/internal/listings"
 	"marketplace/internal/listings/photos"
@@ -27,8 +28,9 @@ type labelMaker struct {
 // labelKey is where label l is kept: one object per label bought or tried.
 func labelKey(l *orders.Label) string { return "labels/" + l.OrderID + "/" + l.ID + ".pdf" }
 
-// Rates quotes the listing's parcel with every carrier the platform can
-// issue tracking numbers for, cheapest first.
+// Rates quotes the listing's parcel (with the seller's package defaults)
+// with every carrier the platform can issue tracking numbers for, cheapest
+// first, the seller's preferred carrier's marked.
 func (m *labelMaker) Rates(ctx context.Context, l *listings.Listing, fromZip, toZip string) ([]orders.ShippingRate, error) {
 	var c market.Check
 	from := shipping.CheckZip(&c, "shipFromAddress.zip", fromZip)
@@ -36,7 +38,11 @@ func (m *labelMaker) Rates(ctx context.Context, l *listings.Listing, fromZip, to
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	rates, err := m.shipping.QuoteParcel(ctx, from, to, shipping.ParcelOf(l))
+	prefs, err := m.shipping.Prefs(ctx, l.SellerID)
+	if err != nil {
+		return nil, err
+	}
+	rates, err := m.shipping.QuoteParcel(ctx, from, to, prefs.Parcel(l))
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +50,7 @@ func (m *labelMaker) Rates(ctx context.Context, l *listings.Listing, fromZip, to
 	for _, r := range rates {
 		if _, ok := shipping.NormalizeCarrier(r.Carrier); ok {
 			out = append(out, orders.ShippingRate{Carrier: r.Carrier, Service: r.Service, Amount: r.Amount,
-				EstimatedDays: r.EstimatedDays})
+				EstimatedDays: r.EstimatedDays, Preferred: prefs.Prefers(r.Carrier, r.Service)})
 		}
 	}
 	return out, nil
@@ -53,9 +59,13 @@ func (m *labelMaker) Rates(ctx context.Context, l *listings.Listing, fromZip, to
 // Print draws label l with a tracking number seeded by the order id and
 // stores the PDF.
 func (m *labelMaker) Print(ctx context.Context, l *orders.Label, in orders.LabelSheet) (string, error) {
+	prefs, err := m.shipping.Prefs(ctx, in.Listing.SellerID)
+	if err != nil {
+		return "", err
+	}
 	tracking := shipping.NewTrackingNumber(l.Carrier, []byte(l.OrderID))
 	pdf, err := shipping.LabelPDF(shipping.LabelInput{From: in.From, To: in.To, FromName: in.FromName,
-		Carrier: l.Carrier, Service: l.Service, TrackingNumber: tracking, WeightOz: shipping.ParcelOf(in.Listing).WeightOz,
+		Carrier: l.Carrier, Service: l.Service, TrackingNumber: tracking, WeightOz: prefs.Parcel(in.Listing).WeightOz,
 		OrderID: l.OrderID, Created: l.CreatedAt})
 	if err != nil {
 		// Rates offers only carriers with tracking numbers: a failure here
@@ -95,4 +105,28 @@ func (m *labelMaker) Open(ctx context.Context, l *orders.Label) ([]byte, error) 
 // Discard removes a label printed but not bought.
 func (m *labelMaker) Discard(ctx context.Context, l *orders.Label) error {
 	return m.objects.Delete(ctx, labelKey(l))
+}
+
+// autoLabelTimeout bounds the enqueueing of an automatic label, which runs
+// on the purchase's path once the payment is committed.
+const autoLabelTimeout = 10 * time.Second
+
+// autoLabel is the orders' AfterPaid hook: a paid order that ships, whose
+// seller has automatic labels on, gets its label bought by a job (so the
+// purchase neither waits for it nor fails with it). What goes wrong here is
+// logged; the seller can still buy the label.
+func (a *App) autoLabel(ctx context.Context, o *orders.Order) {
+	if o.Fulfillment != orders.FulfillShipping || o.ShippingAddress == nil || a.Queue == nil {
+		return
+	}
+	// The buyer may be gone: the payment is settled, so the label still goes.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), autoLabelTimeout)
+	defer cancel()
+	prefs, err := a.Shipping.Prefs(ctx, o.SellerID)
+	if err == nil && prefs.AutoLabel {
+		err = a.Queue.ScheduleAutoLabel(ctx, o.ID)
+	}
+	if err != nil {
+		a.Log.Error("automatic label not scheduled; left to the seller", "order", o.ID, "err", err)
+	}
 }

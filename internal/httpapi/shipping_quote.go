@@ -27,6 +27,7 @@ type shippingRate struct {
 	AmountCents   int64     `json:"amount_cents"`
 	EstimatedDays int       `json:"estimated_days"`
 	ExpiresAt     time.Time `json:"expires_at"`
+	Preferred     bool      `json:"preferred"`
 }
 
 type shippingAutoShip struct {
@@ -44,7 +45,8 @@ func ToShippingQuote(q *shipping.Quote) ShippingQuote {
 	}
 	for i, r := range q.Rates {
 		out.Rates[i] = shippingRate{RateID: r.RateID, Carrier: r.Carrier, Service: r.Service,
-			Amount: shipping.FormatCents(r.Amount), AmountCents: r.Amount, EstimatedDays: r.EstimatedDays, ExpiresAt: r.ExpiresAt}
+			Amount: shipping.FormatCents(r.Amount), AmountCents: r.Amount, EstimatedDays: r.EstimatedDays, ExpiresAt: r.ExpiresAt,
+			Preferred: r.Preferred}
 	}
 	return out
 }

@@ -83,6 +83,9 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 	if err := river.AddWorkerSafely(workers, &generateListingWorker{listings: svc.Listings}); err != nil {
 		return nil, err
 	}
+	if err := river.AddWorkerSafely(workers, &autoLabelWorker{orders: svc.Orders, log: log}); err != nil {
+		return nil, err
+	}
 	if err := river.AddWorkerSafely(workers, &sweepWorker[ReconcileArgs]{run: svc.Orders.Reconcile,
 		what: "reconciled orders", log: log}); err != nil {
 		return nil, err

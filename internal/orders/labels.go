@@ -20,7 +20,8 @@ import (
 // label's tracking number.
 
 // LabelRequest picks the rate a label is bought at; an empty field matches
-// any, and the cheapest matching rate wins.
+// any, and the cheapest matching rate wins, the seller's preferred rates
+// (ShippingRate.Preferred) before the others.
 type LabelRequest struct {
 	Carrier string
 	Service string
@@ -76,12 +77,14 @@ const (
 const EventLabelPurchased = "label.purchased"
 
 // BuyLabel buys a platform-funded label for a paid order that ships: the
-// seller's (or an admin's) call. The rate is the cheapest the engine quotes
-// from the seller's ship-from ZIP code to the order's address for the
-// listing's parcel, narrowed by in. The label is printed and stored first;
-// then the order becomes shipped with the label's carrier, tracking number
-// and cost, and the timeline gets label.purchased and order.shipped. An
-// order that has a label answers it again: the platform never pays twice.
+// seller's (or an admin's, or the system's for a seller's automatic label)
+// call. The rate is the cheapest the engine quotes from the seller's
+// ship-from ZIP code to the order's address for the listing's parcel,
+// narrowed by in, and of the seller's preferred carrier (and service) when
+// one of those matches. The label is printed and stored first; then the
+// order becomes shipped with the label's carrier, tracking number and cost,
+// and the timeline gets label.purchased and order.shipped. An order that
+// has a label answers it again: the platform never pays twice.
 func (s *Service) BuyLabel(ctx context.Context, actor market.Actor, orderID string, in LabelRequest) (*Order, *Label, error) {
 	in.Carrier, in.Service = strings.ToLower(strings.TrimSpace(in.Carrier)), strings.ToLower(strings.TrimSpace(in.Service))
 	var c market.Check
@@ -256,9 +259,16 @@ func (s *Service) labelOf(ctx context.Context, tx Tx, o *Order) (*Label, error) 
 	return nil, market.NotFound("label")
 }
 
-// pickRate is the cheapest of rates (they come cheapest first) matching in;
-// VALIDATION_ERROR naming carrier or service when none does.
+// pickRate is the cheapest of rates (they come cheapest first) matching in,
+// the seller's preferred one when one matches; VALIDATION_ERROR naming
+// carrier or service when none does.
 func pickRate(rates []ShippingRate, in LabelRequest) (*ShippingRate, error) {
+	for i := range rates {
+		if r := &rates[i]; r.Preferred && (in.Carrier == "" || r.Carrier == in.Carrier) &&
+			(in.Service == "" || r.Service == in.Service) {
+			return r, nil
+		}
+	}
 	var carriers, services []string
 	for i := range rates {
 		r := &rates[i]

@@ -198,6 +198,12 @@ func (s *Service) resolveShipping(ctx context.Context, tx Tx, l *listings.Listin
 	}
 	o.Fulfillment = f
 	if f == FulfillLocalPickup {
+		if !pickupOK && s.opts.Rates != nil { // the seller may offer pickup on listings that ship
+			var err error
+			if pickupOK, err = s.opts.Rates.LocalPickup(ctx, l); err != nil {
+				return 0, err
+			}
+		}
 		if !pickupOK {
 			return 0, market.Invalid(market.FieldError{Field: "fulfillmentType", Message: "this listing does not offer local pickup"})
 		}
@@ -490,6 +496,7 @@ func (s *Service) settle(ctx context.Context, orderID string, pay *payments.Paym
 		}
 	}
 	var o *Order
+	paid := false // by this call
 	err := s.store.InTx(ctx, func(tx Tx) error {
 		var err error
 		if o, err = tx.OrderByID(ctx, orderID); err != nil {
@@ -511,8 +518,12 @@ func (s *Service) settle(ctx context.Context, orderID string, pay *payments.Paym
 				return err
 			}
 		}
+		paid = true
 		return s.recordPaid(ctx, tx, o, pay, now)
 	})
+	if err == nil && paid && s.opts.AfterPaid != nil {
+		s.opts.AfterPaid(ctx, o)
+	}
 	return o, err
 }
 

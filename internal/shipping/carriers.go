@@ -33,18 +33,35 @@ const (
 // ParcelOf is the parcel a listing ships in: its weight and dimensions,
 // rounded up to whole ounces and tenths of an inch, with the defaults for
 // what it leaves out.
-func ParcelOf(l *listings.Listing) Parcel {
-	tenths := func(in float64) int {
-		switch {
-		case !(in > 0): // also NaN
-			return 0
-		case in > listings.MaxDimensionIn:
-			return maxSide
+func ParcelOf(l *listings.Listing) Parcel { return parcelWith(l, nil) }
+
+// parcelWith is ParcelOf with the seller's package defaults (when pkg is
+// not nil) standing in for a missing weight or size before the built-in
+// ones do.
+func parcelWith(l *listings.Listing, pkg *Package) Parcel {
+	p := Parcel{WeightOz: l.WeightOz, L: tenths(l.Dimensions.L), W: tenths(l.Dimensions.W), H: tenths(l.Dimensions.H)}
+	if pkg != nil {
+		if p.WeightOz <= 0 {
+			p.WeightOz = pkg.WeightOz
 		}
-		// The epsilon keeps 0.3 inches at 3 tenths: 0.3*10 is a hair over 3.
-		return int(math.Ceil(in*10 - 1e-9))
+		if p.L <= 0 || p.W <= 0 || p.H <= 0 {
+			p.L, p.W, p.H = tenths(pkg.Dimensions.L), tenths(pkg.Dimensions.W), tenths(pkg.Dimensions.H)
+		}
 	}
-	return Parcel{WeightOz: l.WeightOz, L: tenths(l.Dimensions.L), W: tenths(l.Dimensions.W), H: tenths(l.Dimensions.H)}.withDefaults()
+	return p.withDefaults()
+}
+
+// tenths is a side in inches as whole tenths of an inch, rounded up; 0 for
+// none, and at most the bound.
+func tenths(in float64) int {
+	switch {
+	case !(in > 0): // also NaN
+		return 0
+	case in > listings.MaxDimensionIn:
+		return maxSide
+	}
+	// The epsilon keeps 0.3 inches at 3 tenths: 0.3*10 is a hair over 3.
+	return int(math.Ceil(in*10 - 1e-9))
 }
 
 // withDefaults fills a missing weight, and a missing size (any side not
@@ -126,6 +143,15 @@ type builtinCarrier struct {
 }
 
 func (c *builtinCarrier) Name() string { return c.name }
+
+// Services names the carrier's services, in its table's order.
+func (c *builtinCarrier) Services() []string {
+	out := make([]string, len(c.services))
+	for i, sv := range c.services {
+		out[i] = sv.name
+	}
+	return out
+}
 
 // Rates prices every service of the carrier that takes the parcel.
 func (c *builtinCarrier) Rates(_ context.Context, s Shipment) ([]CarrierRate, error) {

@@ -26,6 +26,9 @@ type Rate struct {
 	Amount        int64 // cents
 	EstimatedDays int
 	ExpiresAt     time.Time
+	// Preferred marks the seller's preferred carrier (and service): the
+	// one the seller's platform labels are bought with.
+	Preferred bool
 }
 
 // Engine asks its carriers for rates and puts them in order.
@@ -39,6 +42,26 @@ func NewEngine(carriers ...Carrier) *Engine {
 		carriers = BuiltinCarriers()
 	}
 	return &Engine{carriers: carriers}
+}
+
+// Carriers names the engine's carriers.
+func (e *Engine) Carriers() []string {
+	out := make([]string, len(e.carriers))
+	for i, c := range e.carriers {
+		out[i] = c.Name()
+	}
+	return out
+}
+
+// Services names a carrier's services; listed is false when the carrier
+// does not say (an adapter without a fixed list) or is not the engine's.
+func (e *Engine) Services(carrier string) (names []string, listed bool) {
+	for _, c := range e.carriers {
+		if l, ok := c.(interface{ Services() []string }); ok && c.Name() == carrier {
+			return l.Services(), true
+		}
+	}
+	return nil, false
 }
 
 // Rates prices parcel p from one ZIP code to another with every carrier,

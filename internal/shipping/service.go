@@ -5,19 +5,30 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/events"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
 )
 
 // Tx is what shipping reads: the listing and its seller (whose ship-from
-// address is the origin).
+// address is the origin, and whose preferences shape the quote); and what
+// it writes, the seller's preferences.
 type Tx interface {
+	events.Tx
 	ListingByID(ctx context.Context, id string) (*listings.Listing, error)
 	UserByID(ctx context.Context, id string) (*accounts.User, error)
+	// ShippingPrefs reads a seller's saved preferences (NOT_FOUND when
+	// never saved); PutShippingPrefs saves them.
+	ShippingPrefs(ctx context.Context, userID string) (*Prefs, error)
+	PutShippingPrefs(ctx context.Context, p *Prefs) error
+	// LockUser serialises changes to one seller's preferences.
+	LockUser(ctx context.Context, userID string) error
 }
 
-// Store gives shipping a read handle; quoting writes nothing.
+// Store opens transactions (preferences) and read handles (quotes, which
+// write nothing).
 type Store interface {
+	InTx(ctx context.Context, fn func(Tx) error) error
 	Read() Tx
 }
 
@@ -102,8 +113,14 @@ func CheckZip(c *market.Check, field, zip string) string {
 // one seller rate at the listing's shipping cost; free one seller rate of 0;
 // local_pickup no rates. Every rate carries a signed RateID valid for
 // RateTTL, redeemable only for this listing and ZIP code.
+//
+// The seller's preferences shape it: their package defaults stand in for
+// the listing's missing weight or size, their handling days are added to
+// every rate's estimated days, their preferred carrier's rates are marked
+// Preferred, and their pickup offer extends to listings whose type does not
+// settle it (Prefs.Pickup).
 func (s *Service) Quote(ctx context.Context, listingID, zip string) (*Quote, error) {
-	l, origin, to, err := s.load(ctx, listingID, zip)
+	l, origin, to, prefs, err := s.load(ctx, listingID, zip)
 	if err != nil {
 		return nil, err
 	}
@@ -111,16 +128,18 @@ func (s *Service) Quote(ctx context.Context, listingID, zip string) (*Quote, err
 		return nil, market.Errorf(market.CodeListingNotAvailable, "listing is %s and cannot be quoted", l.Status).
 			WithDetails(map[string]any{"status": string(l.Status)})
 	}
-	q := &Quote{Type: QuoteDynamic, ListingID: l.ID, Zip: to,
-		LocalPickupAvailable: l.ShippingType == listings.ShipLocalPickup || l.ShippingType == listings.ShipBoth,
-		AutoShip:             AutoShip{Enabled: true, Method: MethodPlatformLabel}}
+	q := &Quote{Type: QuoteDynamic, ListingID: l.ID, Zip: to, LocalPickupAvailable: prefs.Pickup(l),
+		AutoShip: AutoShip{Enabled: true, Method: MethodPlatformLabel}}
 	if l.ShippingType == listings.ShipLocalPickup {
 		q.Type, q.AutoShip, q.Rates = QuoteLocalPickup, AutoShip{}, []Rate{}
 		return q, nil
 	}
-	rates, _, err := s.engine.Rates(ctx, origin, to, ParcelOf(l))
+	rates, _, err := s.engine.Rates(ctx, origin, to, prefs.Parcel(l))
 	if err != nil {
 		return nil, err
+	}
+	for i := range rates {
+		rates[i].EstimatedDays += prefs.HandlingDays
 	}
 	switch {
 	case l.ShippingType == listings.ShipFree:
@@ -131,7 +150,7 @@ func (s *Service) Quote(ctx context.Context, listingID, zip string) (*Quote, err
 		rates = []CarrierRate{{Carrier: CarrierSeller, Service: ServiceFlatRate, Amount: *l.ShippingCost,
 			EstimatedDays: rates[0].EstimatedDays}}
 	}
-	s.sign(q, rates)
+	s.sign(q, rates, prefs)
 	return q, nil
 }
 
@@ -139,20 +158,21 @@ func (s *Service) Quote(ctx context.Context, listingID, zip string) (*Quote, err
 // (an order's label): every engine rate whatever the listing's status and
 // shipping type, signed for the listing and zip like Quote's. The caller
 // has checked that the order allows it. LISTING_NOT_FOUND for an unknown
-// listing; a bad zip is VALIDATION_ERROR on "zip".
+// listing; a bad zip is VALIDATION_ERROR on "zip". The seller's package
+// defaults and preferred carrier apply as in Quote; the handling days do
+// not, since the seller is shipping now.
 func (s *Service) OrderQuote(ctx context.Context, listingID, zip string) (*Quote, error) {
-	l, origin, to, err := s.load(ctx, listingID, zip)
+	l, origin, to, prefs, err := s.load(ctx, listingID, zip)
 	if err != nil {
 		return nil, err
 	}
-	rates, _, err := s.engine.Rates(ctx, origin, to, ParcelOf(l))
+	rates, _, err := s.engine.Rates(ctx, origin, to, prefs.Parcel(l))
 	if err != nil {
 		return nil, err
 	}
-	q := &Quote{Type: QuoteDynamic, ListingID: l.ID, Zip: to,
-		LocalPickupAvailable: l.ShippingType == listings.ShipLocalPickup || l.ShippingType == listings.ShipBoth,
-		AutoShip:             AutoShip{Enabled: true, Method: MethodPlatformLabel}}
-	s.sign(q, rates)
+	q := &Quote{Type: QuoteDynamic, ListingID: l.ID, Zip: to, LocalPickupAvailable: prefs.Pickup(l),
+		AutoShip: AutoShip{Enabled: true, Method: MethodPlatformLabel}}
+	s.sign(q, rates, prefs)
 	return q, nil
 }
 
@@ -190,27 +210,30 @@ func (s *Service) VerifyRateAs(field, token, listingID, zip string, now time.Tim
 	return s.signer.Verify(field, token, listingID, zip, now)
 }
 
-// load reads a visible listing and works out the origin and the
-// destination ZIP codes.
-func (s *Service) load(ctx context.Context, listingID, zip string) (l *listings.Listing, origin, to string, err error) {
+// load reads a visible listing and its seller's preferences, and works out
+// the origin and the destination ZIP codes.
+func (s *Service) load(ctx context.Context, listingID, zip string) (l *listings.Listing, origin, to string, prefs *Prefs, err error) {
 	var c market.Check
 	to = CheckZip(&c, "zip", zip)
 	if err := c.Err(); err != nil {
-		return nil, "", "", err
+		return nil, "", "", nil, err
 	}
 	if !market.ValidID(listingID) {
-		return nil, "", "", market.Errorf(market.CodeListingNotFound, "listing not found")
+		return nil, "", "", nil, market.Errorf(market.CodeListingNotFound, "listing not found")
 	}
 	tx := s.store.Read()
 	l, err = tx.ListingByID(ctx, listingID)
 	if err != nil {
-		return nil, "", "", err
+		return nil, "", "", nil, err
 	}
 	if !l.Status.Visible() {
-		return nil, "", "", market.Errorf(market.CodeListingNotFound, "listing not found")
+		return nil, "", "", nil, market.Errorf(market.CodeListingNotFound, "listing not found")
 	}
-	origin, err = s.origin(ctx, tx, l.SellerID)
-	return l, origin, to, err
+	if origin, err = s.origin(ctx, tx, l.SellerID); err != nil {
+		return nil, "", "", nil, err
+	}
+	prefs, err = prefsOf(ctx, tx, l.SellerID)
+	return l, origin, to, prefs, err
 }
 
 // origin is the seller's ship-from ZIP code, or DefaultOriginZip when the
@@ -231,13 +254,14 @@ func (s *Service) origin(ctx context.Context, tx Tx, sellerID string) (string, e
 	return DefaultOriginZip, nil
 }
 
-// sign fills q's rates from rs, each with its token.
-func (s *Service) sign(q *Quote, rs []CarrierRate) {
+// sign fills q's rates from rs, each with its token, marking the seller's
+// preferred ones.
+func (s *Service) sign(q *Quote, rs []CarrierRate, prefs *Prefs) {
 	exp := s.clock.Now().Add(RateTTL).UTC().Truncate(time.Second)
 	q.Rates = make([]Rate, len(rs))
 	for i, r := range rs {
 		q.Rates[i] = Rate{RateID: s.signer.Sign(r, q.ListingID, q.Zip, exp), Carrier: r.Carrier, Service: r.Service,
-			Amount: r.Amount, EstimatedDays: r.EstimatedDays, ExpiresAt: exp}
+			Amount: r.Amount, EstimatedDays: r.EstimatedDays, ExpiresAt: exp, Preferred: prefs.Prefers(r.Carrier, r.Service)}
 		if i == 0 || r.Amount < q.CheapestCents {
 			q.CheapestCents = r.Amount
 		}

@@ -84,14 +84,15 @@ func TestQuoteCalculated(t *testing.T) {
 		if q.CheapestCents != q.Rates[0].Amount {
 			t.Fatalf("cheapest %d, first rate %+v", q.CheapestCents, q.Rates[0])
 		}
-		// The rates are the engine's for the seller's origin, each redeemable.
+		// The rates are the engine's for the seller's origin, each redeemable,
+		// with the default handling day before the days in transit.
 		want, err := f.svc.QuoteParcel(ctx, "10001", "90012", shipping.ParcelOf(l))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, r := range q.Rates {
 			if r.Carrier != want[i].Carrier || r.Service != want[i].Service || r.Amount != want[i].Amount ||
-				r.EstimatedDays != want[i].EstimatedDays || !r.ExpiresAt.Equal(t0.Add(shipping.RateTTL)) {
+				r.EstimatedDays != want[i].EstimatedDays+shipping.DefaultHandlingDays || !r.ExpiresAt.Equal(t0.Add(shipping.RateTTL)) {
 				t.Fatalf("rate %d = %+v, want %+v", i, r, want[i])
 			}
 			got, err := f.svc.VerifyRate(r.RateID, l.ID, "90012", f.clock.Now())
