@@ -151,6 +151,7 @@ type Tx interface {
 	events.Tx
 	RefundTx
 	DisputeTx
+	DashboardTx
 	payments.Tx
 	agents.SpendTx
 	KeyByID(ctx context.Context, id string) (*agents.Key, error)
@@ -199,6 +200,7 @@ type ShippingRate struct {
 	Service       string
 	Amount        int64
 	EstimatedDays int
+	Preferred     bool // the seller's preferred carrier (and service)
 }
 
 // Rates verifies the signed rate tokens that shipping quotes hand out.
@@ -207,6 +209,9 @@ type Rates interface {
 	// unexpired and bound to this listing and zip (else VALIDATION_ERROR
 	// naming field).
 	VerifyRate(token, listingID, zip, field string, now time.Time) (*ShippingRate, error)
+	// LocalPickup says whether the listing may be collected: its shipping
+	// type says so, or its seller offers pickup on listings that ship.
+	LocalPickup(ctx context.Context, l *listings.Listing) (bool, error)
 }
 
 // Offers resolves an accepted offer for a purchase with offerId. The offers
@@ -233,7 +238,10 @@ type Options struct {
 	// BeforeSettle, when set, runs before the settle step (tests fail it to
 	// prove the reconciler repairs a crash between charge and settlement).
 	BeforeSettle func(ctx context.Context, orderID string) error
-	Log          *slog.Logger
+	// AfterPaid, when set, runs once an order's payment is settled (after
+	// the commit; it cannot fail the purchase): the seller's automatic label.
+	AfterPaid func(ctx context.Context, o *Order)
+	Log       *slog.Logger
 }
 
 // Service is the orders area.

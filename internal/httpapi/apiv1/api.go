@@ -121,9 +121,13 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.Handle("POST", p+"/admin/queue/{id}/reject", httpapi.Admin, a.reject)
 
 	a.RegisterShipping(rt)
+	a.RegisterShippingPrefs(rt)
 	a.RegisterPayments(rt)
 	a.RegisterFulfilment(rt)
 	a.RegisterLabels(rt)
+	a.RegisterDashboard(rt)
+	a.RegisterRefunds(rt)
+	a.RegisterDisputes(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

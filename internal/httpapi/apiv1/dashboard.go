@@ -1,0 +1,99 @@
+package apiv1
+
+import (
+	"net/http"
+	"time"
+
+	"marketplace/internal/httpapi"
+	"marketplace/internal/orders"
+)
+
+// RegisterDashboard adds the seller dashboard.
+func (a *API) RegisterDashboard(rt *httpapi.Router) {
+	rt.Handle("GET", Prefix+"/seller/dashboard", httpapi.Bearer, a.sellerDashboard)
+}
+
+type dashboardOut struct {
+	Listings    dashboardListings `json:"listings"`
+	Sales       dashboardSales    `json:"sales"`
+	Payouts     dashboardPayouts  `json:"payouts"`
+	Disputes    dashboardDisputes `json:"disputes"`
+	ActionItems []actionItemOut   `json:"actionItems"`
+}
+
+type dashboardListings struct {
+	Active     int `json:"active"`
+	Held       int `json:"held"`
+	Reserved   int `json:"reserved"`
+	Sold       int `json:"sold"`
+	Generating int `json:"generating"`
+}
+
+type dashboardSales struct {
+	Count       int   `json:"count"`
+	Last30Days  int   `json:"last30Days"`
+	GrossSales  int64 `json:"grossSales"`
+	GrossLast30 int64 `json:"grossSalesLast30Days"`
+	Commission  int64 `json:"commission"`
+	Refunded    int64 `json:"refunded"`
+	NetEarnings int64 `json:"netEarnings"`
+	AverageSale int64 `json:"averageSalePrice"`
+}
+
+type dashboardPayouts struct {
+	Upcoming      int64      `json:"upcoming"`
+	Pending       int64      `json:"pending"`
+	PendingCount  int        `json:"pendingCount"`
+	Frozen        int64      `json:"frozen"`
+	FrozenCount   int        `json:"frozenCount"`
+	Released      int64      `json:"released"`
+	ReleasedCount int        `json:"releasedCount"`
+	NextReleaseAt *time.Time `json:"nextReleaseAt"`
+}
+
+type dashboardDisputes struct {
+	Open             int `json:"open"`
+	AwaitingResponse int `json:"awaitingResponse"`
+}
+
+type actionItemOut struct {
+	OrderID      string    `json:"orderId"`
+	ListingTitle string    `json:"listingTitle"`
+	Action       string    `json:"action"`
+	Since        time.Time `json:"since"`
+	RefundID     *string   `json:"refundId,omitempty"`
+	DisputeID    *string   `json:"disputeId,omitempty"`
+}
+
+// sellerDashboard is GET /seller/dashboard.
+func (a *API) sellerDashboard(w http.ResponseWriter, r *http.Request) error {
+	d, err := a.Orders.Dashboard(r.Context(), actor(r).Actor)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toDashboard(d))
+}
+
+func toDashboard(d *orders.Dashboard) dashboardOut {
+	l, s, p := d.Listings, d.Sales, d.Payouts
+	out := dashboardOut{
+		Listings: dashboardListings{Active: l.Active, Held: l.Held, Reserved: l.Reserved, Sold: l.Sold, Generating: l.Generating},
+		Sales: dashboardSales{Count: s.Count, Last30Days: s.CountRecent, GrossSales: s.GrossSales, GrossLast30: s.GrossRecent,
+			Commission: s.Commission, Refunded: s.Refunded, NetEarnings: s.NetEarnings, AverageSale: s.AveragePrice},
+		Payouts: dashboardPayouts{Upcoming: p.Upcoming, Pending: p.Pending, PendingCount: p.PendingCount, Frozen: p.Frozen,
+			FrozenCount: p.FrozenCount, Released: p.Released, ReleasedCount: p.ReleasedCount, NextReleaseAt: p.NextReleaseAt},
+		Disputes:    dashboardDisputes{Open: d.Disputes.Open, AwaitingResponse: d.Disputes.AwaitingResponse},
+		ActionItems: make([]actionItemOut, 0, len(d.Actions)),
+	}
+	for _, it := range d.Actions {
+		item := actionItemOut{OrderID: it.OrderID, ListingTitle: it.ListingTitle, Action: it.Action, Since: it.Since}
+		switch it.Action {
+		case "answer_refund_request":
+			item.RefundID = &it.RefID
+		case "respond_to_dispute":
+			item.DisputeID = &it.RefID
+		}
+		out.ActionItems = append(out.ActionItems, item)
+	}
+	return out
+}
