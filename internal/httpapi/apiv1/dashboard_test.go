@@ -77,6 +77,43 @@ func TestSellerDashboard(t *testing.T) {
 			t.Fatalf("action items %v, want shipping %s", items, toShip)
 		}
 
+		// A refund request and a dispute wait for the seller; the dispute
+		// freezes the delivered order's payout.
+		refund := s.Do("POST", "/api/v1/purchases/"+toShip+"/refund", map[string]any{"reason": "arrived late", "amount": 2000},
+			buyer.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+		dispute := s.Do("POST", "/api/v1/disputes", map[string]any{"orderId": delivered, "reason": "not_as_described",
+			"description": "The lens is scratched"}, buyer.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+		d = dashboardOf(t, s, seller)
+		wantFigures(t, "payouts", testkit.Obj(t, d, "payouts"), map[string]int64{"upcoming": 10500, "pending": 0,
+			"pendingCount": 0, "frozen": 10500, "frozenCount": 1, "released": 10500})
+		wantFigures(t, "disputes", testkit.Obj(t, d, "disputes"), map[string]int64{"open": 1, "awaitingResponse": 1})
+		items = d["actionItems"].([]any)
+		if len(items) != 3 {
+			t.Fatalf("action items %v, want ship, refund, dispute", items)
+		}
+		for i, want := range []map[string]any{{"action": "ship", "orderId": toShip}, {"action": "answer_refund_request",
+			"orderId": toShip, "refundId": refund}, {"action": "respond_to_dispute", "orderId": delivered, "disputeId": dispute}} {
+			for k, v := range want {
+				if items[i].(map[string]any)[k] != v {
+					t.Fatalf("action item %d: %v, want %v", i, items[i], want)
+				}
+			}
+		}
+
+		// The seller gives the partial refund and answers the dispute.
+		s.Do("POST", "/api/v1/purchases/"+toShip+"/refund/seller", map[string]any{"refundId": refund, "action": "approve"},
+			seller.Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", "/api/v1/disputes/"+dispute+"/respond", map[string]any{"response": "It left here unscratched"},
+			seller.Auth()).Want(t, http.StatusOK, "")
+		d = dashboardOf(t, s, seller)
+		wantFigures(t, "sales", testkit.Obj(t, d, "sales"), map[string]int64{"count": 3, "refunded": 2000,
+			"netEarnings": 3*10500 - 2000})
+		wantFigures(t, "payouts", testkit.Obj(t, d, "payouts"), map[string]int64{"upcoming": 10500 - 2000, "frozen": 10500})
+		wantFigures(t, "disputes", testkit.Obj(t, d, "disputes"), map[string]int64{"open": 1, "awaitingResponse": 0})
+		if items = d["actionItems"].([]any); len(items) != 1 || items[0].(map[string]any)["action"] != "ship" {
+			t.Fatalf("action items after answering: %v", items)
+		}
+
 		// The buyer's own dashboard shows none of the seller's figures, and
 		// agent keys are refused.
 		wantFigures(t, "buyer sales", testkit.Obj(t, dashboardOf(t, s, buyer.User), "sales"), map[string]int64{"count": 0})
