@@ -398,8 +398,18 @@ func (s *Service) ResolveDispute(ctx context.Context, actor market.Actor, id str
 	if !market.ValidID(id) {
 		return nil, market.NotFound("dispute")
 	}
+	// Lock the order before the dispute, as an admin's force action on the
+	// order does when it closes the dispute: the other way round the two
+	// could deadlock.
+	pre, err := s.Dispute(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
 	var d *Dispute
-	err := s.store.InTx(ctx, func(tx Tx) error {
+	err = s.store.InTx(ctx, func(tx Tx) error {
+		if _, err := tx.OrderByID(ctx, pre.OrderID); err != nil {
+			return err
+		}
 		var err error
 		if d, err = s.visibleDispute(ctx, tx, actor, id); err != nil || d.Status == DisputeResolved {
 			return err // resolved before: answer it again

@@ -187,7 +187,9 @@ func (s *Service) Cancel(ctx context.Context, actor market.Actor, id, reason str
 }
 
 // ForceCancel is the admin's cancel, from any live status before the money
-// reached the seller.
+// reached the seller. Cancelling a disputed order resolves its dispute for
+// the buyer (refund_buyer) in the same transaction: the cancel's full
+// refund is the resolution's.
 func (s *Service) ForceCancel(ctx context.Context, actor market.Actor, id, reason string) (*Order, error) {
 	if len(reason) > 500 {
 		return nil, market.Invalid(market.FieldError{Field: "reason", Message: "must be at most 500 characters"})
@@ -202,22 +204,32 @@ func (s *Service) cancel(ctx context.Context, actor market.Actor, id, reason str
 			if o.PayoutStatus == PayoutReleased {
 				return market.Errorf(market.CodeInvalidState, "the seller was already paid; refund the order instead")
 			}
+			disputed := o.Status == StatusDisputed // planRefund moves o.Status
 			o.CancelledAt = &now
+			var refunded int64
 			if refundLeft(o) > 0 && o.PaymentID != "" {
 				why := reason
 				if why == "" {
 					why = "order cancelled"
 				}
-				if _, err := s.planRefund(ctx, tx, o, 0, actor, why, now); err != nil {
+				r, err := s.planRefund(ctx, tx, o, 0, actor, why, now)
+				if err != nil {
 					return err
 				}
+				refunded = r.Amount
 			}
 			o.PayoutStatus, o.PayoutAmount = PayoutVoid, 0
 			if err := tx.ReleaseSpend(ctx, o.ID, now); err != nil {
 				return err
 			}
-			_, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusSold}, listings.StatusActive, now)
-			return err
+			if _, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusSold}, listings.StatusActive,
+				now); err != nil {
+				return err
+			}
+			if disputed {
+				return closeDispute(ctx, tx, actor, o.ID, ResolveRefundBuyer, refunded, "closed by admin force-cancel", now)
+			}
+			return nil
 		}}, map[string]any{"reason": reason, "refund": "full"})
 	if err != nil {
 		return nil, err
@@ -290,13 +302,29 @@ func (s *Service) Hold(ctx context.Context, actor market.Actor, id string, until
 	return o, err
 }
 
-// ForceComplete releases the payout now, skipping the hold (admin).
+// ForceComplete releases the payout now, skipping the hold (admin). A
+// disputed order's dispute is resolved for the seller first (see
+// forceRelease).
 func (s *Service) ForceComplete(ctx context.Context, actor market.Actor, id string) (*Order, error) {
 	if !actor.Admin {
 		return nil, market.Errorf(market.CodeForbidden, "only admins force-complete orders")
 	}
+	cur, err := s.Get(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Status == StatusDisputed {
+		o, err := s.forceRelease(ctx, actor, id)
+		if err != nil {
+			return nil, err
+		}
+		if o != nil {
+			return s.payOut(ctx, o.ID, true)
+		}
+		// No longer disputed: completed as any other order.
+	}
 	o, err := s.move(ctx, actor, id, transition{name: "force-complete", by: byAdmin,
-		from: []Status{StatusPaid, StatusPickupReady, StatusShipped, StatusDelivered, StatusDisputed}, to: StatusDelivered,
+		from: []Status{StatusPaid, StatusPickupReady, StatusShipped, StatusDelivered}, to: StatusDelivered,
 		event: "order.delivered", apply: s.deliver}, map[string]any{"via": "admin"})
 	if market.CodeOf(err) == market.CodeInvalidState {
 		// Delivered already (or completed): release what is waiting.
@@ -310,6 +338,73 @@ func (s *Service) ForceComplete(ctx context.Context, actor market.Actor, id stri
 		return nil, err
 	}
 	return s.payOut(ctx, o.ID, true)
+}
+
+// forceRelease takes a disputed order out of its dispute for an admin's
+// force-complete, in one transaction on the locked order: the dispute is
+// resolved release_seller, the order returns to where the dispute stopped
+// it with its payout unfrozen (as ResolveDispute's release_seller does),
+// and one not delivered yet is delivered now, so payOut pays it. It answers
+// nil when the order is no longer disputed.
+func (s *Service) forceRelease(ctx context.Context, actor market.Actor, id string) (*Order, error) {
+	var out *Order
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		o, err := s.visible(ctx, tx, actor, id)
+		if err != nil || o.Status != StatusDisputed {
+			return err
+		}
+		now := s.clock.Now()
+		o.Status, o.UpdatedAt = o.StatusBeforeDispute, now
+		if o.PayoutStatus == PayoutFrozen {
+			o.PayoutStatus = PayoutPending
+		}
+		delivering := statusIn(o.Status, []Status{StatusPaid, StatusPickupReady, StatusShipped})
+		if delivering {
+			if err := s.deliver(ctx, tx, o, now); err != nil {
+				return err
+			}
+			o.Status = StatusDelivered
+		}
+		if err := saveRefunded(ctx, tx, o, StatusDisputed); err != nil {
+			return err
+		}
+		if err := closeDispute(ctx, tx, actor, o.ID, ResolveReleaseSeller, 0, "closed by admin force-complete", now); err != nil {
+			return err
+		}
+		out = o
+		if !delivering {
+			return nil
+		}
+		return events.Record(ctx, tx, now, actor, "order.delivered", "order", o.ID, map[string]any{"via": "admin"})
+	})
+	return out, err
+}
+
+// closeDispute resolves the open dispute of order orderID, which an admin's
+// force action takes out of `disputed`, in that action's transaction and
+// with the money it moved (amount refunded): ResolveDispute only settles a
+// disputed order, so a dispute left open would stay open for good. The
+// dispute is locked after the order, as everywhere.
+func closeDispute(ctx context.Context, tx Tx, actor market.Actor, orderID string, res Resolution, amount int64,
+	note string, now time.Time) error {
+	open, err := tx.OpenDisputeOf(ctx, orderID)
+	if market.CodeOf(err) == market.CodeNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	d, err := tx.DisputeByID(ctx, open.ID)
+	if err != nil || d.Status == DisputeResolved {
+		return err
+	}
+	d.Status, d.Resolution, d.ResolutionAmount, d.ResolutionNote = DisputeResolved, res, &amount, note
+	d.ResolvedBy, d.ResolvedAt, d.UpdatedAt = actor.UserID, &now, now
+	if err := tx.UpdateDispute(ctx, d); err != nil {
+		return err
+	}
+	return events.Record(ctx, tx, now, actor, "dispute.resolved", "order", orderID, map[string]any{
+		"disputeId": d.ID, "resolution": string(res), "amount": amount})
 }
 
 // ReleasePayouts pays out every delivered order whose hold has ended,

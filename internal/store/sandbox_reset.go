@@ -24,17 +24,26 @@ func (db *DB) SandboxReset(ctx context.Context, userID string, now time.Time) (s
 // sandboxBuyerGone are the buyer's orders a reset deletes: those that never
 // went ahead or are settled. An order still moving money (pending_payment,
 // paid, pickup_ready, shipped, delivered, disputed), or a cancelled one whose
-// refund has not gone through yet, is kept: deleting it would strand the
-// charge, the seller's payout and the listing it holds.
+// refund has not been booked yet, is kept: deleting it would strand the
+// charge, the seller's payout and the listing it holds. So is any order with
+// a refund the processor has not taken (or a transfer reversal not made)
+// yet: refunds are booked before the processor is asked, and deleting the
+// order would delete the refund row with it, which the payout job then
+// could never finish; and any order with a dispute not resolved, which
+// holds the money until an admin decides.
 const sandboxBuyerGone = `buyer_id = ? AND (status IN ('pending_approval', 'completed', 'refunded', 'expired')
-	OR status = 'cancelled' AND NOT (paid_at IS NOT NULL AND amount_refunded < total_charged))`
+	OR status = 'cancelled' AND NOT (paid_at IS NOT NULL AND amount_refunded < total_charged))
+	AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.order_id = orders.id
+		AND (r.status = 'pending' OR r.reverse_amount > r.reversed_amount))
+	AND NOT EXISTS (SELECT 1 FROM disputes d WHERE d.order_id = orders.id AND d.status <> 'resolved')`
 
 // SandboxReset clears userID's own data and keeps the account, its agent
 // keys, addresses, payment methods, payout account and spending controls:
 //
 //   - watches the user holds (the watched listings' counts follow);
-//   - the user's orders as buyer, except those still in progress (see
-//     sandboxBuyerGone), with their purchase approvals;
+//   - the user's orders as buyer, except those still in progress or with
+//     a refund or dispute not finished (see sandboxBuyerGone), with their
+//     purchase approvals;
 //   - every agent spending record of the user, so the spending windows
 //     start empty;
 //   - the user's finished idempotency keys (a request still running keeps

@@ -243,3 +243,64 @@ func TestFulfilment(t *testing.T) {
 		})
 	})
 }
+
+// The seller's payout fields: payoutAmount follows refunds before and after
+// the payout (net of what was reversed from the transfer), while
+// sellerPayout stays the gross figure; the buyer sees none of them.
+func TestOrderPayoutFields(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		sc := fulfilPaid(t, s, "payoutfields", nil)
+		sellerOnly := []string{"commission", "sellerPayout", "payoutStatus", "payoutDueAt", "payoutAmount", "sellerRefunded",
+			"transferReversed"}
+		buyerSees := func() {
+			t.Helper()
+			for _, o := range []map[string]any{
+				s.Do("GET", "/api/v1/orders/"+sc.order, nil, sc.buyer.Auth()).Want(t, http.StatusOK, "").Data(),
+				s.Do("GET", "/api/v1/agent/orders/"+sc.order, nil, sc.buyer.Key.Auth()).Want(t, http.StatusOK, "").Data(),
+			} {
+				for _, k := range sellerOnly {
+					if _, ok := o[k]; ok {
+						t.Fatalf("the buyer sees %s: %v", k, o)
+					}
+				}
+			}
+		}
+		sellerSees := func(payout, refunded, reversed int64) map[string]any {
+			t.Helper()
+			o := fulfilStatus(t, s, sc)
+			if testkit.Num(t, o, "sellerPayout") != fulfilPayout || testkit.Num(t, o, "payoutAmount") != payout ||
+				testkit.Num(t, o, "sellerRefunded") != refunded || testkit.Num(t, o, "transferReversed") != reversed {
+				t.Fatalf("seller's view = %v, want payoutAmount %d, sellerRefunded %d, transferReversed %d",
+					o, payout, refunded, reversed)
+			}
+			return o
+		}
+		buyerSees()
+		sellerSees(fulfilPayout, 0, 0)
+
+		// A refund before delivery shrinks what the seller will be paid.
+		s.Do("POST", refundPath(sc.order, "/refund/seller"), map[string]any{"amount": 1000, "reason": "scratch"},
+			sc.seller.Auth()).Want(t, http.StatusOK, "")
+		sellerSees(fulfilPayout-1000, 1000, 0)
+		s.Do("POST", "/api/v1/orders/"+sc.order+"/ship", dspShip, sc.seller.Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", "/api/v1/orders/"+sc.order+"/delivered", nil, sc.buyer.Auth()).Want(t, http.StatusOK, "")
+		if o := sellerSees(fulfilPayout-1000, 1000, 0); o["payoutStatus"] != "pending" {
+			t.Fatalf("payout %v after delivery", o["payoutStatus"])
+		}
+		s.Clock.Advance(73 * time.Hour)
+		fulfilRelease(t, s)
+		if o := sellerSees(fulfilPayout-1000, 1000, 0); o["payoutStatus"] != "released" {
+			t.Fatalf("payout %v after the hold", o["payoutStatus"])
+		}
+
+		// A refund after the payout is reversed from the transfer.
+		s.Do("POST", refundPath(sc.order, "/refund/seller"), map[string]any{"amount": 500, "reason": "late"},
+			sc.seller.Auth()).Want(t, http.StatusOK, "")
+		sellerSees(fulfilPayout-1500, 1500, 500)
+		if m, _ := s.OrderLedger(sc.order); m != (testkit.Money{Charged: fulfilCharged, Refunded: 1500, PaidOut: fulfilPayout - 1500,
+			Reversed: 500}) {
+			t.Fatalf("processor moved %+v", m)
+		}
+		buyerSees()
+	})
+}

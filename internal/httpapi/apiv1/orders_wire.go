@@ -26,8 +26,8 @@ type orderShipping struct {
 	EstimatedDays *int   `json:"estimatedDays"`
 }
 
-// order is Variant A's order. The seller's commission and payout appear to
-// the seller only.
+// order is Variant A's order. The seller's commission and payout (gross,
+// net of refunds, and what refunds took from it) appear to the seller only.
 type order struct {
 	ID                string         `json:"id"`
 	OrderID           string         `json:"orderId"`
@@ -55,6 +55,9 @@ type order struct {
 	CompletedAt       *time.Time     `json:"completedAt"`
 	PayoutStatus      *string        `json:"payoutStatus,omitempty"`
 	PayoutDueAt       *time.Time     `json:"payoutDueAt,omitempty"`
+	PayoutAmount      *int64         `json:"payoutAmount,omitempty"`
+	SellerRefunded    *int64         `json:"sellerRefunded,omitempty"`
+	TransferReversed  *int64         `json:"transferReversed,omitempty"`
 	ExpiresAt         *time.Time     `json:"expiresAt,omitempty"`
 	PaidAt            *time.Time     `json:"paidAt"`
 	CancelledAt       *time.Time     `json:"cancelledAt"`
@@ -78,6 +81,8 @@ func toOrder(o *orders.Order, viewer string) order {
 		c, p := o.Fees.Commission, orders.SellerPayout(o)
 		out.Commission, out.SellerPayout = &c, &p
 		out.PayoutStatus, out.PayoutDueAt = strOrNil(string(o.PayoutStatus)), o.PayoutDueAt
+		net, refunded, reversed := netPayout(o), o.SellerRefunded, o.TransferReversed
+		out.PayoutAmount, out.SellerRefunded, out.TransferReversed = &net, &refunded, &reversed
 	}
 	if viewer == o.BuyerID {
 		out.PaymentMethodID = strOrNil(o.PaymentMethodID)
@@ -94,6 +99,24 @@ func toOrder(o *orders.Order, viewer string) order {
 		out.EstimatedDelivery = &d
 	}
 	return out
+}
+
+// netPayout is what the seller is, or will be, paid once refunds are taken
+// from it: a released payout less what was reversed from the transfer; a
+// waiting one as it stands; nothing for an order cancelled, expired or
+// refunded before the payout; and before delivery the gross payout less
+// what refunds took from the seller so far.
+func netPayout(o *orders.Order) int64 {
+	switch {
+	case o.PayoutStatus == orders.PayoutReleased:
+		return max(0, o.PayoutAmount-o.TransferReversed)
+	case o.PayoutStatus == orders.PayoutPending, o.PayoutStatus == orders.PayoutFrozen:
+		return o.PayoutAmount
+	case o.PayoutStatus == orders.PayoutVoid, o.Status == orders.StatusCancelled, o.Status == orders.StatusExpired,
+		o.Status == orders.StatusRefunded:
+		return 0
+	}
+	return max(0, orders.SellerPayout(o)-o.SellerRefunded)
 }
 
 func toOrders(os []orders.Order, viewer string) []order {

@@ -243,3 +243,96 @@ func TestSandboxReset(t *testing.T) {
 		}
 	})
 }
+
+// TestSandboxResetKeepsUnfinishedMoney: an order whose refund the processor
+// has not taken (or whose transfer reversal is not made) yet, or with a
+// dispute not resolved, survives a reset whatever its status, with its
+// refund row: the payout job must still be able to finish the refund.
+// Settled ones go.
+func TestSandboxResetKeepsUnfinishedMoney(t *testing.T) {
+	Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		var me string
+		bought := map[string]*orders.Order{}
+		refunds := map[string]string{} // order name -> refund id
+		kept := map[string]bool{}
+		mustTx(t, db, func(tx *store.Tx) error {
+			me = newUser(t, tx, "me@example.com", "me").ID
+			seller := newUser(t, tx, "seller@example.com", "seller").ID
+			paidAt := t0
+			for _, c := range []struct {
+				name     string
+				status   orders.Status
+				refund   orders.RefundStatus // "" for no refund row
+				reverse  int64               // the refund's reversal still to make
+				dispute  orders.DisputeStatus
+				survives bool
+			}{
+				{"refund pending", orders.StatusCancelled, orders.RefundPending, 0, "", true},
+				{"reversal pending", orders.StatusRefunded, orders.RefundSucceeded, 700, "", true},
+				{"refund done", orders.StatusCancelled, orders.RefundSucceeded, 0, "", false},
+				{"dispute open", orders.StatusCompleted, "", 0, orders.DisputeOpen, true},
+				{"dispute answered", orders.StatusCancelled, orders.RefundSucceeded, 0, orders.DisputeResponded, true},
+				{"dispute resolved", orders.StatusCompleted, "", 0, orders.DisputeResolved, false},
+			} {
+				l := newListing(seller, t0, 1000)
+				if err := tx.CreateListing(ctx, l); err != nil {
+					return err
+				}
+				o := resetOrder(l.ID, me, seller, c.status)
+				o.PaidAt = &paidAt
+				if c.refund != "" {
+					o.AmountRefunded = o.Fees.TotalCharged
+				}
+				if err := tx.CreateOrder(ctx, o); err != nil {
+					return err
+				}
+				bought[c.name], kept[c.name] = o, c.survives
+				if c.refund != "" {
+					r := &orders.Refund{ID: market.NewID(), OrderID: o.ID, Amount: o.Fees.TotalCharged, Status: c.refund,
+						Reason: "order cancelled", RequestedBy: seller, InitiatedBy: orders.InitiatedBySeller, DecidedBy: seller,
+						SellerShare: 970, PlatformShare: 80, ReverseAmount: c.reverse, CreatedAt: t0, DecidedAt: &paidAt, UpdatedAt: t0}
+					if err := tx.CreateRefund(ctx, r); err != nil {
+						return err
+					}
+					refunds[c.name] = r.ID
+				}
+				if c.dispute != "" {
+					d := &orders.Dispute{ID: market.NewID(), OrderID: o.ID, BuyerID: me, SellerID: seller, Status: c.dispute,
+						Reason: "damaged", Description: "Cracked.", PhotoIDs: []string{}, SellerPhotoIDs: []string{},
+						CreatedAt: t0, UpdatedAt: t0}
+					if err := tx.CreateDispute(ctx, d); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+
+		got, err := db.SandboxReset(ctx, me, t0.Add(time.Hour))
+		if want := (sandbox.Cleared{OrdersDeleted: 2, OrdersKept: 4}); err != nil || got != want {
+			t.Fatalf("reset = %+v %v, want %+v", got, err, want)
+		}
+		rd := db.Read()
+		for name, o := range bought {
+			_, err := rd.OrderByID(ctx, o.ID)
+			if !kept[name] {
+				wantCode(t, err, market.CodeNotFound)
+				continue
+			}
+			if err != nil {
+				t.Fatalf("order %s: %v", name, err)
+			}
+			if id := refunds[name]; id != "" {
+				if r, err := rd.RefundByID(ctx, id); err != nil || r.OrderID != o.ID {
+					t.Fatalf("refund of %s: %+v %v", name, r, err)
+				}
+			}
+		}
+		// The payout job still finds the refunds it has to finish.
+		ids, err := rd.UnfinishedRefunds(ctx, 10)
+		if err != nil || len(ids) != 2 {
+			t.Fatalf("unfinished refunds after the reset: %v %v", ids, err)
+		}
+	})
+}
