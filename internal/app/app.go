@@ -159,12 +159,12 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if gen == nil {
 		gen = newGenerator(cfg, db, a.Log)
 	}
+	a.Shipping = shipping.NewService(store.For[shipping.Tx](db), a.Clock, []byte(cfg.JWTSecret))
 	a.Listings = listings.NewService(store.For[listings.Tx](db), a.Clock, listings.Options{
-		Generator: gen, Settings: a.Settings, Photos: a.Photos, Budget: opts.GenerationBudget})
+		Generator: gen, Settings: a.Settings, Photos: a.Photos, Budget: opts.GenerationBudget, Packages: sellerPackages{a.Shipping}})
 	if err := a.Listings.SeedCategories(ctx); err != nil {
 		return nil, fmt.Errorf("seed categories: %w", err)
 	}
-	a.Shipping = shipping.NewService(store.For[shipping.Tx](db), a.Clock, []byte(cfg.JWTSecret))
 	a.Orders = orders.NewService(store.For[orders.Tx](db), a.Clock, orders.Options{
 		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping},
 		Labels:   &labelMaker{shipping: a.Shipping, objects: objects},

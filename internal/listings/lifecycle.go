@@ -80,6 +80,9 @@ func (s *Service) Create(ctx context.Context, actor market.Actor, in Input) (*Li
 	if err := checkListing(l); err != nil {
 		return nil, err
 	}
+	if err := s.packageDefaults(ctx, l); err != nil {
+		return nil, err
+	}
 	matcher, err := s.brands(ctx)
 	if err != nil {
 		return nil, err

@@ -31,6 +31,9 @@ type Options struct {
 	Settings  Settings      // required for create and update
 	Photos    *Photos       // thumbnails for generators that look at images
 	Budget    time.Duration // 0: DefaultBudget
+	// Packages fills a new listing's missing weight and size from the
+	// seller's package defaults; nil: generation alone fills them.
+	Packages PackageDefaults
 }
 
 // Service is the listings area: the category tree, the listing lifecycle,
@@ -44,12 +47,13 @@ type Service struct {
 	photos    *Photos
 	budget    time.Duration
 	scheduler Scheduler
+	packages  PackageDefaults
 }
 
 // NewService builds the listings service over the built-in taxonomy.
 func NewService(store Store, clock market.Clock, opts Options) *Service {
 	s := &Service{store: store, clock: clock, tax: DefaultTaxonomy(), gen: opts.Generator, settings: opts.Settings,
-		photos: opts.Photos, budget: opts.Budget}
+		photos: opts.Photos, budget: opts.Budget, packages: opts.Packages}
 	if s.gen == nil {
 		s.gen = NewBuiltin(s.tax, storeComparables{store})
 	}
