@@ -4,7 +4,10 @@ import (
 	"maps"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
+
+	"marketplace/internal/store"
 )
 
 // SaveCard saves a payment method for u from a sandbox test token
@@ -141,4 +144,28 @@ func (s *Server) Ledger() Money {
 		s.T.Fatal(err)
 	}
 	return m
+}
+
+// OrderLedger is Ledger for one order: its charges (keyed by the order id)
+// and how many there were, its refunds, and its payout transfer net of
+// reversals. Property tests check each order's books on their own while
+// the sweeps move other orders' money.
+func (s *Server) OrderLedger(orderID string) (m Money, charges int64) {
+	s.T.Helper()
+	q := `SELECT
+		(SELECT COALESCE(SUM(amount), 0) FROM sandbox_payments WHERE status = 'succeeded' AND idempotency_key = $1),
+		(SELECT COUNT(*) FROM sandbox_payments WHERE status = 'succeeded' AND idempotency_key = $1),
+		(SELECT COALESCE(SUM(r.amount), 0) FROM sandbox_refunds r JOIN sandbox_payments p ON p.id = r.payment_id
+			WHERE p.idempotency_key = $1),
+		(SELECT COALESCE(SUM(amount - reversed), 0) FROM sandbox_transfers WHERE idempotency_key = 'payout-' || $1),
+		(SELECT COALESCE(SUM(reversed), 0) FROM sandbox_transfers WHERE idempotency_key = 'payout-' || $1)`
+	if s.App.DB.Dialect() == store.SQLite {
+		q = strings.ReplaceAll(q, "$1", "?1") // SQLite's numbered parameter
+	}
+	err := s.App.DB.WritePool().QueryRowContext(s.T.Context(), q, orderID).
+		Scan(&m.Charged, &charges, &m.Refunded, &m.PaidOut, &m.Reversed)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	return m, charges
 }
