@@ -3,6 +3,7 @@ package orders
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"marketplace/internal/admin"
@@ -34,6 +35,10 @@ type transition struct {
 	from  []Status
 	to    Status
 	event string
+	// only, when set, is the one kind of order the move is for (checked
+	// before anything else about the order's state, so a pickup order is
+	// never "already delivered" by a shipping move, nor the reverse).
+	only Fulfillment
 	// apply makes the move's other changes on the order (and elsewhere in
 	// the transaction) before it is saved.
 	apply func(ctx context.Context, tx Tx, o *Order, now time.Time) error
@@ -55,6 +60,10 @@ func (s *Service) move(ctx context.Context, actor market.Actor, id string, t tra
 			t.by == bySeller && o.SellerID != actor.UserID && !privileged(actor),
 			t.by == byBuyer && o.BuyerID != actor.UserID && !privileged(actor):
 			return market.Errorf(market.CodeForbidden, "only the %s may %s", [...]string{"seller", "buyer", "admin"}[t.by], t.name)
+		}
+		if t.only != "" && o.Fulfillment != t.only {
+			return market.Errorf(market.CodeInvalidState, "cannot %s a %s order", t.name, strings.ReplaceAll(string(o.Fulfillment), "_", " ")).
+				WithDetails(map[string]any{"status": string(o.Status), "fulfillmentType": string(o.Fulfillment)})
 		}
 		if o.Status == t.to {
 			return nil // done before: answer it again
@@ -118,10 +127,7 @@ func (s *Service) Ship(ctx context.Context, actor market.Actor, id string, in Sh
 		}
 	}
 	return s.move(ctx, actor, id, transition{name: "ship", by: bySeller, from: []Status{StatusPaid}, to: StatusShipped,
-		event: "order.shipped", apply: func(_ context.Context, _ Tx, o *Order, now time.Time) error {
-			if o.Fulfillment == FulfillLocalPickup {
-				return market.Errorf(market.CodeInvalidState, "a local pickup order is not shipped; mark it pickup-ready")
-			}
+		event: "order.shipped", only: FulfillShipping, apply: func(_ context.Context, _ Tx, o *Order, now time.Time) error {
 			o.ShipmentCarrier, o.TrackingNumber, o.ShippedAt = carrier, number, &now
 			return nil
 		}}, map[string]any{"carrier": carrier, "trackingNumber": number})
@@ -130,24 +136,19 @@ func (s *Service) Ship(ctx context.Context, actor market.Actor, id string, in Sh
 // PickupReady is the seller saying a local pickup order can be collected.
 func (s *Service) PickupReady(ctx context.Context, actor market.Actor, id string) (*Order, error) {
 	return s.move(ctx, actor, id, transition{name: "mark pickup-ready", by: bySeller, from: []Status{StatusPaid},
-		to: StatusPickupReady, event: "pickup.ready", apply: func(_ context.Context, _ Tx, o *Order, _ time.Time) error {
-			if o.Fulfillment != FulfillLocalPickup {
-				return market.Errorf(market.CodeInvalidState, "only local pickup orders become pickup-ready")
-			}
-			return nil
-		}}, nil)
+		to: StatusPickupReady, event: "pickup.ready", only: FulfillLocalPickup}, nil)
 }
 
 // ConfirmPickup is the buyer collecting a local pickup order: delivered.
 func (s *Service) ConfirmPickup(ctx context.Context, actor market.Actor, id string) (*Order, error) {
 	return s.move(ctx, actor, id, transition{name: "confirm pickup of", by: byBuyer, from: []Status{StatusPickupReady},
-		to: StatusDelivered, event: "order.delivered", apply: s.deliver}, map[string]any{"via": "pickup"})
+		to: StatusDelivered, event: "order.delivered", only: FulfillLocalPickup, apply: s.deliver}, map[string]any{"via": "pickup"})
 }
 
 // ConfirmDelivery is the buyer confirming a shipped order arrived.
 func (s *Service) ConfirmDelivery(ctx context.Context, actor market.Actor, id string) (*Order, error) {
 	return s.move(ctx, actor, id, transition{name: "confirm delivery of", by: byBuyer, from: []Status{StatusShipped},
-		to: StatusDelivered, event: "order.delivered", apply: s.deliver}, map[string]any{"via": "buyer"})
+		to: StatusDelivered, event: "order.delivered", only: FulfillShipping, apply: s.deliver}, map[string]any{"via": "buyer"})
 }
 
 // deliver starts the hold period: the payout is due hold_hours after

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"marketplace/internal/admin"
 	"marketplace/internal/testkit"
 )
 
@@ -128,6 +129,25 @@ func TestFulfilment(t *testing.T) {
 					t.Fatalf("timeline %v, want %v", types, want)
 				}
 			}
+			// Every attempt left an audit entry on the order, refused ones too.
+			rows, _, err := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{EntityType: "order", EntityID: sc.order, Limit: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]int{}
+			for _, a := range rows {
+				seen[a.Action+" "+string(a.Result)+" "+a.ActorID]++
+			}
+			for _, w := range []string{
+				"POST /api/v1/orders/{id}/ship refused " + sc.buyer.ID,
+				"POST /api/v1/orders/{id}/ship allowed " + sc.seller.ID,
+				"POST /api/v1/orders/{id}/delivered refused " + sc.buyer.ID,
+				"POST /api/v1/agent/orders/{id}/delivered allowed " + sc.buyer.Key.ID,
+			} {
+				if seen[w] == 0 {
+					t.Errorf("no audit entry %q among %v", w, seen)
+				}
+			}
 		})
 
 		t.Run("local pickup", func(t *testing.T) {
@@ -139,6 +159,17 @@ func TestFulfilment(t *testing.T) {
 			if o["status"] != "delivered" {
 				t.Fatalf("after pickup: %v", o["status"])
 			}
+			// Delivered by pickup is not "already delivered" for the shipping
+			// step, nor the reverse.
+			r := s.Do("POST", "/api/v1/orders/"+sc.order+"/delivered", nil, sc.buyer.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
+			if d := testkit.Obj(t, r.JSON["error"].(map[string]any), "details"); d["fulfillmentType"] != "local_pickup" {
+				t.Fatalf("details %v", d)
+			}
+			shipped := fulfilPaid(t, s, "pickupother", nil)
+			s.Do("POST", "/api/v1/orders/"+shipped.order+"/ship", ship, shipped.seller.Auth()).Want(t, http.StatusOK, "")
+			s.Do("POST", "/api/v1/orders/"+shipped.order+"/delivered", nil, shipped.buyer.Auth()).Want(t, http.StatusOK, "")
+			s.Do("POST", "/api/v1/orders/"+shipped.order+"/confirm-pickup", nil, shipped.buyer.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
+			s.Do("POST", "/api/v1/orders/"+shipped.order+"/pickup-ready", nil, shipped.seller.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
 		})
 
 		t.Run("seller cancel refunds in full and gives spending back", func(t *testing.T) {

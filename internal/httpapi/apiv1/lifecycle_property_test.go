@@ -508,6 +508,8 @@ func (lc *lifecycle) received(route string, from orders.Status) {
 	switch {
 	case !who.may(lcBuyer):
 		want = lcForbidden
+	case m.pickup != (from == orders.StatusPickupReady):
+		// confirm-pickup is for pickup orders, delivered for shipped ones
 	case m.status == orders.StatusDelivered:
 		want = lcOK
 	case m.status == from:
