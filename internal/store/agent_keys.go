@@ -53,20 +53,7 @@ func (tx *Tx) KeyByID(ctx context.Context, id string) (*agents.Key, error) {
 
 // KeysOf lists a user's keys, newest first.
 func (tx *Tx) KeysOf(ctx context.Context, userID string) ([]agents.Key, error) {
-	rows, err := tx.query(ctx, `SELECT `+keyColumns+` FROM agent_keys k WHERE k.user_id = ? ORDER BY k.created_at DESC, k.id DESC`, userID)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	out := []agents.Key{}
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *k)
-	}
-	return out, wrap(rows.Err())
+	return queryAll(ctx, tx, scanKey, `SELECT `+keyColumns+` FROM agent_keys k WHERE k.user_id = ? ORDER BY k.created_at DESC, k.id DESC`, userID)
 }
 
 var keyByHashQuery = `SELECT ` + keyColumns + `, ` + prefixed("u.", userColumns) + `

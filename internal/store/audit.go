@@ -46,21 +46,20 @@ func (tx *Tx) ListAudit(ctx context.Context, f admin.AuditFilter) ([]admin.Audit
 	if limit <= 0 || limit > 200 {
 		limit = 50
 	}
-	rows, err := tx.query(ctx, `SELECT id, actor_type, actor_id, action, entity_type, entity_id, result, status, error_code, request_id, ip, created_at
+	out, err := queryAll(ctx, tx, scanAuditEntry, `SELECT id, actor_type, actor_id, action, entity_type, entity_id, result, status, error_code, request_id, ip, created_at
 		FROM audit_log`+cond+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
 	if err != nil {
-		return nil, 0, wrap(err)
+		return nil, 0, err
 	}
-	defer rows.Close()
-	var out []admin.AuditEntry
-	for rows.Next() {
-		var e admin.AuditEntry
-		var actorType, result string
-		if err := rows.Scan(&e.ID, &actorType, &e.ActorID, &e.Action, &e.EntityType, &e.EntityID, &result, &e.Status, &e.ErrorCode, &e.RequestID, &e.IP, &e.CreatedAt); err != nil {
-			return nil, 0, wrap(err)
-		}
-		e.ActorType, e.Result, e.CreatedAt = market.ActorType(actorType), admin.AuditResult(result), e.CreatedAt.UTC()
-		out = append(out, e)
+	return out, total, nil
+}
+
+func scanAuditEntry(row scanner) (*admin.AuditEntry, error) {
+	var e admin.AuditEntry
+	var actorType, result string
+	if err := row.Scan(&e.ID, &actorType, &e.ActorID, &e.Action, &e.EntityType, &e.EntityID, &result, &e.Status, &e.ErrorCode, &e.RequestID, &e.IP, &e.CreatedAt); err != nil {
+		return nil, wrap(err)
 	}
-	return out, total, wrap(rows.Err())
+	e.ActorType, e.Result, e.CreatedAt = market.ActorType(actorType), admin.AuditResult(result), e.CreatedAt.UTC()
+	return &e, nil
 }

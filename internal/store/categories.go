@@ -43,26 +43,21 @@ func (tx *Tx) SeedCategories(ctx context.Context, cats []listings.Category, at t
 // Categories lists the active categories in path order (parents before
 // their children).
 func (tx *Tx) Categories(ctx context.Context) ([]listings.Category, error) {
-	rows, err := tx.query(ctx, `SELECT id, slug, name, path, parent_id, default_weight_oz, dim_l, dim_w, dim_h, keywords, prior_price
+	return queryAll(ctx, tx, scanCategory, `SELECT id, slug, name, path, parent_id, default_weight_oz, dim_l, dim_w, dim_h, keywords, prior_price
 		FROM categories WHERE active ORDER BY path, id`)
-	if err != nil {
+}
+
+func scanCategory(row scanner) (*listings.Category, error) {
+	var c listings.Category
+	var parent sql.NullString
+	var kw string
+	if err := row.Scan(&c.ID, &c.Slug, &c.Name, &c.Path, &parent, &c.DefaultWeightOz, &c.DefaultDims.L, &c.DefaultDims.W,
+		&c.DefaultDims.H, &kw, &c.PriorPrice); err != nil {
 		return nil, wrap(err)
 	}
-	defer rows.Close()
-	out := []listings.Category{}
-	for rows.Next() {
-		var c listings.Category
-		var parent sql.NullString
-		var kw string
-		if err := rows.Scan(&c.ID, &c.Slug, &c.Name, &c.Path, &parent, &c.DefaultWeightOz, &c.DefaultDims.L, &c.DefaultDims.W,
-			&c.DefaultDims.H, &kw, &c.PriorPrice); err != nil {
-			return nil, wrap(err)
-		}
-		c.ParentID = parent.String
-		if err := json.Unmarshal([]byte(kw), &c.Keywords); err != nil {
-			return nil, market.Internal(err)
-		}
-		out = append(out, c)
+	c.ParentID = parent.String
+	if err := json.Unmarshal([]byte(kw), &c.Keywords); err != nil {
+		return nil, market.Internal(err)
 	}
-	return out, wrap(rows.Err())
+	return &c, nil
 }

@@ -120,25 +120,21 @@ func (tx *Tx) dashboardActions(ctx context.Context, sellerID string) ([]orders.A
 	}
 	out := []orders.ActionItem{}
 	for _, q := range queries {
-		rows, err := tx.query(ctx, q, sellerID, actionLimit)
+		items, err := queryAll(ctx, tx, scanActionItem, q, sellerID, actionLimit)
 		if err != nil {
-			return nil, wrap(err)
+			return nil, err
 		}
-		for rows.Next() {
-			var a orders.ActionItem
-			if err := rows.Scan(&a.OrderID, &a.ListingTitle, &a.Action, &a.Since, &a.RefID); err != nil {
-				rows.Close()
-				return nil, wrap(err)
-			}
-			a.Since = a.Since.UTC()
-			out = append(out, a)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, wrap(err)
-		}
+		out = append(out, items...)
 	}
 	slices.SortStableFunc(out, func(a, b orders.ActionItem) int { return a.Since.Compare(b.Since) })
 	return out, nil
+}
+
+func scanActionItem(row scanner) (*orders.ActionItem, error) {
+	var a orders.ActionItem
+	if err := row.Scan(&a.OrderID, &a.ListingTitle, &a.Action, &a.Since, &a.RefID); err != nil {
+		return nil, wrap(err)
+	}
+	a.Since = a.Since.UTC()
+	return &a, nil
 }

@@ -96,21 +96,12 @@ func (tx *Tx) Disputes(ctx context.Context, f orders.DisputeFilter) ([]orders.Di
 	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM disputes WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, wrap(err)
 	}
-	rows, err := tx.query(ctx, `SELECT `+disputeColumns+` FROM disputes WHERE `+where+
+	out, err := queryAll(ctx, tx, scanDispute, `SELECT `+disputeColumns+` FROM disputes WHERE `+where+
 		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
 	if err != nil {
-		return nil, 0, wrap(err)
+		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []orders.Dispute{}
-	for rows.Next() {
-		d, err := scanDispute(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, *d)
-	}
-	return out, total, wrap(rows.Err())
+	return out, total, nil
 }
 
 func scanDispute(row scanner) (*orders.Dispute, error) {

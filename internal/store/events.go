@@ -25,27 +25,22 @@ func (tx *Tx) AppendEvent(ctx context.Context, e *events.Event) error {
 
 // EventsFor lists the events of one entity, oldest first.
 func (tx *Tx) EventsFor(ctx context.Context, entityType, entityID string) ([]events.Event, error) {
-	rows, err := tx.query(ctx, `SELECT id, type, actor_type, actor_id, entity_type, entity_id, data, created_at
+	return queryAll(ctx, tx, scanEvent, `SELECT id, type, actor_type, actor_id, entity_type, entity_id, data, created_at
 		FROM events WHERE entity_type = ? AND entity_id = ? ORDER BY created_at, id`, entityType, entityID)
-	if err != nil {
+}
+
+func scanEvent(row scanner) (*events.Event, error) {
+	var e events.Event
+	var actorType, data string
+	if err := row.Scan(&e.ID, &e.Type, &actorType, &e.ActorID, &e.EntityType, &e.EntityID, &data, &e.CreatedAt); err != nil {
 		return nil, wrap(err)
 	}
-	defer rows.Close()
-	var out []events.Event
-	for rows.Next() {
-		var e events.Event
-		var actorType, data string
-		if err := rows.Scan(&e.ID, &e.Type, &actorType, &e.ActorID, &e.EntityType, &e.EntityID, &data, &e.CreatedAt); err != nil {
-			return nil, wrap(err)
-		}
-		e.ActorType = market.ActorType(actorType)
-		if err := json.Unmarshal([]byte(data), &e.Data); err != nil {
-			return nil, market.Internal(err)
-		}
-		e.CreatedAt = e.CreatedAt.UTC()
-		out = append(out, e)
+	e.ActorType = market.ActorType(actorType)
+	if err := json.Unmarshal([]byte(data), &e.Data); err != nil {
+		return nil, market.Internal(err)
 	}
-	return out, wrap(rows.Err())
+	e.CreatedAt = e.CreatedAt.UTC()
+	return &e, nil
 }
 
 // scanner is a *sql.Row or *sql.Rows.

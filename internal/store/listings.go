@@ -99,20 +99,7 @@ func placeholders(n int) string {
 }
 
 func (tx *Tx) listingRows(ctx context.Context, query string, args ...any) ([]listings.Listing, error) {
-	rows, err := tx.query(ctx, query, args...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	out := []listings.Listing{}
-	for rows.Next() {
-		l, err := scanListing(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *l)
-	}
-	return out, wrap(rows.Err())
+	return queryAll(ctx, tx, scanListing, query, args...)
 }
 
 func scanListing(row scanner) (*listings.Listing, error) {
@@ -269,20 +256,11 @@ func (tx *Tx) WatchedListings(ctx context.Context, userID string, limit, offset 
 
 // Watchers lists the users watching a listing, for change notices.
 func (tx *Tx) Watchers(ctx context.Context, listingID string) ([]string, error) {
-	rows, err := tx.query(ctx, `SELECT user_id FROM watches WHERE listing_id = ? ORDER BY created_at, user_id`, listingID)
-	if err != nil {
-		return nil, wrap(err)
+	ids, err := queryAll(ctx, tx, scanOne[string], `SELECT user_id FROM watches WHERE listing_id = ? ORDER BY created_at, user_id`, listingID)
+	if err != nil || len(ids) == 0 {
+		return nil, err // none is nil, as before: listing.sold records "watchers": null
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, id)
-	}
-	return out, wrap(rows.Err())
+	return ids, nil
 }
 
 // Sellers finds the public face of each seller id given.

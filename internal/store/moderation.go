@@ -20,23 +20,18 @@ func (tx *Tx) CreateRejection(ctx context.Context, r *moderation.Rejection) erro
 
 // RejectionsByUser lists a seller's rejections, newest first.
 func (tx *Tx) RejectionsByUser(ctx context.Context, userID string) ([]moderation.Rejection, error) {
-	rows, err := tx.query(ctx, `SELECT `+rejectionColumns+` FROM moderation_rejections WHERE user_id = ?
+	return queryAll(ctx, tx, scanRejection, `SELECT `+rejectionColumns+` FROM moderation_rejections WHERE user_id = ?
 		ORDER BY created_at DESC, id DESC`, userID)
-	if err != nil {
+}
+
+func scanRejection(row scanner) (*moderation.Rejection, error) {
+	var r moderation.Rejection
+	var status string
+	var resolved sql.NullTime
+	if err := row.Scan(&r.ID, &r.ListingID, &r.UserID, &r.Reason, &r.Brand, &r.Field, &status, &r.CreatedAt,
+		&resolved, &r.ResolvedBy); err != nil {
 		return nil, wrap(err)
 	}
-	defer rows.Close()
-	out := []moderation.Rejection{}
-	for rows.Next() {
-		var r moderation.Rejection
-		var status string
-		var resolved sql.NullTime
-		if err := rows.Scan(&r.ID, &r.ListingID, &r.UserID, &r.Reason, &r.Brand, &r.Field, &status, &r.CreatedAt,
-			&resolved, &r.ResolvedBy); err != nil {
-			return nil, wrap(err)
-		}
-		r.Status, r.CreatedAt, r.ResolvedAt = moderation.RejectionStatus(status), r.CreatedAt.UTC(), nullTime(resolved)
-		out = append(out, r)
-	}
-	return out, wrap(rows.Err())
+	r.Status, r.CreatedAt, r.ResolvedAt = moderation.RejectionStatus(status), r.CreatedAt.UTC(), nullTime(resolved)
+	return &r, nil
 }

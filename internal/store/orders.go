@@ -166,20 +166,7 @@ func (tx *Tx) StuckOrders(ctx context.Context, before time.Time, limit int) ([]o
 }
 
 func (tx *Tx) orderRows(ctx context.Context, query string, args ...any) ([]orders.Order, error) {
-	rows, err := tx.query(ctx, query, args...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	out := []orders.Order{}
-	for rows.Next() {
-		o, err := scanOrder(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *o)
-	}
-	return out, wrap(rows.Err())
+	return queryAll(ctx, tx, scanOrder, query, args...)
 }
 
 func scanOrder(row scanner) (*orders.Order, error) {
@@ -298,21 +285,12 @@ func (tx *Tx) Approvals(ctx context.Context, ownerID, status string, limit, offs
 	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM purchase_approvals WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, wrap(err)
 	}
-	rows, err := tx.query(ctx, `SELECT `+approvalColumns+` FROM purchase_approvals WHERE `+where+
+	out, err := queryAll(ctx, tx, scanApproval, `SELECT `+approvalColumns+` FROM purchase_approvals WHERE `+where+
 		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 	if err != nil {
-		return nil, 0, wrap(err)
+		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []orders.Approval{}
-	for rows.Next() {
-		a, err := scanApproval(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, *a)
-	}
-	return out, total, wrap(rows.Err())
+	return out, total, nil
 }
 
 func scanApproval(row scanner) (*orders.Approval, error) {

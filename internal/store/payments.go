@@ -79,21 +79,8 @@ const methodColumns = `id, user_id, processor, external_id, brand, last4, exp_mo
 
 // PaymentMethods lists a user's cards, the default first, then newest first.
 func (tx *Tx) PaymentMethods(ctx context.Context, userID string) ([]payments.PaymentMethod, error) {
-	rows, err := tx.query(ctx, `SELECT `+methodColumns+` FROM payment_methods WHERE user_id = ?
+	return queryAll(ctx, tx, scanMethod, `SELECT `+methodColumns+` FROM payment_methods WHERE user_id = ?
 		ORDER BY is_default DESC, created_at DESC, id DESC`, userID)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	out := []payments.PaymentMethod{}
-	for rows.Next() {
-		m, err := scanMethod(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *m)
-	}
-	return out, wrap(rows.Err())
 }
 
 // PaymentMethodByID finds a card by our id.
@@ -343,21 +330,8 @@ func (tx *Tx) SandboxTransferByKey(ctx context.Context, key string) (*payments.S
 
 // SandboxTransfersTo lists the transfers to an account, newest first.
 func (tx *Tx) SandboxTransfersTo(ctx context.Context, destination string) ([]payments.SandboxTransfer, error) {
-	rows, err := tx.query(ctx, `SELECT `+sandboxTransferColumns+` FROM sandbox_transfers WHERE destination = ?
+	return queryAll(ctx, tx, scanSandboxTransfer, `SELECT `+sandboxTransferColumns+` FROM sandbox_transfers WHERE destination = ?
 		ORDER BY created_at DESC, id DESC`, destination)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	out := []payments.SandboxTransfer{}
-	for rows.Next() {
-		t, err := scanSandboxTransfer(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *t)
-	}
-	return out, wrap(rows.Err())
 }
 
 func scanSandboxTransfer(row scanner) (*payments.SandboxTransfer, error) {

@@ -46,40 +46,14 @@ func (tx *Tx) RefundByID(ctx context.Context, id string) (*orders.Refund, error)
 
 // RefundsOf lists an order's refunds, oldest first.
 func (tx *Tx) RefundsOf(ctx context.Context, orderID string) ([]orders.Refund, error) {
-	rows, err := tx.query(ctx, `SELECT `+refundColumns+` FROM refunds WHERE order_id = ? ORDER BY created_at, id`, orderID)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	out := []orders.Refund{}
-	for rows.Next() {
-		r, err := scanRefund(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *r)
-	}
-	return out, wrap(rows.Err())
+	return queryAll(ctx, tx, scanRefund, `SELECT `+refundColumns+` FROM refunds WHERE order_id = ? ORDER BY created_at, id`, orderID)
 }
 
 // UnfinishedRefunds lists the orders whose refunds or reversals the
 // processor has not taken yet, longest waiting first.
 func (tx *Tx) UnfinishedRefunds(ctx context.Context, limit int) ([]string, error) {
-	rows, err := tx.query(ctx, `SELECT order_id FROM refunds WHERE status = 'pending' OR reverse_amount > reversed_amount
+	return queryAll(ctx, tx, scanOne[string], `SELECT order_id FROM refunds WHERE status = 'pending' OR reverse_amount > reversed_amount
 		GROUP BY order_id ORDER BY MIN(updated_at) LIMIT ?`, limit)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, id)
-	}
-	return out, wrap(rows.Err())
 }
 
 // GiveBackSpend lowers the agent spending counted for an order by amount,

@@ -779,25 +779,13 @@ func (v *cacheView) putPage(key string, list []listings.Listing) {
 // CategorySubtree is the id of the category with this slug or id and the
 // ids of all its descendants, sorted; empty when there is none.
 func (tx *Tx) CategorySubtree(ctx context.Context, slugOrID string) ([]string, error) {
-	rows, err := tx.query(ctx, `WITH RECURSIVE sub (id) AS (
+	out, err := queryAll(ctx, tx, scanOne[string], `WITH RECURSIVE sub (id) AS (
 			SELECT id FROM categories WHERE id = ? OR slug = ?
 			UNION
 			SELECT c.id FROM categories c JOIN sub ON c.parent_id = sub.id
 		) SELECT id FROM sub`, slugOrID, slugOrID)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, id)
-	}
 	slices.Sort(out)
-	return out, wrap(rows.Err())
+	return out, err
 }
 
 // comparableLimit is how many recent prices of each kind ComparablePrices
@@ -833,20 +821,7 @@ func (tx *Tx) ComparablePrices(ctx context.Context, categorySlug, condition stri
 }
 
 func (tx *Tx) prices(ctx context.Context, query string, args ...any) ([]int64, error) {
-	rows, err := tx.query(ctx, query, args...)
-	if err != nil {
-		return nil, wrap(err)
-	}
-	defer rows.Close()
-	out := []int64{}
-	for rows.Next() {
-		var p int64
-		if err := rows.Scan(&p); err != nil {
-			return nil, wrap(err)
-		}
-		out = append(out, p)
-	}
-	return out, wrap(rows.Err())
+	return queryAll(ctx, tx, scanOne[int64], query, args...)
 }
 
 // PriceSummary sums up the prices of the listings in status (active or

@@ -118,23 +118,18 @@ const addressColumns = `id, user_id, name, line1, line2, city, state, zip, count
 
 // Addresses lists a user's saved addresses, default first, then newest.
 func (tx *Tx) Addresses(ctx context.Context, userID string) ([]accounts.Address, error) {
-	rows, err := tx.query(ctx, `SELECT `+addressColumns+` FROM addresses WHERE user_id = ?
+	return queryAll(ctx, tx, scanAddress, `SELECT `+addressColumns+` FROM addresses WHERE user_id = ?
 		ORDER BY is_default DESC, created_at DESC, id DESC`, userID)
-	if err != nil {
+}
+
+func scanAddress(row scanner) (*accounts.Address, error) {
+	var a accounts.Address
+	if err := row.Scan(&a.ID, &a.UserID, &a.Name, &a.Line1, &a.Line2, &a.City, &a.State, &a.Zip, &a.Country,
+		&a.Phone, &a.IsDefault, &a.CreatedAt); err != nil {
 		return nil, wrap(err)
 	}
-	defer rows.Close()
-	out := []accounts.Address{}
-	for rows.Next() {
-		var a accounts.Address
-		if err := rows.Scan(&a.ID, &a.UserID, &a.Name, &a.Line1, &a.Line2, &a.City, &a.State, &a.Zip, &a.Country,
-			&a.Phone, &a.IsDefault, &a.CreatedAt); err != nil {
-			return nil, wrap(err)
-		}
-		a.CreatedAt = a.CreatedAt.UTC()
-		out = append(out, a)
-	}
-	return out, wrap(rows.Err())
+	a.CreatedAt = a.CreatedAt.UTC()
+	return &a, nil
 }
 
 // CreateAddress inserts a.

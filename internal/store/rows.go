@@ -1,0 +1,32 @@
+package store
+
+import "context"
+
+// queryAll runs query and scans every row with scan, the same scanX
+// functions that single-row lookups use; an empty result is an empty
+// (non-nil) slice. scan's errors are returned as they are (scanX wraps).
+func queryAll[T any](ctx context.Context, tx *Tx, scan func(scanner) (*T, error), query string, args ...any) ([]T, error) {
+	rows, err := tx.query(ctx, query, args...)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *v)
+	}
+	return out, wrap(rows.Err())
+}
+
+// scanOne scans a one-column row, for queryAll over ids, prices and the like.
+func scanOne[T any](row scanner) (*T, error) {
+	var v T
+	if err := row.Scan(&v); err != nil {
+		return nil, wrap(err)
+	}
+	return &v, nil
+}
