@@ -2,6 +2,7 @@ package orders
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"marketplace/internal/agents"
@@ -62,11 +63,23 @@ func (s *Service) approvals(ctx context.Context, ownerID, status string, limit, 
 	if err != nil {
 		return nil, 0, err
 	}
+	ids := make([]string, len(as))
+	for i, a := range as {
+		ids[i] = a.OrderID
+	}
+	os, err := rd.OrdersByID(ctx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	byID := make(map[string]*Order, len(os))
+	for i := range os {
+		byID[os[i].ID] = &os[i]
+	}
 	out := make([]ApprovalView, len(as))
 	for i, a := range as {
-		o, err := rd.OrderByID(ctx, a.OrderID)
-		if err != nil {
-			return nil, 0, err
+		o := byID[a.OrderID]
+		if o == nil { // approvals cascade with their order, so this is a broken store
+			return nil, 0, market.Internal(fmt.Errorf("approval %s: order %s is missing", a.ID, a.OrderID))
 		}
 		out[i] = ApprovalView{Approval: a, Order: o}
 	}

@@ -167,6 +167,8 @@ type Tx interface {
 	UpdateOrder(ctx context.Context, o *Order, from Status) (bool, error)
 	DeleteOrder(ctx context.Context, id string) error
 	OrderByID(ctx context.Context, id string) (*Order, error)
+	// OrdersByID reads several orders at once; unknown ids are left out.
+	OrdersByID(ctx context.Context, ids []string) ([]Order, error)
 	OrderByPayment(ctx context.Context, paymentID string) (*Order, error)
 	LiveOrderOf(ctx context.Context, listingID string) (*Order, error)
 	Orders(ctx context.Context, f OrderFilter) ([]Order, int, error)

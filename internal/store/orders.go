@@ -91,6 +91,19 @@ func (tx *Tx) OrderByID(ctx context.Context, id string) (*orders.Order, error) {
 	return scanOrder(tx.queryRow(ctx, `SELECT `+orderColumns+` FROM orders WHERE id = ?`+tx.forUpdate(), id))
 }
 
+// OrdersByID reads the orders with the given ids (in no particular order;
+// unknown ids are left out).
+func (tx *Tx) OrdersByID(ctx context.Context, ids []string) ([]orders.Order, error) {
+	if len(ids) == 0 {
+		return []orders.Order{}, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return queryAll(ctx, tx, scanOrder, `SELECT `+orderColumns+` FROM orders WHERE id IN (`+placeholders(len(ids))+`)`, args...)
+}
+
 // OrderByPayment finds the order a processor payment belongs to.
 func (tx *Tx) OrderByPayment(ctx context.Context, paymentID string) (*orders.Order, error) {
 	if paymentID == "" {
