@@ -2,11 +2,15 @@ package testkit
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"net/http"
 	"strings"
+
+	"marketplace/internal/listings"
+	"marketplace/internal/store"
 )
 
 // JPEG is a real w x h JPEG with some structure in it.
@@ -62,4 +66,22 @@ func (s *Server) CreateListing(auth Header, brief string, extra map[string]any) 
 		body[k] = v
 	}
 	return s.Do("POST", "/api/v1/listings", body, auth)
+}
+
+// EditListing changes a listing straight in the store, for states a test
+// cannot reach through the API (sold, reserved, a listing without a parcel).
+func (s *Server) EditListing(id string, change func(*listings.Listing)) {
+	s.T.Helper()
+	ctx := context.Background()
+	err := s.App.DB.InTx(ctx, func(tx *store.Tx) error {
+		l, err := tx.ListingByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		change(l)
+		return tx.UpdateListing(ctx, l)
+	})
+	if err != nil {
+		s.T.Fatal(err)
+	}
 }

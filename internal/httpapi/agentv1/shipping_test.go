@@ -1,13 +1,11 @@
 package agentv1_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
 	"marketplace/internal/listings"
 	"marketplace/internal/shipping"
-	"marketplace/internal/store"
 	"marketplace/internal/testkit"
 )
 
@@ -148,20 +146,9 @@ func TestShippingEstimateErrors(t *testing.T) {
 		s.Do("POST", "/v1/listings/nope/shipping-estimate", map[string]any{"zip": "10001"}, agent.Auth()).
 			Want(t, http.StatusNotFound, "LISTING_NOT_FOUND")
 
-		ctx := context.Background()
 		setStatus := func(status listings.Status) {
 			t.Helper()
-			err := s.App.DB.InTx(ctx, func(tx *store.Tx) error {
-				l, err := tx.ListingByID(ctx, id)
-				if err != nil {
-					return err
-				}
-				l.Status = status
-				return tx.UpdateListing(ctx, l)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s.EditListing(id, func(l *listings.Listing) { l.Status = status })
 		}
 		setStatus(listings.StatusSold)
 		r := s.Do("POST", path, map[string]any{"zip": "10001"}, agent.Auth()).Want(t, http.StatusConflict, "LISTING_NOT_AVAILABLE")

@@ -12,7 +12,6 @@ import (
 
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
-	"marketplace/internal/store"
 	"marketplace/internal/testkit"
 )
 
@@ -309,18 +308,7 @@ func TestArchiveAndDelete(t *testing.T) {
 // reach (sold, reserved).
 func setStatus(t *testing.T, s *testkit.Server, id string, st listings.Status) {
 	t.Helper()
-	ctx := context.Background()
-	err := s.App.DB.InTx(ctx, func(tx *store.Tx) error {
-		l, err := tx.ListingByID(ctx, id)
-		if err != nil {
-			return err
-		}
-		l.Status = st
-		return tx.UpdateListing(ctx, l)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s.EditListing(id, func(l *listings.Listing) { l.Status = st })
 }
 
 func TestListingBadInput(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 
 	"marketplace/internal/listings"
 	"marketplace/internal/shipping"
-	"marketplace/internal/store"
 	"marketplace/internal/testkit"
 )
 
@@ -35,18 +34,7 @@ func prefsWantDefaults(t *testing.T, p map[string]any) {
 // listing the generator could not size has none.
 func prefsBareListing(t *testing.T, s *testkit.Server, id string) {
 	t.Helper()
-	ctx := context.Background()
-	err := s.App.DB.InTx(ctx, func(tx *store.Tx) error {
-		l, err := tx.ListingByID(ctx, id)
-		if err != nil {
-			return err
-		}
-		l.WeightOz, l.Dimensions = 0, listings.Dimensions{}
-		return tx.UpdateListing(ctx, l)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s.EditListing(id, func(l *listings.Listing) { l.WeightOz, l.Dimensions = 0, listings.Dimensions{} })
 }
 
 // prefsQuote is the pre-checkout quote of a listing to 90012, its rates by

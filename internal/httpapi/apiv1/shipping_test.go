@@ -1,13 +1,11 @@
 package apiv1_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
 	"marketplace/internal/listings"
 	"marketplace/internal/shipping"
-	"marketplace/internal/store"
 	"marketplace/internal/testkit"
 )
 
@@ -40,18 +38,7 @@ func shipSeller(t *testing.T, s *testkit.Server, zip string) *testkit.User {
 
 func shipSetStatus(t *testing.T, s *testkit.Server, id string, status listings.Status) {
 	t.Helper()
-	ctx := context.Background()
-	err := s.App.DB.InTx(ctx, func(tx *store.Tx) error {
-		l, err := tx.ListingByID(ctx, id)
-		if err != nil {
-			return err
-		}
-		l.Status = status
-		return tx.UpdateListing(ctx, l)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s.EditListing(id, func(l *listings.Listing) { l.Status = status })
 }
 
 // shipCheckQuote checks the quote's shape (the spec's snake_case keys) and
