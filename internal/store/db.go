@@ -31,7 +31,7 @@ type DB struct {
 	dialect Dialect
 	write   *sql.DB
 	read    *sql.DB
-	rebinds sync.Map // query text -> postgres text
+	rebinds sync.Map // query text -> postgres text (sqlText)
 	stmts   sync.Map // stmtKey -> *sql.Stmt (SQLite only)
 	// preparing marks transaction statements being prepared in the
 	// background (SQLite only).
@@ -128,7 +128,7 @@ func (tx *Tx) exec(ctx context.Context, query string, args ...any) (sql.Result, 
 		}
 		return st.ExecContext(ctx, tx.db.args(args)...)
 	}
-	return tx.ex.ExecContext(ctx, tx.db.rebind(query), tx.db.args(args)...)
+	return tx.ex.ExecContext(ctx, tx.db.sqlText(query), tx.db.args(args)...)
 }
 
 func (tx *Tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
@@ -138,14 +138,14 @@ func (tx *Tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 		}
 		return st.QueryContext(ctx, tx.db.args(args)...)
 	}
-	return tx.ex.QueryContext(ctx, tx.db.rebind(query), tx.db.args(args)...)
+	return tx.ex.QueryContext(ctx, tx.db.sqlText(query), tx.db.args(args)...)
 }
 
 func (tx *Tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	if st, err := tx.stmt(ctx, query); st != nil && err == nil {
 		return st.QueryRowContext(ctx, tx.db.args(args)...)
 	}
-	return tx.ex.QueryRowContext(ctx, tx.db.rebind(query), tx.db.args(args)...)
+	return tx.ex.QueryRowContext(ctx, tx.db.sqlText(query), tx.db.args(args)...)
 }
 
 // stmt returns a cached prepared statement on SQLite, where parsing SQL
@@ -178,7 +178,7 @@ func (tx *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if v, ok := tx.db.stmts.Load(key); ok {
 		return v.(*sql.Stmt), nil
 	}
-	st, err := tx.db.read.PrepareContext(ctx, query)
+	st, err := tx.db.read.PrepareContext(ctx, tx.db.sqlText(query))
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (tx *Tx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 func (db *DB) prepareWrite(key stmtKey) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := db.write.PrepareContext(ctx, key.query)
+	st, err := db.write.PrepareContext(ctx, db.sqlText(key.query))
 	if err != nil {
 		db.preparing.Delete(key.query)
 		return
@@ -214,11 +214,17 @@ func (tx *Tx) forUpdate() string {
 	return ""
 }
 
-// rebind turns ? placeholders into $n for PostgreSQL. Queries never contain a
-// literal question mark.
-func (db *DB) rebind(q string) string {
+// sqlText is the text the engine runs for query. PostgreSQL: ? placeholders
+// become $n (queries never contain a literal question mark). SQLite:
+// "LIMIT ?" becomes "LIMIT +?". SQLite plans a bare "LIMIT ?" with the value
+// bound at the time and marks the statement to be planned again whenever
+// that parameter is bound anew, so every cached statement with a LIMIT was
+// parsed and planned again on every execution (a seventh of the CPU of a
+// varied search); "+?" is an expression it evaluates when it runs, with the
+// same result.
+func (db *DB) sqlText(q string) string {
 	if db.dialect != Postgres {
-		return q
+		return strings.ReplaceAll(q, "LIMIT ?", "LIMIT +?")
 	}
 	if v, ok := db.rebinds.Load(q); ok {
 		return v.(string)

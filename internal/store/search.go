@@ -51,7 +51,9 @@ import (
 //     it changes.
 //   - Every SQL text depends only on the query's shape (which filters are
 //     set, the sort, the tier, whether there is a cursor), never on its
-//     values, so SQLite's cached prepared statements are reused.
+//     values, so SQLite's cached prepared statements are reused; values
+//     SQLite's planner would read (and re-plan for on every binding) are
+//     bound as "+?" (docValue, and LIMIT in DB.sqlText).
 
 // fewCategories is how many category ids a full-text search still filters
 // inside the index (a tag per category); more are filtered per match, which
@@ -87,6 +89,11 @@ type matchSet struct {
 	args       []any
 	docFilters int  // SQLite full text: conditions on d (a count needs the join)
 	uncovered  bool // SQLite full text: filters the sort indexes do not hold
+	// SQLite full text: the MATCH expression without the status, and
+	// the categories filtered as tags in it
+	ftsText string
+	tagCats []string
+	status  listings.Status
 	// column expressions
 	id, price, created string
 }
@@ -115,7 +122,8 @@ func (tx *Tx) match(q listings.SearchQuery, terms []listings.TextTerm, status li
 		}
 		// The MATCH stays the first condition: broadMatch and
 		// sortedFTSPage read and replace it.
-		m.add(`search_fts MATCH ?`, ftsMatch(ftsTierText(terms, q.AnyTerms, tier), status, tagCats))
+		m.ftsText, m.tagCats, m.status = ftsTags(ftsTierText(terms, q.AnyTerms, tier), tagCats), tagCats, status
+		m.add(`search_fts MATCH ?`, ftsStatus(m.ftsText, status))
 		before := len(m.where)
 		if len(q.CategoryIDs) > fewCategories {
 			frag, arg := tx.inList(`d.category_id`, q.CategoryIDs)
@@ -126,10 +134,10 @@ func (tx *Tx) match(q listings.SearchQuery, terms []listings.TextTerm, status li
 			m.add(frag, arg)
 		}
 		if q.MinPrice != nil {
-			m.add(`d.price >= ?`, *q.MinPrice)
+			m.add(`d.price >= `+docValue, *q.MinPrice)
 		}
 		if q.MaxPrice != nil {
-			m.add(`d.price <= ?`, *q.MaxPrice)
+			m.add(`d.price <= `+docValue, *q.MaxPrice)
 		}
 		if q.ExcludeID != "" {
 			m.add(`d.listing_id <> ?`, q.ExcludeID)
@@ -180,6 +188,14 @@ func (tx *Tx) match(q listings.SearchQuery, terms []listings.TextTerm, status li
 	return m, nil
 }
 
+// docValue is the placeholder of a value compared with a column of
+// search_docs' indexes (price, created_at). Against a bare "?" SQLite reads
+// the bound value when it plans (in the index samples of sqlite_stat4) and
+// so plans the statement again each time it is bound anew, which is every
+// search; "+?" is the same value, which the planner does not read. Which
+// index a full-text search walks is decided by broadMatch, not by it.
+const docValue = `+?`
+
 // inList is "column is one of vals" with the list as one bound value, so
 // the SQL text does not change with the list's length.
 func (tx *Tx) inList(column string, vals []string) (string, any) {
@@ -227,9 +243,8 @@ func ftsTierText(terms []listings.TextTerm, anyTerm bool, tier int) string {
 	return `(` + expr(tier) + `) NOT (` + expr(tier+1) + `)`
 }
 
-// ftsMatch adds the status (active: not tagged inactive) and category tags
-// to a text expression.
-func ftsMatch(text string, status listings.Status, categoryIDs []string) string {
+// ftsTags adds the category tags to a text expression.
+func ftsTags(text string, categoryIDs []string) string {
 	expr := `(` + text + `)`
 	if len(categoryIDs) > 0 {
 		tags := make([]string, len(categoryIDs))
@@ -238,6 +253,12 @@ func ftsMatch(text string, status listings.Status, categoryIDs []string) string 
 		}
 		expr = `(` + expr + ` AND tags : (` + strings.Join(tags, " OR ") + `))`
 	}
+	return expr
+}
+
+// ftsStatus adds the status to an expression: active is not tagged
+// inactive.
+func ftsStatus(expr string, status listings.Status) string {
 	if status == listings.StatusActive {
 		return expr + ` NOT tags : "xinactive"`
 	}
@@ -456,6 +477,16 @@ func pageKey(q listings.SearchQuery, terms []listings.TextTerm, sort listings.So
 		q.CategoryIDs, q.Conditions, price(q.MinPrice), price(q.MaxPrice), q.SellerID, q.ExcludeID, sort, q.After, q.Limit)
 }
 
+// idsJSON is the ids of list as a JSON array, for json_each.
+func idsJSON(list []listings.Listing) string {
+	ids := make([]string, len(list))
+	for i, l := range list {
+		ids[i] = l.ID
+	}
+	b, _ := json.Marshal(ids) // []string always marshals
+	return string(b)
+}
+
 // listingsByID reads listings in the order of ids, leaving out any that
 // is gone.
 func (tx *Tx) listingsByID(ctx context.Context, ids []string) ([]listings.Listing, error) {
@@ -506,6 +537,21 @@ func (tx *Tx) relevancePage(ctx context.Context, q listings.SearchQuery, terms [
 		after := cur != nil && tier == cur.tier
 		var query string
 		if m.fts {
+			// The status is read from the listing, which the page reads
+			// anyway: subtracting the inactive tag inside the text index
+			// costs a walk of every inactive listing's entry per query,
+			// as much as the match itself.
+			text := ftsTierText(terms, q.AnyTerms, tier)
+			if cur == nil && tier < start {
+				// The tiers above were read whole (a tier is left only
+				// when it runs out), so leaving out the listings already
+				// read is the same as subtracting those tiers' matches,
+				// without matching the terms once more.
+				text = ftsTier(terms, q.AnyTerms, tier)
+				m.add(`d.listing_id NOT IN (SELECT value FROM json_each(?))`, idsJSON(out))
+			}
+			m.args[0] = ftsTags(text, m.tagCats)
+			m.add(`l.status = '` + string(listings.StatusActive) + `'`)
 			if after {
 				m.add(`search_fts.rowid < ?`, cur.docid)
 			}
@@ -528,12 +574,13 @@ func (tx *Tx) relevancePage(ctx context.Context, q listings.SearchQuery, terms [
 }
 
 // order is the ORDER BY of a sort over key (the sort column) and id, and
-// the row comparison that keeps what comes after the cursor.
-func order(sort listings.Sort, key, id string) (orderBy, after string) {
+// the row comparison that keeps what comes after the cursor, whose values
+// are bound at placeholder v ("?" or docValue).
+func order(sort listings.Sort, key, id, v string) (orderBy, after string) {
 	if sort == listings.SortPriceAsc {
-		return key + ` ASC, ` + id + ` ASC`, `(` + key + `, ` + id + `) > (?, ?)`
+		return key + ` ASC, ` + id + ` ASC`, `(` + key + `, ` + id + `) > (` + v + `, ` + v + `)`
 	}
-	return key + ` DESC, ` + id + ` DESC`, `(` + key + `, ` + id + `) < (?, ?)`
+	return key + ` DESC, ` + id + ` DESC`, `(` + key + `, ` + id + `) < (` + v + `, ` + v + `)`
 }
 
 // sortKey is the column a price or newest sort orders by, and the cursor's
@@ -573,8 +620,8 @@ func (tx *Tx) sortedPage(ctx context.Context, m *matchSet, sort listings.Sort, c
 			}
 		}
 	}
-	orderBy, _ := order(sort, orderKey, m.id)
-	_, after := order(sort, key, m.id)
+	orderBy, _ := order(sort, orderKey, m.id, `?`)
+	_, after := order(sort, key, m.id, `?`)
 	where, args := slices.Clone(m.where), slices.Clone(m.args)
 	if cur != nil {
 		where, args = append(where, after), append(args, curKey, cur.id)
@@ -583,12 +630,15 @@ func (tx *Tx) sortedPage(ctx context.Context, m *matchSet, sort listings.Sort, c
 		` ORDER BY `+orderBy+` LIMIT ?`, append(args, n)...)
 }
 
-// sortedFTSPage is a price or newest page of a SQLite full-text search:
-// the page's ids from search_docs first, then their rows. A broad match
-// set walks search_docs in sort order (the search_docs_price or
-// search_docs_created index), keeping the listings in the match set, which
-// SQLite reads from the text index once into a temporary b-tree; a narrow
-// one reads every match and sorts (a walk would pass too many listings).
+// sortedFTSPage is a price or newest page of a SQLite full-text search.
+// A broad match set walks search_docs in sort order (the search_docs_price
+// or search_docs_created index), keeping the listings in the match set,
+// which SQLite reads from the text index once into a temporary b-tree, and
+// then the listing's status (subtracting the inactive tag in the text index
+// cost as much as reading the match set; the walk reads a listing only for
+// the few it keeps). A narrow one reads every match, with its status from
+// the text index, and sorts the page's ids before reading their rows (a
+// walk would pass too many listings).
 func (tx *Tx) sortedFTSPage(ctx context.Context, m *matchSet, sort listings.Sort, cur *searchCursor, n int) ([]listings.Listing, error) {
 	// A filter on the seller or many categories would read a row of
 	// search_docs for every listing walked, which may be all of them.
@@ -600,21 +650,27 @@ func (tx *Tx) sortedFTSPage(ctx context.Context, m *matchSet, sort listings.Sort
 		}
 	}
 	key, curKey := sortKey(m, sort, cur)
-	orderBy, after := order(sort, key, m.id)
+	orderBy, after := order(sort, key, m.id, docValue)
 	from, where, args := m.from, slices.Clone(m.where), slices.Clone(m.args)
 	if broad {
 		index := `search_docs_created`
 		if key == m.price {
 			index = `search_docs_price`
 		}
-		// The unary + keeps SQLite from driving the walk by docid.
-		from = `search_docs d INDEXED BY ` + index
-		where[0] = `+d.docid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)`
+		// The unary + keeps SQLite from driving the walk by docid; CROSS
+		// JOIN keeps the walk outermost.
+		from = `search_docs d INDEXED BY ` + index + ` CROSS JOIN listings l ON l.id = d.listing_id`
+		where[0], args[0] = `+d.docid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)`, m.ftsText
+		where = append(where, `l.status = '`+string(m.status)+`'`)
 	}
 	if cur != nil {
 		where, args = append(where, after), append(args, curKey, cur.id)
 	}
-	outer, _ := order(sort, "m.k", "m.id")
+	if broad {
+		return tx.listingRows(ctx, `SELECT `+prefixed("l.", listingColumns)+` FROM `+from+` WHERE `+strings.Join(where, ` AND `)+
+			` ORDER BY `+orderBy+` LIMIT ?`, append(args, n)...)
+	}
+	outer, _ := order(sort, "m.k", "m.id", `?`)
 	return tx.listingRows(ctx, `SELECT `+prefixed("l.", listingColumns)+` FROM (SELECT `+m.id+` AS id, `+key+` AS k FROM `+
 		from+` WHERE `+strings.Join(where, ` AND `)+` ORDER BY `+orderBy+` LIMIT ?) m JOIN listings l ON l.id = m.id
 		ORDER BY `+outer, append(args, n)...)
@@ -658,13 +714,15 @@ func (tx *Tx) broadMatch(ctx context.Context, m *matchSet, least int) (bool, err
 		}
 		return est[0].Plan.Rows >= float64(least), nil
 	}
-	where, args := m.where[0], m.args[:1]
+	// Counted without the status (inactive listings are a small part of
+	// a match set), which halves the cost of the count.
+	where, args := `search_fts MATCH ?`, []any{m.ftsText}
 	if m.docFilters > 0 {
 		least *= 4
 	}
 	var n int
 	err := tx.queryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM search_fts WHERE `+where+` LIMIT ?)`,
-		append(slices.Clone(args), least)...).Scan(&n)
+		append(args, least)...).Scan(&n)
 	return n >= least, wrap(err)
 }
 
