@@ -44,7 +44,9 @@ func openPostgres(t testing.TB, prep *Prep) *store.DB {
 		admin.Close()
 		t.Fatal(err)
 	}
-	dsn, err := withDatabase(base, name)
+	// Benchmarks commit as the service does; tests need not wait for the disk.
+	_, bench := t.(*testing.B)
+	dsn, err := withDatabase(base, name, !bench)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func makePostgresTemplate(base string, migrate func(*store.DB) error) (string, e
 	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
 		return "", fmt.Errorf("create template database: %w", err)
 	}
-	dsn, err := withDatabase(base, name)
+	dsn, err := withDatabase(base, name, true)
 	if err != nil {
 		return "", err
 	}
@@ -138,17 +140,19 @@ func pgName(prefix string) string {
 	return fmt.Sprintf("%s%d_%s", prefix, os.Getpid(), hex.EncodeToString(b))
 }
 
-// withDatabase is base with its database replaced by name. Its sessions
-// commit without waiting for the WAL flush: a test database is thrown away,
-// and the wait was most of a test's time on PostgreSQL.
-func withDatabase(base, name string) (string, error) {
+// withDatabase is base with its database replaced by name. With async, its
+// sessions commit without waiting for the WAL flush: a test database is
+// thrown away, and the wait was most of a test's time on PostgreSQL.
+func withDatabase(base, name string, async bool) (string, error) {
 	u, err := url.Parse(base)
 	if err != nil {
 		return "", err
 	}
 	u.Path = "/" + name
-	q := u.Query()
-	q.Set("synchronous_commit", "off")
-	u.RawQuery = q.Encode()
+	if async {
+		q := u.Query()
+		q.Set("synchronous_commit", "off")
+		u.RawQuery = q.Encode()
+	}
 	return u.String(), nil
 }
