@@ -169,7 +169,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping},
 		Labels:   &labelMaker{shipping: a.Shipping, objects: objects},
 		Taxonomy: listings.DefaultTaxonomy(), Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle,
-		AfterPaid: a.autoLabel, Log: a.Log})
+		OnPaid: a.autoLabel, Log: a.Log})
 
 	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Idempotency: db}, a.Log)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"marketplace/internal/listings"
 	"marketplace/internal/listings/photos"
@@ -107,26 +106,17 @@ func (m *labelMaker) Discard(ctx context.Context, l *orders.Label) error {
 	return m.objects.Delete(ctx, labelKey(l))
 }
 
-// autoLabelTimeout bounds the enqueueing of an automatic label, which runs
-// on the purchase's path once the payment is committed.
-const autoLabelTimeout = 10 * time.Second
-
-// autoLabel is the orders' AfterPaid hook: a paid order that ships, whose
-// seller has automatic labels on, gets its label bought by a job (so the
-// purchase neither waits for it nor fails with it). What goes wrong here is
-// logged; the seller can still buy the label.
-func (a *App) autoLabel(ctx context.Context, o *orders.Order) {
+// autoLabel is the orders' OnPaid hook: a paid order that ships, whose
+// seller has automatic labels on, gets its label bought by a job enqueued
+// in the settling transaction, so the purchase never waits for the carrier
+// and a crash cannot lose the label once the order is paid.
+func (a *App) autoLabel(ctx context.Context, tx orders.Tx, o *orders.Order) error {
 	if o.Fulfillment != orders.FulfillShipping || o.ShippingAddress == nil || a.Queue == nil {
-		return
+		return nil
 	}
-	// The buyer may be gone: the payment is settled, so the label still goes.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), autoLabelTimeout)
-	defer cancel()
 	prefs, err := a.Shipping.Prefs(ctx, o.SellerID)
-	if err == nil && prefs.AutoLabel {
-		err = a.Queue.ScheduleAutoLabel(ctx, o.ID)
+	if err != nil || !prefs.AutoLabel {
+		return err
 	}
-	if err != nil {
-		a.Log.Error("automatic label not scheduled; left to the seller", "order", o.ID, "err", err)
-	}
+	return a.Queue.ScheduleAutoLabel(ctx, tx, o.ID)
 }

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 
@@ -25,11 +26,15 @@ func (AutoLabelArgs) Kind() string { return "auto_label" }
 // object store could not give: after them the seller buys it by hand.
 const autoLabelAttempts = 5
 
-// ScheduleAutoLabel enqueues the automatic label of order orderID. It runs
-// after the payment is committed, so a failure to enqueue loses only the
-// automation: the seller can still buy the label.
-func (q *Queue) ScheduleAutoLabel(ctx context.Context, orderID string) error {
-	_, err := q.Client.Insert(ctx, AutoLabelArgs{OrderID: orderID}, &river.InsertOpts{MaxAttempts: autoLabelAttempts})
+// ScheduleAutoLabel enqueues the automatic label of order orderID inside
+// tx, the transaction that settles its payment: the job exists exactly when
+// the order is paid.
+func (q *Queue) ScheduleAutoLabel(ctx context.Context, tx orders.Tx, orderID string) error {
+	sqlTx, ok := tx.(interface{ SQLTx() *sql.Tx })
+	if !ok || sqlTx.SQLTx() == nil {
+		return market.Internal(fmt.Errorf("the label of %s must be scheduled inside a transaction", orderID))
+	}
+	_, err := q.Client.InsertTx(ctx, sqlTx.SQLTx(), AutoLabelArgs{OrderID: orderID}, &river.InsertOpts{MaxAttempts: autoLabelAttempts})
 	if err != nil {
 		return market.Internal(fmt.Errorf("enqueue the label of %s: %w", orderID, err))
 	}

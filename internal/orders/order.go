@@ -240,10 +240,11 @@ type Options struct {
 	// BeforeSettle, when set, runs before the settle step (tests fail it to
 	// prove the reconciler repairs a crash between charge and settlement).
 	BeforeSettle func(ctx context.Context, orderID string) error
-	// AfterPaid, when set, runs once an order's payment is settled (after
-	// the commit; it cannot fail the purchase): the seller's automatic label.
-	AfterPaid func(ctx context.Context, o *Order)
-	Log       *slog.Logger
+	// OnPaid, when set, runs inside the transaction that settles an
+	// order's payment, so what it enqueues (the seller's automatic label)
+	// commits with the order or not at all.
+	OnPaid func(ctx context.Context, tx Tx, o *Order) error
+	Log    *slog.Logger
 }
 
 // Service is the orders area.

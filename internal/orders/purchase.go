@@ -496,7 +496,6 @@ func (s *Service) settle(ctx context.Context, orderID string, pay *payments.Paym
 		}
 	}
 	var o *Order
-	paid := false // by this call
 	err := s.store.InTx(ctx, func(tx Tx) error {
 		var err error
 		if o, err = tx.OrderByID(ctx, orderID); err != nil {
@@ -518,12 +517,13 @@ func (s *Service) settle(ctx context.Context, orderID string, pay *payments.Paym
 				return err
 			}
 		}
-		paid = true
+		if s.opts.OnPaid != nil {
+			if err := s.opts.OnPaid(ctx, tx, o); err != nil {
+				return err
+			}
+		}
 		return s.recordPaid(ctx, tx, o, pay, now)
 	})
-	if err == nil && paid && s.opts.AfterPaid != nil {
-		s.opts.AfterPaid(ctx, o)
-	}
 	return o, err
 }
 
