@@ -1,5 +1,12 @@
 package market
 
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
 // Check collects invalid fields so a caller learns of every bad field at once.
 //
 //	var c market.Check
@@ -33,4 +40,20 @@ func (c *Check) Err() error {
 		return nil
 	}
 	return Invalid(c.fields...)
+}
+
+// Text checks a free-text field and returns it trimmed: not blank when
+// required, at most max characters as sent (as the published schemas count
+// them), and no control characters other than line breaks and tabs
+// (PostgreSQL stores no NUL).
+func (c *Check) Text(field, s string, max int, required bool) string {
+	switch {
+	case required && strings.TrimSpace(s) == "":
+		c.Add(field, "is required")
+	case utf8.RuneCountInString(s) > max:
+		c.Add(field, "must be at most "+strconv.Itoa(max)+" characters")
+	case strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }):
+		c.Add(field, "must not contain control characters")
+	}
+	return strings.TrimSpace(s)
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
@@ -119,7 +118,7 @@ func (s *Service) OpenDispute(ctx context.Context, actor market.Actor, in Disput
 	var c market.Check
 	c.Require(in.OrderID != "", "orderId", "is required")
 	c.Require(slices.Contains(DisputeReasons, in.Reason), "reason", "must be one of "+strings.Join(DisputeReasons, ", "))
-	in.Description = checkText(&c, "description", in.Description)
+	in.Description = c.Text("description", in.Description, MaxDisputeText, true)
 	checkPhotos(&c, "evidencePhotos", in.PhotoIDs)
 	if err := c.Err(); err != nil {
 		return nil, err
@@ -171,7 +170,7 @@ type DisputeReply struct {
 // any answer after the resolution, is INVALID_STATE.
 func (s *Service) RespondDispute(ctx context.Context, actor market.Actor, id string, in DisputeReply) (*Dispute, error) {
 	var c market.Check
-	in.Response = checkText(&c, "response", in.Response)
+	in.Response = c.Text("response", in.Response, MaxDisputeText, true)
 	checkPhotos(&c, "evidencePhotos", in.PhotoIDs)
 	if err := c.Err(); err != nil {
 		return nil, err
@@ -297,19 +296,6 @@ func (s *Service) visibleDispute(ctx context.Context, tx Tx, actor market.Actor,
 	return d, nil
 }
 
-// checkText validates a required free text of 1 to MaxDisputeText
-// characters (counted as sent, as the published schema counts them; blank
-// is missing) and returns it trimmed.
-func checkText(c *market.Check, field, s string) string {
-	switch {
-	case strings.TrimSpace(s) == "":
-		c.Add(field, "is required")
-	case utf8.RuneCountInString(s) > MaxDisputeText:
-		c.Add(field, "must be at most 2000 characters")
-	}
-	return strings.TrimSpace(s)
-}
-
 // checkPhotos validates the shape of evidence photo ids: at most
 // MaxEvidencePhotos, each a photo URL of this service, none twice.
 func checkPhotos(c *market.Check, field string, ids []string) {
@@ -391,7 +377,7 @@ func (s *Service) ResolveDispute(ctx context.Context, actor market.Actor, id str
 	case in.Amount != nil && *in.Amount < 1:
 		c.Add("amount", "must be at least 1 cent")
 	}
-	c.Require(utf8.RuneCountInString(in.Note) <= MaxResolutionNote, "note", "must be at most 1000 characters")
+	in.Note = c.Text("note", in.Note, MaxResolutionNote, false)
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
@@ -434,7 +420,7 @@ func (s *Service) ResolveDispute(ctx context.Context, actor market.Actor, id str
 			}
 			return err
 		}
-		d.Status, d.Resolution, d.ResolutionAmount, d.ResolutionNote = DisputeResolved, res, &amount, strings.TrimSpace(in.Note)
+		d.Status, d.Resolution, d.ResolutionAmount, d.ResolutionNote = DisputeResolved, res, &amount, in.Note
 		d.ResolvedBy, d.ResolvedAt, d.UpdatedAt = actor.UserID, &now, now
 		if err := tx.UpdateDispute(ctx, d); err != nil {
 			return err

@@ -181,8 +181,9 @@ func SellerPayout(o *Order) int64 {
 // the buyer is refunded in full through the processor, the agent's spending
 // is given back, and the listing is active again.
 func (s *Service) Cancel(ctx context.Context, actor market.Actor, id, reason string) (*Order, error) {
-	if len(reason) > 500 {
-		return nil, market.Invalid(market.FieldError{Field: "reason", Message: "must be at most 500 characters"})
+	var c market.Check
+	if reason = c.Text("reason", reason, maxRefundText, false); c.Err() != nil {
+		return nil, c.Err()
 	}
 	return s.cancel(ctx, actor, id, reason, bySeller, []Status{StatusPaid, StatusPickupReady})
 }
@@ -192,8 +193,9 @@ func (s *Service) Cancel(ctx context.Context, actor market.Actor, id, reason str
 // the buyer (refund_buyer) in the same transaction: the cancel's full
 // refund is the resolution's.
 func (s *Service) ForceCancel(ctx context.Context, actor market.Actor, id, reason string) (*Order, error) {
-	if len(reason) > 500 {
-		return nil, market.Invalid(market.FieldError{Field: "reason", Message: "must be at most 500 characters"})
+	var c market.Check
+	if reason = c.Text("reason", reason, maxRefundText, false); c.Err() != nil {
+		return nil, c.Err()
 	}
 	return s.cancel(ctx, actor, id, reason, byAdmin,
 		[]Status{StatusPaid, StatusPickupReady, StatusShipped, StatusDelivered, StatusDisputed})

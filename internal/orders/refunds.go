@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
@@ -95,6 +92,10 @@ type RefundTx interface {
 	GiveBackSpend(ctx context.Context, orderID string, amount int64) error
 }
 
+// maxRefundText bounds a refund's or a cancellation's reason and message,
+// in characters.
+const maxRefundText = 500
+
 // refundLeft is what is left of the charge to give back.
 func refundLeft(o *Order) int64 { return o.Fees.TotalCharged - o.AmountRefunded }
 
@@ -126,20 +127,13 @@ func refundAmount(o *Order, amount int64) (int64, error) {
 // refunded + PayoutStatus void when full), gives back spending, records
 // the timeline event. It does NOT save o; the caller saves it with
 // tx.UpdateOrder. A refund of a disputed order is initiated by "dispute".
+// reason is checked text (market.Check.Text) or the service's own.
 func (s *Service) planRefund(ctx context.Context, tx Tx, o *Order, amount int64, actor market.Actor, reason string,
 	now time.Time) (*Refund, error) {
 	amount, err := refundAmount(o, amount)
 	if err != nil {
 		return nil, err
 	}
-	// Callers validate their reason; NUL and the like are dropped anyway,
-	// as PostgreSQL stores no NUL.
-	reason = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' {
-			return -1
-		}
-		return r
-	}, reason)
 	r := &Refund{ID: market.NewID(), OrderID: o.ID, Amount: amount, Status: RefundPending, Reason: reason,
 		RequestedBy: actor.UserID, InitiatedBy: refundInitiator(o, actor), DecidedBy: actor.ID(), CreatedAt: now, DecidedAt: &now,
 		UpdatedAt: now}
@@ -413,29 +407,13 @@ const (
 	ActionDecline = "decline"
 )
 
-// refundText validates a free text of at most 500 characters (required:
-// at least one besides spaces) and returns it trimmed. Control characters
-// other than line breaks and tabs are refused: PostgreSQL stores no NUL.
-func refundText(c *market.Check, field, s string, required bool) string {
-	s = strings.TrimSpace(s)
-	switch {
-	case required && s == "":
-		c.Add(field, "is required")
-	case utf8.RuneCountInString(s) > 500:
-		c.Add(field, "must be at most 500 characters")
-	case strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }):
-		c.Add(field, "must not contain control characters")
-	}
-	return s
-}
-
 // RequestRefund is the buyer asking for a refund (POST
 // /purchases/{id}/refund): a request the seller answers; the order does not
 // change until then. It returns the request and the order.
 func (s *Service) RequestRefund(ctx context.Context, actor market.Actor, orderID string, in RefundRequestInput) (*Refund, *Order, error) {
 	var c market.Check
-	in.Reason = refundText(&c, "reason", in.Reason, true)
-	in.Message = refundText(&c, "message", in.Message, false)
+	in.Reason = c.Text("reason", in.Reason, maxRefundText, true)
+	in.Message = c.Text("message", in.Message, maxRefundText, false)
 	c.Require(in.Amount == nil || *in.Amount > 0, "amount", "must be a positive number of cents")
 	if err := c.Err(); err != nil {
 		return nil, nil, err
@@ -515,8 +493,8 @@ func (s *Service) RespondRefund(ctx context.Context, actor market.Actor, orderID
 	c.Require(in.Action == "" || in.Action == ActionApprove || in.Action == ActionDecline, "action", "must be approve or decline")
 	c.Require(in.Amount == nil || *in.Amount > 0, "amount", "must be a positive number of cents")
 	c.Require(in.RefundID == "" || market.ValidID(in.RefundID), "refundId", "must be a refund id")
-	in.Reason = refundText(&c, "reason", in.Reason, false)
-	in.Message = refundText(&c, "message", in.Message, false)
+	in.Reason = c.Text("reason", in.Reason, maxRefundText, false)
+	in.Message = c.Text("message", in.Message, maxRefundText, false)
 	if err := c.Err(); err != nil {
 		return nil, nil, err
 	}

@@ -305,6 +305,7 @@ func TestDisputes(t *testing.T) {
 			open(testkit.Body(good(), "description", testkit.Drop), "description")
 			open(testkit.Body(good(), "description", ""), "description")
 			open(testkit.Body(good(), "description", strings.Repeat("é", 2001)), "description")
+			open(testkit.Body(good(), "description", "nul\u0000byte"), "description")
 			open(testkit.Body(good(), "orderId", testkit.Drop, "reason", testkit.Drop), "orderId", "reason")
 			open(testkit.Body(good(), "evidencePhotos", []string{"https://example.com/a.jpg"}), "evidencePhotos[0]")
 			sellerPhoto := s.UploadPhotos(sc.seller.Auth(), 1)

@@ -2,6 +2,7 @@ package apiv1_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,6 +184,9 @@ func TestFulfilment(t *testing.T) {
 				t.Fatalf("spent %v before the cancel", spent())
 			}
 			s.Do("POST", "/api/v1/orders/"+sc.order+"/cancel", nil, sc.buyer.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
+			for _, bad := range []string{strings.Repeat("é", 501), "nul\u0000byte"} {
+				testkit.WantFields(t, s.Do("POST", "/api/v1/orders/"+sc.order+"/cancel", map[string]any{"reason": bad}, sc.seller.Auth()), "reason")
+			}
 			o := s.Do("POST", "/api/v1/orders/"+sc.order+"/cancel", map[string]any{"reason": "broke it"}, sc.seller.Auth()).
 				Want(t, http.StatusOK, "").Data()
 			if o["status"] != "cancelled" || o["amountRefunded"].(float64) != fulfilCharged {
