@@ -177,6 +177,24 @@ func SellerPayout(o *Order) int64 {
 	return p
 }
 
+// NetPayout is what the seller is, or will be, paid once refunds are taken
+// from it: a released payout less what was reversed from the transfer; a
+// waiting one as it stands; nothing for an order cancelled, expired or
+// refunded before the payout; and before delivery the gross payout less
+// what refunds took from the seller so far.
+func (o *Order) NetPayout() int64 {
+	switch {
+	case o.PayoutStatus == PayoutReleased:
+		return max(0, o.PayoutAmount-o.TransferReversed)
+	case o.PayoutStatus == PayoutPending, o.PayoutStatus == PayoutFrozen:
+		return o.PayoutAmount
+	case o.PayoutStatus == PayoutVoid, o.Status == StatusCancelled, o.Status == StatusExpired,
+		o.Status == StatusRefunded:
+		return 0
+	}
+	return max(0, SellerPayout(o)-o.SellerRefunded)
+}
+
 // Cancel is the seller (or an admin, forcing it) cancelling before shipment:
 // the buyer is refunded in full through the processor, the agent's spending
 // is given back, and the listing is active again.

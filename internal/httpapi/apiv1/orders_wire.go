@@ -81,7 +81,7 @@ func toOrder(o *orders.Order, viewer string) order {
 		c, p := o.Fees.Commission, orders.SellerPayout(o)
 		out.Commission, out.SellerPayout = &c, &p
 		out.PayoutStatus, out.PayoutDueAt = strOrNil(string(o.PayoutStatus)), o.PayoutDueAt
-		net, refunded, reversed := netPayout(o), o.SellerRefunded, o.TransferReversed
+		net, refunded, reversed := o.NetPayout(), o.SellerRefunded, o.TransferReversed
 		out.PayoutAmount, out.SellerRefunded, out.TransferReversed = &net, &refunded, &reversed
 	}
 	if viewer == o.BuyerID {
@@ -99,24 +99,6 @@ func toOrder(o *orders.Order, viewer string) order {
 		out.EstimatedDelivery = &d
 	}
 	return out
-}
-
-// netPayout is what the seller is, or will be, paid once refunds are taken
-// from it: a released payout less what was reversed from the transfer; a
-// waiting one as it stands; nothing for an order cancelled, expired or
-// refunded before the payout; and before delivery the gross payout less
-// what refunds took from the seller so far.
-func netPayout(o *orders.Order) int64 {
-	switch {
-	case o.PayoutStatus == orders.PayoutReleased:
-		return max(0, o.PayoutAmount-o.TransferReversed)
-	case o.PayoutStatus == orders.PayoutPending, o.PayoutStatus == orders.PayoutFrozen:
-		return o.PayoutAmount
-	case o.PayoutStatus == orders.PayoutVoid, o.Status == orders.StatusCancelled, o.Status == orders.StatusExpired,
-		o.Status == orders.StatusRefunded:
-		return 0
-	}
-	return max(0, orders.SellerPayout(o)-o.SellerRefunded)
 }
 
 func toOrders(os []orders.Order, viewer string) []order {
