@@ -31,6 +31,14 @@ func TestDisputeVariantB(t *testing.T) {
 			"evidence_photos": photos}
 
 		s.Do("POST", path, body, s.NewKey(buyer.User, "sell_only").Auth()).Want(t, http.StatusForbidden, "INSUFFICIENT_SCOPE")
+		s.Do("POST", path, body).Want(t, http.StatusUnauthorized, "UNAUTHORIZED")
+		s.Do("POST", path, body, testkit.AgentKey("mk_test_garbage")).Want(t, http.StatusUnauthorized, "INVALID_AGENT_KEY")
+		revoked := s.NewKey(buyer.User, "buy_sell")
+		s.Do("DELETE", "/api/v1/agent-keys/"+revoked.ID, nil, buyer.Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", path, body, revoked.Auth()).Want(t, http.StatusUnauthorized, "INVALID_AGENT_KEY")
+		frozen := s.NewKey(buyer.User, "buy_sell")
+		s.Do("POST", "/api/v1/admin/users/"+buyer.ID+"/agent-keys/"+frozen.ID+"/freeze", nil, s.Admin().Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", path, body, frozen.Auth()).Want(t, http.StatusForbidden, "AGENT_FROZEN")
 		s.Do("POST", path, body, s.NewKey(seller, "buy_sell").Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
 		s.Do("POST", path, body, seller.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
 		testkit.WantFields(t, s.Do("POST", path, map[string]any{"description": "x"}, buyer.Key.Auth()), "reason")

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"marketplace/internal/accounts"
 	"marketplace/internal/testkit"
 )
 
@@ -119,5 +120,8 @@ func TestSellerDashboard(t *testing.T) {
 		wantFigures(t, "buyer sales", testkit.Obj(t, dashboardOf(t, s, buyer.User), "sales"), map[string]int64{"count": 0})
 		s.Do("GET", "/api/v1/seller/dashboard", nil, buyer.Key.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
 		s.Do("GET", "/api/v1/seller/dashboard", nil).Want(t, http.StatusUnauthorized, "UNAUTHORIZED")
+		s.Do("GET", "/api/v1/seller/dashboard", nil, testkit.Bearer("not-a-token")).Want(t, http.StatusUnauthorized, "UNAUTHORIZED")
+		s.SetStatus(seller.ID, accounts.StatusSuspended)
+		s.Do("GET", "/api/v1/seller/dashboard", nil, seller.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 	})
 }
