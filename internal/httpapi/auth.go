@@ -68,7 +68,9 @@ func (rt *Router) authenticate(r *http.Request, auth Auth) (*Principal, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Principal{Actor: market.Actor{Type: market.ActorAgent, UserID: u.ID, KeyID: k.ID, Admin: u.IsAdmin()}, User: u, Key: k}, nil
+		// An agent acts as its owner, never with the owner's admin rights:
+		// those belong to the admin's own bearer token.
+		return &Principal{Actor: market.Actor{Type: market.ActorAgent, UserID: u.ID, KeyID: k.ID}, User: u, Key: k}, nil
 	}
 	asHuman := func() (*Principal, error) {
 		if token == "" {

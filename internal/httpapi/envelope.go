@@ -137,7 +137,8 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) *market.Error
 	if len(details) > 0 {
 		body.Details = details
 	}
-	if e.Code == market.CodeRateLimited {
+	// A refusal that passes with time (429, 503) says when to come back.
+	if e.Code == market.CodeRateLimited || e.Code == market.CodeUnavailable {
 		if s, ok := e.Details["retryAfter"]; ok {
 			if n, ok := s.(int64); ok {
 				w.Header().Set("Retry-After", itoa(n))

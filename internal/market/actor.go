@@ -16,7 +16,7 @@ type Actor struct {
 	Type   ActorType
 	UserID string // the human, or the agent's owner
 	KeyID  string // set for agents
-	Admin  bool   // the human (or owner) has role admin
+	Admin  bool   // a human with role admin, by bearer token (never an agent key)
 }
 
 // ID is the identifier recorded for the actor in events and audit entries.
