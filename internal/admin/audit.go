@@ -31,7 +31,10 @@ type AuditEntry struct {
 	ErrorCode  string
 	RequestID  string
 	IP         string
-	CreatedAt  time.Time
+	// Details says more about a refusal, e.g. the field and a safe
+	// rendering of the value the input check refused.
+	Details   map[string]any
+	CreatedAt time.Time
 }
 
 // AuditFilter selects audit entries; zero fields match everything.
@@ -42,6 +45,7 @@ type AuditFilter struct {
 	EntityType string
 	EntityID   string
 	Result     string
+	RequestID  string
 	Limit      int
 	Offset     int
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -52,6 +53,8 @@ type Router struct {
 	clock  market.Clock
 	mx     *Metrics
 	idem   IdemStore
+	// instance names this process as the holder of idempotency leases.
+	instance string
 }
 
 // AuditWriter keeps the audit log.
@@ -61,7 +64,7 @@ type AuditWriter interface {
 
 // NewRouter makes a router.
 func NewRouter(auth Authenticator, audit AuditWriter, log *slog.Logger, clock market.Clock, mx *Metrics) *Router {
-	return &Router{mux: http.NewServeMux(), auth: auth, audit: audit, log: log, clock: clock, mx: mx}
+	return &Router{mux: http.NewServeMux(), auth: auth, audit: audit, log: log, clock: clock, mx: mx, instance: newRequestID()[4:]}
 }
 
 // Routes lists every registered route, sorted.
@@ -120,6 +123,7 @@ type requestInfo struct {
 	entityType string
 	entityID   string
 	code       market.Code
+	refused    *refusal // input the edge refused, for the audit entry
 }
 
 func info(r *http.Request) *requestInfo {
@@ -141,6 +145,10 @@ func (rt *Router) wrap(route string, auth Auth, h HandlerFunc) http.Handler {
 		ri := info(r)
 		ri.route = route
 		err := func() error {
+			if f := checkInput(r, route); f != nil {
+				ri.refused = f
+				return f.err()
+			}
 			p, err := rt.authenticate(r, auth)
 			if err != nil {
 				return err
@@ -175,10 +183,15 @@ func (rt *Router) recordAudit(r *http.Request, ri *requestInfo, status int) {
 	if actorType == "" {
 		actorType = "anonymous"
 	}
+	// Every text is rendered safely: a refused request's path may hold a
+	// NUL, which PostgreSQL cannot store, and its audit row must still land.
 	e := &admin.AuditEntry{
-		ID: market.NewID(), ActorType: actorType, ActorID: ri.actor.ID(), Action: action,
-		EntityType: ri.entityType, EntityID: ri.entityID, Result: admin.ResultOf(status), Status: status,
+		ID: market.NewID(), ActorType: actorType, ActorID: ri.actor.ID(), Action: SafeText(action, 300),
+		EntityType: ri.entityType, EntityID: SafeText(ri.entityID, 200), Result: admin.ResultOf(status), Status: status,
 		ErrorCode: string(ri.code), RequestID: RequestID(r.Context()), IP: clientIP(r), CreatedAt: rt.clock.Now(),
+	}
+	if f := ri.refused; f != nil {
+		e.Details = map[string]any{"field": SafeText(f.field, 200), "problem": f.problem, "value": SafeText(f.value, 200)}
 	}
 	// The request's context may be cancelled by now; the record must still land.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
@@ -214,6 +227,12 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		rt.finish(r, sw, ri, start)
 	}()
+	// The mux would answer a path that is not clean ("//", "/a/../b")
+	// with a redirect in HTML; no route of ours has such a path.
+	if !cleanPath(r.URL.Path) {
+		ri.code = writeError(sw, r, market.Errorf(market.CodeNotFound, "no route for %s %s", r.Method, SafeText(r.URL.Path, 200))).Code
+		return
+	}
 	// Handler only finds the route; ServeHTTP also sets the path values.
 	if h, pattern := rt.mux.Handler(r); pattern == "" {
 		ri.code = rt.unmatched(sw, r, h)
@@ -232,7 +251,20 @@ func (rt *Router) unmatched(w http.ResponseWriter, r *http.Request, h http.Handl
 		w.Header().Set("Allow", rec.header.Get("Allow"))
 		return writeError(w, r, market.Errorf(market.CodeMethodNotAllowed, "method %s is not allowed here; allowed: %s", r.Method, rec.header.Get("Allow"))).Code
 	}
-	return writeError(w, r, market.Errorf(market.CodeNotFound, "no route for %s %s", r.Method, truncate(r.URL.Path, 200))).Code
+	return writeError(w, r, market.Errorf(market.CodeNotFound, "no route for %s %s", r.Method, SafeText(r.URL.Path, 200))).Code
+}
+
+// cleanPath reports whether p is already in the form the mux routes:
+// rooted, no empty, "." or ".." segments (a trailing slash is kept).
+func cleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }
 
 func (rt *Router) finish(r *http.Request, sw *statusWriter, ri *requestInfo, start time.Time) {
@@ -245,7 +277,9 @@ func (rt *Router) finish(r *http.Request, sw *statusWriter, ri *requestInfo, sta
 		sw.status = http.StatusOK
 	}
 	rt.mx.observe(r.Method, route, sw.status, elapsed)
-	if mutating(r.Method) {
+	// Refused input is audited whatever the method: it is what a probe
+	// or an attack looks like.
+	if mutating(r.Method) || ri.refused != nil {
 		rt.recordAudit(r, ri, sw.status)
 	}
 	level := slog.LevelInfo

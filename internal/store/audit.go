@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"marketplace/internal/admin"
@@ -12,9 +13,17 @@ var _ admin.AuditStore = (*Tx)(nil)
 
 // AppendAudit records one request.
 func (tx *Tx) AppendAudit(ctx context.Context, e *admin.AuditEntry) error {
-	_, err := tx.exec(ctx, `INSERT INTO audit_log (id, actor_type, actor_id, action, entity_type, entity_id, result, status, error_code, request_id, ip, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.ID, string(e.ActorType), e.ActorID, e.Action, e.EntityType, e.EntityID, string(e.Result), e.Status, e.ErrorCode, e.RequestID, e.IP, e.CreatedAt)
+	details := ""
+	if len(e.Details) > 0 {
+		b, err := json.Marshal(e.Details)
+		if err != nil {
+			return market.Internal(err)
+		}
+		details = string(b)
+	}
+	_, err := tx.exec(ctx, `INSERT INTO audit_log (id, actor_type, actor_id, action, entity_type, entity_id, result, status, error_code, request_id, ip, details, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.ID, string(e.ActorType), e.ActorID, e.Action, e.EntityType, e.EntityID, string(e.Result), e.Status, e.ErrorCode, e.RequestID, e.IP, details, e.CreatedAt)
 	return wrap(err)
 }
 
@@ -34,6 +43,7 @@ func (tx *Tx) ListAudit(ctx context.Context, f admin.AuditFilter) ([]admin.Audit
 	add("entity_type", f.EntityType)
 	add("entity_id", f.EntityID)
 	add("result", f.Result)
+	add("request_id", f.RequestID)
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
@@ -46,7 +56,7 @@ func (tx *Tx) ListAudit(ctx context.Context, f admin.AuditFilter) ([]admin.Audit
 	if limit <= 0 || limit > 200 {
 		limit = 50
 	}
-	out, err := queryAll(ctx, tx, scanAuditEntry, `SELECT id, actor_type, actor_id, action, entity_type, entity_id, result, status, error_code, request_id, ip, created_at
+	out, err := queryAll(ctx, tx, scanAuditEntry, `SELECT id, actor_type, actor_id, action, entity_type, entity_id, result, status, error_code, request_id, ip, details, created_at
 		FROM audit_log`+cond+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
 	if err != nil {
 		return nil, 0, err
@@ -56,9 +66,14 @@ func (tx *Tx) ListAudit(ctx context.Context, f admin.AuditFilter) ([]admin.Audit
 
 func scanAuditEntry(row scanner) (*admin.AuditEntry, error) {
 	var e admin.AuditEntry
-	var actorType, result string
-	if err := row.Scan(&e.ID, &actorType, &e.ActorID, &e.Action, &e.EntityType, &e.EntityID, &result, &e.Status, &e.ErrorCode, &e.RequestID, &e.IP, &e.CreatedAt); err != nil {
+	var actorType, result, details string
+	if err := row.Scan(&e.ID, &actorType, &e.ActorID, &e.Action, &e.EntityType, &e.EntityID, &result, &e.Status, &e.ErrorCode, &e.RequestID, &e.IP, &details, &e.CreatedAt); err != nil {
 		return nil, wrap(err)
+	}
+	if details != "" {
+		if err := json.Unmarshal([]byte(details), &e.Details); err != nil {
+			return nil, market.Internal(err)
+		}
 	}
 	e.ActorType, e.Result, e.CreatedAt = market.ActorType(actorType), admin.AuditResult(result), e.CreatedAt.UTC()
 	return &e, nil

@@ -262,6 +262,9 @@ func (a *API) readMultipart(r *http.Request, create bool) (listings.Input, error
 		if err != nil {
 			return in, multipartError(err)
 		}
+		if err := httpapi.CheckText(r, name, string(v)); err != nil {
+			return in, err // the edge cannot see into multipart parts
+		}
 		form[name] = string(v)
 	}
 	in, err = formInput(form, create)

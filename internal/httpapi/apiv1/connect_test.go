@@ -169,10 +169,12 @@ func TestConnectErrors(t *testing.T) {
 		s.Do("GET", "/api/v1/seller/connect", nil, u.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 
 		// Unknown, over-long and other people's tokens on the sandbox page.
-		for _, tok := range []string{"nope", strings.Repeat("a", 200), "%00", "a%20b", "a.b"} {
+		for _, tok := range []string{"nope", strings.Repeat("a", 200), "a%20b", "a.b"} {
 			s.Do("GET", "/sandbox/connect/onboarding/"+tok, nil).Want(t, http.StatusNotFound, "NOT_FOUND")
 			s.Do("POST", "/sandbox/connect/onboarding/"+tok, nil).Want(t, http.StatusNotFound, "NOT_FOUND")
 		}
+		s.Do("GET", "/sandbox/connect/onboarding/%00", nil).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
+		s.Do("POST", "/sandbox/connect/onboarding/%00", nil).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 	})
 }
 
@@ -267,9 +269,10 @@ func TestConnectDashboard(t *testing.T) {
 		}
 		s.Clock.Advance(payments.DashboardLinkLifetime)
 		s.Do("GET", path, nil).Want(t, http.StatusNotFound, "NOT_FOUND")
-		for _, tok := range []string{"nope", strings.Repeat("a", 200), "%00", "a.b"} {
+		for _, tok := range []string{"nope", strings.Repeat("a", 200), "a.b"} {
 			s.Do("GET", "/sandbox/connect/dashboard/"+tok, nil).Want(t, http.StatusNotFound, "NOT_FOUND")
 		}
+		s.Do("GET", "/sandbox/connect/dashboard/%00", nil).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 	})
 }
 

@@ -78,7 +78,34 @@ func assemble(name string) ([]byte, error) {
 			return nil, err
 		}
 	}
+	addInputRefusals(base)
 	return json.Marshal(base)
+}
+
+// addInputRefusals gives every operation that takes input (a path, query or
+// header parameter, or a body) a 400 answer when it documents none: the
+// HTTP edge refuses control characters and invalid UTF-8 in any of them
+// before the operation runs (httpapi.checkInput), so each may answer
+// VALIDATION_ERROR whatever its own rules.
+func addInputRefusals(doc map[string]any) {
+	paths, _ := doc["paths"].(map[string]any)
+	for _, item := range paths {
+		ops, _ := item.(map[string]any)
+		shared, _ := ops["parameters"].([]any)
+		for method, v := range ops {
+			op, ok := v.(map[string]any)
+			if !ok || method == "parameters" {
+				continue
+			}
+			own, _ := op["parameters"].([]any)
+			_, body := op["requestBody"]
+			responses, _ := op["responses"].(map[string]any)
+			if _, has := responses["400"]; has || responses == nil || len(shared)+len(own) == 0 && !body {
+				continue
+			}
+			responses["400"] = map[string]any{"$ref": "#/components/responses/BadRequest"}
+		}
+	}
 }
 
 func readYAML(name string) (map[string]any, error) {
