@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -19,26 +20,37 @@ import (
 // Idempotent-Replayed: true, and changes nothing; the same key with other
 // parameters is 409 DUPLICATE_REQUEST. Keys are per owner (an agent's key is
 // its owner's) and kept for IdempotencyTTL.
-const IdempotencyTTL = 24 * time.Hour
+const IdempotencyTTL = market.IdempotencyTTL
 
-// IdemRecord is the stored state of one key.
+// IdemRecord is the stored state of one key. A key still being worked on
+// is leased: LeaseOwner (a process) renews LeaseUntil, in real time, while
+// its request runs, and a retry may take over a claim whose lease ran out.
 type IdemRecord struct {
-	OwnerID   string
-	Key       string
-	Route     string
-	Hash      string
-	Done      bool
-	Status    int
-	Body      []byte
-	ExpiresAt time.Time
+	OwnerID    string
+	Key        string
+	Route      string
+	Hash       string
+	Done       bool
+	Status     int
+	Body       []byte
+	ExpiresAt  time.Time
+	LeaseOwner string
+	LeaseUntil time.Time // zero: no lease (stale at once)
 }
 
 // IdemStore keeps idempotency records.
 type IdemStore interface {
-	// ClaimIdempotency inserts rec as started, or, when the key exists and
-	// has not expired, returns the stored record and false. An expired
-	// record is replaced.
+	// ClaimIdempotency inserts rec as started, with its lease, or, when the
+	// key exists and has not expired, returns the stored record and false.
+	// An expired record is replaced.
 	ClaimIdempotency(ctx context.Context, rec *IdemRecord, now time.Time) (*IdemRecord, bool, error)
+	// RenewIdempotency extends the lease of a started key the owner holds;
+	// false when it no longer holds it.
+	RenewIdempotency(ctx context.Context, ownerID, key, leaseOwner string, until time.Time) (bool, error)
+	// TakeOverIdempotency gives a started key whose lease ended before
+	// realNow to leaseOwner until until; false when the key is done, gone,
+	// or leased by a live owner.
+	TakeOverIdempotency(ctx context.Context, ownerID, key, leaseOwner string, until, realNow time.Time) (bool, error)
 	// FinishIdempotency stores the answer of a claimed key.
 	FinishIdempotency(ctx context.Context, ownerID, key string, status int, body []byte) error
 	// ReleaseIdempotency forgets a claimed key whose request failed on our
@@ -72,6 +84,16 @@ const (
 	idemWait = 15 * time.Second
 )
 
+// A claim's lease: the process running the request renews it every
+// leaseRenew while the handler works; when the process dies the lease runs
+// out within leaseTTL and a retry takes the claim over. The lease runs on
+// real time (the sandbox clock may jump), and leaseTTL is well inside
+// idemWait, so a retry that waits finds a dead claim free before it gives up.
+var (
+	leaseTTL   = 6 * time.Second
+	leaseRenew = 2 * time.Second
+)
+
 func (rt *Router) idempotent(w http.ResponseWriter, r *http.Request, route string, h HandlerFunc) error {
 	p := PrincipalOf(r)
 	if p == nil || rt.idem == nil {
@@ -95,27 +117,43 @@ func (rt *Router) idempotent(w http.ResponseWriter, r *http.Request, route strin
 	}
 	sum := sha256.Sum256(append([]byte(route+"\n"), params...))
 	now := rt.clock.Now()
-	rec := &IdemRecord{OwnerID: p.User.ID, Key: key, Route: route, Hash: hex.EncodeToString(sum[:]), ExpiresAt: now.Add(IdempotencyTTL)}
+	rec := &IdemRecord{OwnerID: p.User.ID, Key: key, Route: route, Hash: hex.EncodeToString(sum[:]), ExpiresAt: now.Add(IdempotencyTTL),
+		LeaseOwner: rt.instance, LeaseUntil: time.Now().Add(leaseTTL)}
 	ctx := r.Context()
 	prior, claimed, err := rt.idem.ClaimIdempotency(ctx, rec, now)
 	if err != nil {
 		return err
 	}
 	if !claimed {
-		return rt.replay(ctx, w, rec, prior)
+		if took, err := rt.replay(ctx, w, rec, prior); err != nil || !took {
+			return err
+		}
+		// The claim's process died: this request runs it again. The
+		// services find what the first run did under the key and finish it.
+		rt.log.Warn("idempotency claim taken over", "request_id", RequestID(ctx), "route", route)
 	}
+	return rt.runClaimed(w, r.WithContext(market.WithIdempotencyKey(ctx, key)), rec, h)
+}
+
+// runClaimed runs h under a claimed key, renewing its lease while h works,
+// and stores the answer (or gives the key up after a failure of ours).
+func (rt *Router) runClaimed(w http.ResponseWriter, r *http.Request, rec *IdemRecord, h HandlerFunc) error {
+	ctx := r.Context()
+	stop := rt.keepLease(ctx, rec)
 	rw := &recorder{ResponseWriter: w}
 	herr := h(rw, r)
 	if herr != nil {
 		writeError(rw, r, herr)
 	}
+	stop()
 	// The answer is kept even if the client went away: a retry must see it.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
+	var err error
 	if rw.status >= 500 {
-		err = rt.idem.ReleaseIdempotency(sctx, rec.OwnerID, key)
+		err = rt.idem.ReleaseIdempotency(sctx, rec.OwnerID, rec.Key)
 	} else {
-		err = rt.idem.FinishIdempotency(sctx, rec.OwnerID, key, rw.status, rw.body.Bytes())
+		err = rt.idem.FinishIdempotency(sctx, rec.OwnerID, rec.Key, rw.status, rw.body.Bytes())
 	}
 	if err != nil {
 		rt.log.Error("idempotency record not saved", "request_id", RequestID(ctx), "err", err.Error())
@@ -124,18 +162,46 @@ func (rt *Router) idempotent(w http.ResponseWriter, r *http.Request, route strin
 		e := market.ErrorOf(herr)
 		info(r).code = e.Code
 		if e.Code == market.CodeInternal {
-			rt.log.Error("internal error", "request_id", RequestID(ctx), "route", route, "err", herr.Error())
+			rt.log.Error("internal error", "request_id", RequestID(ctx), "route", rec.Route, "err", herr.Error())
 		}
 	}
 	return nil
 }
 
-// replay answers a request whose key was seen before.
-func (rt *Router) replay(ctx context.Context, w http.ResponseWriter, rec, prior *IdemRecord) error {
+// keepLease renews rec's lease until the returned stop is called.
+func (rt *Router) keepLease(ctx context.Context, rec *IdemRecord) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(leaseRenew)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), leaseRenew)
+				held, err := rt.idem.RenewIdempotency(rctx, rec.OwnerID, rec.Key, rec.LeaseOwner, time.Now().Add(leaseTTL))
+				cancel()
+				if err != nil || !held {
+					rt.log.Warn("idempotency lease not renewed", "request_id", RequestID(ctx), "held", held, "err", fmt.Sprint(err))
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// replay answers a request whose key was seen before: with the stored
+// answer once there is one, or 409 when the parameters differ or the first
+// request is still running after idemWait. It returns true, having written
+// nothing, when it took over a claim whose lease ran out.
+func (rt *Router) replay(ctx context.Context, w http.ResponseWriter, rec, prior *IdemRecord) (bool, error) {
 	deadline := time.Now().Add(idemWait)
 	for {
 		if prior.Route != rec.Route || prior.Hash != rec.Hash {
-			return market.Errorf(market.CodeDuplicateRequest,
+			return false, market.Errorf(market.CodeDuplicateRequest,
 				"this idempotency key was used with different parameters; use a new key for a new request")
 		}
 		if prior.Done {
@@ -144,23 +210,29 @@ func (rt *Router) replay(ctx context.Context, w http.ResponseWriter, rec, prior 
 			w.Header().Set("Idempotent-Replayed", "true")
 			w.WriteHeader(prior.Status)
 			_, _ = w.Write(prior.Body)
-			return nil
+			return false, nil
+		}
+		if realNow := time.Now(); !prior.LeaseUntil.After(realNow) {
+			took, err := rt.idem.TakeOverIdempotency(ctx, rec.OwnerID, rec.Key, rec.LeaseOwner, realNow.Add(leaseTTL), realNow)
+			if err != nil || took {
+				return took, err
+			}
 		}
 		if time.Now().After(deadline) {
-			return market.Errorf(market.CodeDuplicateRequest, "a request with this idempotency key is still in progress; retry shortly")
+			return false, market.Errorf(market.CodeDuplicateRequest, "a request with this idempotency key is still in progress; retry shortly")
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-time.After(idemPoll):
 		}
 		next, err := rt.idem.IdempotencyRecord(ctx, rec.OwnerID, rec.Key)
 		if market.CodeOf(err) == market.CodeNotFound {
 			// The first request failed on our side and gave the key up.
-			return market.Errorf(market.CodeDuplicateRequest, "the first request with this idempotency key failed; retry it")
+			return false, market.Errorf(market.CodeDuplicateRequest, "the first request with this idempotency key failed; retry it")
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		prior = next
 	}

@@ -112,6 +112,9 @@ func pendingApproval(ctx context.Context, tx Tx, actor market.Actor, id string) 
 // changed price, the spending may have moved) and charges. The threshold
 // itself is what the owner is waiving; every cap still applies.
 func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*Order, error) {
+	if o, ok, err := s.resumeApproval(ctx, actor, id); ok {
+		return o, err
+	}
 	rates, err := feeRates(ctx, s.opts.Settings)
 	if err != nil {
 		return nil, err

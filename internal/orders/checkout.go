@@ -31,6 +31,12 @@ func (s *Service) StartCheckout(ctx context.Context, b Buyer, in PurchaseInput) 
 	if err := in.check(false); err != nil {
 		return nil, err
 	}
+	if earlier, err := s.keyed(ctx, b.User.ID); err != nil || earlier != nil {
+		if err != nil {
+			return nil, err
+		}
+		return s.resumeCheckout(ctx, earlier, in.ListingID)
+	}
 	rates, err := feeRates(ctx, s.opts.Settings)
 	if err != nil {
 		return nil, err
@@ -54,6 +60,12 @@ func (s *Service) StartCheckout(ctx context.Context, b Buyer, in PurchaseInput) 
 	if err != nil {
 		return nil, err
 	}
+	return s.openPayment(ctx, o, customer)
+}
+
+// openPayment opens the processor payment the hosted page collects for a
+// reserved order, under the order's id as idempotency key.
+func (s *Service) openPayment(ctx context.Context, o *Order, customer string) (*Checkout, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), chargeTimeout)
 	defer cancel()
 	pay, err := s.opts.Gateway.StartPayment(cctx, payments.ChargeRequest{

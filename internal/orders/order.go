@@ -77,6 +77,7 @@ type Order struct {
 	MaxPrice          *int64
 	ExpectedPrice     *int64
 	OfferID           string
+	IdempotencyKey    string // the buyer's key of the purchase that made it
 	PaymentMethodID   string
 	Processor         string
 	PaymentID         string // the processor's payment id
@@ -171,6 +172,9 @@ type Tx interface {
 	OrdersByID(ctx context.Context, ids []string) ([]Order, error)
 	OrderByPayment(ctx context.Context, paymentID string) (*Order, error)
 	LiveOrderOf(ctx context.Context, listingID string) (*Order, error)
+	// OrderByIdempotencyKey finds the newest order buyerID made under key
+	// since the given time.
+	OrderByIdempotencyKey(ctx context.Context, buyerID, key string, since time.Time) (*Order, error)
 	Orders(ctx context.Context, f OrderFilter) ([]Order, int, error)
 	// StuckOrders lists pending_payment orders last touched before before.
 	StuckOrders(ctx context.Context, before time.Time, limit int) ([]Order, error)

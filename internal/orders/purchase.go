@@ -2,6 +2,7 @@ package orders
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -123,7 +124,7 @@ func (s *Service) prepare(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput
 	o := &Order{
 		ID: market.NewID(), ListingID: l.ID, BuyerID: b.User.ID, SellerID: l.SellerID, Channel: ChannelHuman,
 		ListingTitle: l.Title, MaxPrice: in.MaxPrice, ExpectedPrice: in.ExpectedPrice, OfferID: in.OfferID,
-		CreatedAt: now, UpdatedAt: now,
+		IdempotencyKey: market.IdempotencyKey(ctx), CreatedAt: now, UpdatedAt: now,
 	}
 	if b.Actor.IsAgent() {
 		o.Channel, o.BuyerKeyID = ChannelAgent, b.Actor.KeyID
@@ -166,10 +167,15 @@ func (s *Service) available(ctx context.Context, tx Tx, l *listings.Listing, buy
 			return err
 		}
 	}
+	// DUPLICATE_REQUEST is for a reused idempotency key only; a second
+	// purchase of one's own reserved listing is told the listing is taken.
 	switch {
-	case live != nil && live.BuyerID == buyerID && live.Status == StatusPendingPayment:
-		return market.Errorf(market.CodeDuplicateRequest, "your purchase of this listing is already going through").
+	case live != nil && live.BuyerID == buyerID && live.Status == StatusPendingPayment && live.ReservedUntil == nil:
+		return market.Errorf(market.CodeListingSold, "your own purchase of this listing is already going through").
 			WithDetails(map[string]any{"orderId": live.ID})
+	case live != nil && live.BuyerID == buyerID && live.Status == StatusPendingPayment:
+		return market.Errorf(market.CodeListingNotAvailable, "your own checkout holds this listing; pay on its page").
+			WithDetails(map[string]any{"orderId": live.ID, "status": string(l.Status)})
 	case live != nil && live.BuyerID == buyerID:
 		return market.Errorf(market.CodeListingSold, "you already bought this listing").
 			WithDetails(map[string]any{"orderId": live.ID})
@@ -325,6 +331,13 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 	if b.Actor.IsAgent() && !b.User.IdentityVerified {
 		return nil, market.Errorf(market.CodeOwnerNotVerified, "the agent's owner must verify their identity before the agent can buy")
 	}
+	if earlier, err := s.keyed(ctx, b.User.ID); err != nil {
+		return nil, err
+	} else if earlier != nil {
+		if o, err := s.resume(ctx, earlier, in.ListingID); !errors.Is(err, errRunAgain) {
+			return o, err
+		}
+	}
 	rates, err := feeRates(ctx, s.opts.Settings)
 	if err != nil {
 		return nil, err
@@ -369,9 +382,7 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 		return nil, err
 	}
 	if approval != nil {
-		return o, market.Errorf(market.CodeApprovalRequired,
-			"the purchase is above the owner's approval threshold and waits for the owner's approval").
-			WithDetails(map[string]any{"approvalId": approval.ID, "orderId": o.ID})
+		return o, approvalRequired(approval.ID, o.ID)
 	}
 	return s.charge(ctx, o, customer, method.ExternalID)
 }

@@ -63,10 +63,14 @@ type Refund struct {
 	ReversedAmount    int64
 	ProcessorRefundID string
 	ReversalID        string
-	CreatedAt         time.Time
-	DecidedAt         *time.Time
-	IssuedAt          *time.Time // when the processor took the refund
-	UpdatedAt         time.Time
+	// IdemOwner and IdemKey are the idempotency key the refund was made
+	// under, and whose it is: a retry of a request whose process died
+	// finds the refund instead of making a second one.
+	IdemOwner, IdemKey string
+	CreatedAt          time.Time
+	DecidedAt          *time.Time
+	IssuedAt           *time.Time // when the processor took the refund
+	UpdatedAt          time.Time
 }
 
 // unfinished reports whether the processor still has work on r.
@@ -80,6 +84,7 @@ type RefundTx interface {
 	// one order is INVALID_STATE.
 	CreateRefund(ctx context.Context, r *Refund) error
 	UpdateRefund(ctx context.Context, r *Refund) error
+	RefundByIdempotencyKey(ctx context.Context, orderID, ownerID, key string, since time.Time) (*Refund, error)
 	// RefundByID finds a refund, locking it inside a transaction.
 	RefundByID(ctx context.Context, id string) (*Refund, error)
 	// RefundsOf lists an order's refunds, oldest first.
@@ -136,7 +141,7 @@ func (s *Service) planRefund(ctx context.Context, tx Tx, o *Order, amount int64,
 	}
 	r := &Refund{ID: market.NewID(), OrderID: o.ID, Amount: amount, Status: RefundPending, Reason: reason,
 		RequestedBy: actor.UserID, InitiatedBy: refundInitiator(o, actor), DecidedBy: actor.ID(), CreatedAt: now, DecidedAt: &now,
-		UpdatedAt: now}
+		UpdatedAt: now, IdemOwner: actor.UserID, IdemKey: market.IdempotencyKey(ctx)}
 	if err := s.bookRefund(ctx, tx, o, r, actor, now); err != nil {
 		return nil, err
 	}
@@ -428,6 +433,9 @@ func (s *Service) RequestRefund(ctx context.Context, actor market.Actor, orderID
 		if o.BuyerID != actor.UserID {
 			return market.Errorf(market.CodeForbidden, "only the buyer may ask for a refund")
 		}
+		if r, err = s.keyedRefund(ctx, tx, o.ID, actor.UserID); err != nil || r != nil {
+			return err // a retry of a request whose process died: its request stands
+		}
 		if !statusIn(o.Status, refundableStatuses) {
 			return market.Errorf(market.CodeInvalidState, "cannot ask for a refund of an order that is %s", o.Status).
 				WithDetails(map[string]any{"status": string(o.Status)})
@@ -448,7 +456,8 @@ func (s *Service) RequestRefund(ctx context.Context, actor market.Actor, orderID
 		}
 		now := s.clock.Now()
 		r = &Refund{ID: market.NewID(), OrderID: o.ID, Amount: amount, Status: RefundRequested, Reason: in.Reason,
-			Message: in.Message, RequestedBy: actor.UserID, InitiatedBy: InitiatedByBuyer, CreatedAt: now, UpdatedAt: now}
+			Message: in.Message, RequestedBy: actor.UserID, InitiatedBy: InitiatedByBuyer, CreatedAt: now, UpdatedAt: now,
+			IdemOwner: actor.UserID, IdemKey: market.IdempotencyKey(ctx)}
 		if err := tx.CreateRefund(ctx, r); err != nil {
 			return err
 		}
@@ -507,6 +516,9 @@ func (s *Service) RespondRefund(ctx context.Context, actor market.Actor, orderID
 		}
 		if o.SellerID != actor.UserID && !privileged(actor) {
 			return market.Errorf(market.CodeForbidden, "only the seller may answer a refund request or refund")
+		}
+		if r, err = s.keyedRefund(ctx, tx, o.ID, actor.UserID); err != nil || r != nil {
+			return err // a retry of a request whose process died: its refund stands
 		}
 		if r, err = s.answeredRequest(ctx, tx, o, in); err != nil {
 			return err

@@ -2,12 +2,13 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"marketplace/internal/httpapi"
 )
 
-const idemColumns = `owner_id, idem_key, route, request_hash, state, status, body, expires_at`
+const idemColumns = `owner_id, idem_key, route, request_hash, state, status, body, expires_at, lease_owner, lease_until`
 
 // ClaimIdempotency inserts rec as started unless its key is already held.
 // Two concurrent claims of one key meet at the primary key: one inserts, the
@@ -16,12 +17,14 @@ func (db *DB) ClaimIdempotency(ctx context.Context, rec *httpapi.IdemRecord, now
 	var prior *httpapi.IdemRecord
 	claimed := false
 	err := db.InTx(ctx, func(tx *Tx) error {
-		res, err := tx.exec(ctx, `INSERT INTO idempotency_keys (owner_id, idem_key, route, request_hash, state, created_at, expires_at)
-			VALUES (?, ?, ?, ?, 'started', ?, ?) ON CONFLICT (owner_id, idem_key) DO UPDATE SET
+		res, err := tx.exec(ctx, `INSERT INTO idempotency_keys (owner_id, idem_key, route, request_hash, state, created_at, expires_at,
+			lease_owner, lease_until)
+			VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?) ON CONFLICT (owner_id, idem_key) DO UPDATE SET
 			route = excluded.route, request_hash = excluded.request_hash, state = 'started', status = 0, body = '',
-			created_at = excluded.created_at, expires_at = excluded.expires_at
+			created_at = excluded.created_at, expires_at = excluded.expires_at, lease_owner = excluded.lease_owner,
+			lease_until = excluded.lease_until
 			WHERE idempotency_keys.expires_at <= ?`,
-			rec.OwnerID, rec.Key, rec.Route, rec.Hash, now, rec.ExpiresAt, now)
+			rec.OwnerID, rec.Key, rec.Route, rec.Hash, now, rec.ExpiresAt, rec.LeaseOwner, rec.LeaseUntil.UTC(), now)
 		if err != nil {
 			return wrap(err)
 		}
@@ -44,6 +47,37 @@ func (db *DB) FinishIdempotency(ctx context.Context, ownerID, key string, status
 	})
 }
 
+// RenewIdempotency extends the lease of a started key leaseOwner holds.
+func (db *DB) RenewIdempotency(ctx context.Context, ownerID, key, leaseOwner string, until time.Time) (bool, error) {
+	return db.updateOne(ctx, `UPDATE idempotency_keys SET lease_until = ?
+		WHERE owner_id = ? AND idem_key = ? AND state = 'started' AND lease_owner = ?`, until.UTC(), ownerID, key, leaseOwner)
+}
+
+// TakeOverIdempotency leases a started key whose lease ran out to
+// leaseOwner. Two retries racing for one dead claim meet at the row: the
+// second finds the lease live again and waits.
+func (db *DB) TakeOverIdempotency(ctx context.Context, ownerID, key, leaseOwner string, until, realNow time.Time) (bool, error) {
+	return db.updateOne(ctx, `UPDATE idempotency_keys SET lease_owner = ?, lease_until = ?
+		WHERE owner_id = ? AND idem_key = ? AND state = 'started' AND (lease_until IS NULL OR lease_until <= ?)`,
+		leaseOwner, until.UTC(), ownerID, key, realNow.UTC())
+}
+
+// updateOne runs an update in its own transaction and reports whether it
+// changed a row.
+func (db *DB) updateOne(ctx context.Context, query string, args ...any) (bool, error) {
+	changed := false
+	err := db.InTx(ctx, func(tx *Tx) error {
+		res, err := tx.exec(ctx, query, args...)
+		if err != nil {
+			return wrap(err)
+		}
+		n, err := res.RowsAffected()
+		changed = n == 1
+		return wrap(err)
+	})
+	return changed, err
+}
+
 // ReleaseIdempotency forgets a claimed key.
 func (db *DB) ReleaseIdempotency(ctx context.Context, ownerID, key string) error {
 	return db.InTx(ctx, func(tx *Tx) error {
@@ -61,12 +95,16 @@ func (db *DB) IdempotencyRecord(ctx context.Context, ownerID, key string) (*http
 func (tx *Tx) IdempotencyRecord(ctx context.Context, ownerID, key string) (*httpapi.IdemRecord, error) {
 	var r httpapi.IdemRecord
 	var state, body string
+	var lease sql.NullTime
 	err := tx.queryRow(ctx, `SELECT `+idemColumns+` FROM idempotency_keys WHERE owner_id = ? AND idem_key = ?`, ownerID, key).
-		Scan(&r.OwnerID, &r.Key, &r.Route, &r.Hash, &state, &r.Status, &body, &r.ExpiresAt)
+		Scan(&r.OwnerID, &r.Key, &r.Route, &r.Hash, &state, &r.Status, &body, &r.ExpiresAt, &r.LeaseOwner, &lease)
 	if err != nil {
 		return nil, notFound(err, "idempotency key")
 	}
 	r.Done, r.Body = state == "done", []byte(body)
+	if lease.Valid {
+		r.LeaseUntil = lease.Time.UTC()
+	}
 	return &r, nil
 }
 

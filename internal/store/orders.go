@@ -19,7 +19,7 @@ const orderColumns = `id, listing_id, buyer_id, seller_id, buyer_key_id, channel
 	shipping_service, shipping_rate_id, estimated_days, estimated_delivery, max_price, expected_price, offer_id,
 	payment_method_id, processor, payment_id, amount_refunded, failure_code, reserved_until, paid_at, cancelled_at,
 	created_at, updated_at, shipment_carrier, tracking_number, label_cost, shipped_at, delivered_at, payout_due_at,
-	payout_status, payout_amount, transfer_id, completed_at, seller_refunded, transfer_reversed, status_before_dispute`
+	payout_status, payout_amount, transfer_id, completed_at, seller_refunded, transfer_reversed, status_before_dispute, idempotency_key`
 
 func orderArgs(o *orders.Order) ([]any, error) {
 	var addr any
@@ -37,7 +37,7 @@ func orderArgs(o *orders.Order) ([]any, error) {
 		nullString(o.OfferID), nullString(o.PaymentMethodID), o.Processor, o.PaymentID, o.AmountRefunded, o.FailureCode,
 		o.ReservedUntil, o.PaidAt, o.CancelledAt, o.CreatedAt, o.UpdatedAt, o.ShipmentCarrier, o.TrackingNumber, o.LabelCost,
 		o.ShippedAt, o.DeliveredAt, o.PayoutDueAt, string(o.PayoutStatus), o.PayoutAmount, o.TransferID, o.CompletedAt,
-		o.SellerRefunded, o.TransferReversed, string(o.StatusBeforeDispute)}, nil
+		o.SellerRefunded, o.TransferReversed, string(o.StatusBeforeDispute), o.IdempotencyKey}, nil
 }
 
 // CreateOrder inserts o. A second live order for one listing violates the
@@ -60,7 +60,8 @@ func (tx *Tx) UpdateOrder(ctx context.Context, o *orders.Order, from orders.Stat
 	if err != nil {
 		return false, err
 	}
-	// Skip id, listing, buyer, seller and created_at: they never change.
+	// Skip id, listing, buyer, seller, created_at and the idempotency key:
+	// they never change.
 	res, err := tx.exec(ctx, `UPDATE orders SET buyer_key_id = ?, channel = ?, status = ?, listing_title = ?, item_price = ?,
 		shipping_cost = ?, service_fee = ?, total_charged = ?, commission = ?, fulfillment_type = ?, shipping_address = ?,
 		shipping_carrier = ?, shipping_service = ?, shipping_rate_id = ?, estimated_days = ?, estimated_delivery = ?,
@@ -69,7 +70,7 @@ func (tx *Tx) UpdateOrder(ctx context.Context, o *orders.Order, from orders.Stat
 		shipment_carrier = ?, tracking_number = ?, label_cost = ?, shipped_at = ?, delivered_at = ?, payout_due_at = ?,
 		payout_status = ?, payout_amount = ?, transfer_id = ?, completed_at = ?, seller_refunded = ?,
 		transfer_reversed = ?, status_before_dispute = ?
-		WHERE id = ? AND status = ?`, append(append(append([]any{}, args[4:31]...), args[32:]...), o.ID, string(from))...)
+		WHERE id = ? AND status = ?`, append(append(append([]any{}, args[4:31]...), args[32:len(args)-1]...), o.ID, string(from))...)
 	if err != nil {
 		if isUnique(err, "listing") {
 			return false, market.Errorf(market.CodeInvalidState, "the listing already has a live order")
@@ -141,6 +142,13 @@ func (tx *Tx) LiveOrderOf(ctx context.Context, listingID string) (*orders.Order,
 		liveStatuses+`)`, listingID))
 }
 
+// OrderByIdempotencyKey finds the newest order buyerID made under key since
+// the given time, locking it inside a transaction.
+func (tx *Tx) OrderByIdempotencyKey(ctx context.Context, buyerID, key string, since time.Time) (*orders.Order, error) {
+	return scanOrder(tx.queryRow(ctx, `SELECT `+orderColumns+` FROM orders WHERE buyer_id = ? AND idempotency_key = ?
+		AND idempotency_key <> '' AND created_at >= ? ORDER BY created_at DESC LIMIT 1`+tx.forUpdate(), buyerID, key, since))
+}
+
 // Orders lists a page of one user's orders, newest first, with the total.
 func (tx *Tx) Orders(ctx context.Context, f orders.OrderFilter) ([]orders.Order, int, error) {
 	var where string
@@ -195,7 +203,7 @@ func scanOrder(row scanner) (*orders.Order, error) {
 		&o.RateID, &days, &eta, &maxPrice, &expected, &offerID, &methodID, &o.Processor, &o.PaymentID, &o.AmountRefunded,
 		&o.FailureCode, &reserved, &paid, &cancelled, &o.CreatedAt, &o.UpdatedAt, &o.ShipmentCarrier, &o.TrackingNumber,
 		&o.LabelCost, &shipped, &delivered, &due, &payout, &o.PayoutAmount, &o.TransferID, &completed,
-		&o.SellerRefunded, &o.TransferReversed, &before)
+		&o.SellerRefunded, &o.TransferReversed, &before, &o.IdempotencyKey)
 	if err != nil {
 		return nil, notFound(err, "order")
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
@@ -16,10 +17,10 @@ const refundColumns = `id, order_id, amount, status, reason, message, requested_
 // CreateRefund inserts r. A second open request of one order violates the
 // refunds_open_request index and answers INVALID_STATE.
 func (tx *Tx) CreateRefund(ctx context.Context, r *orders.Refund) error {
-	_, err := tx.exec(ctx, `INSERT INTO refunds (`+refundColumns+`) VALUES (`+placeholders(19)+`)`,
+	_, err := tx.exec(ctx, `INSERT INTO refunds (`+refundColumns+`, idem_owner, idem_key) VALUES (`+placeholders(21)+`)`,
 		r.ID, r.OrderID, r.Amount, string(r.Status), r.Reason, r.Message, r.RequestedBy, r.InitiatedBy, r.DecidedBy,
 		r.SellerShare, r.PlatformShare, r.ReverseAmount, r.ReversedAmount, r.ProcessorRefundID, r.ReversalID,
-		r.CreatedAt, r.DecidedAt, r.IssuedAt, r.UpdatedAt)
+		r.CreatedAt, r.DecidedAt, r.IssuedAt, r.UpdatedAt, r.IdemOwner, r.IdemKey)
 	if isUnique(err, "order_id") || isUnique(err, "open_request") {
 		return market.Errorf(market.CodeInvalidState, "a refund request of this order is open already")
 	}
@@ -42,6 +43,14 @@ func (tx *Tx) UpdateRefund(ctx context.Context, r *orders.Refund) error {
 // RefundByID finds a refund, locking it inside a transaction.
 func (tx *Tx) RefundByID(ctx context.Context, id string) (*orders.Refund, error) {
 	return scanRefund(tx.queryRow(ctx, `SELECT `+refundColumns+` FROM refunds WHERE id = ?`+tx.lockInTx(), id))
+}
+
+// RefundByIdempotencyKey finds the newest refund of an order that ownerID
+// made under key since the given time, locking it inside a transaction.
+func (tx *Tx) RefundByIdempotencyKey(ctx context.Context, orderID, ownerID, key string, since time.Time) (*orders.Refund, error) {
+	return scanRefund(tx.queryRow(ctx, `SELECT `+refundColumns+` FROM refunds WHERE order_id = ? AND idem_owner = ?
+		AND idem_key = ? AND idem_key <> '' AND created_at >= ? ORDER BY created_at DESC LIMIT 1`+tx.lockInTx(),
+		orderID, ownerID, key, since))
 }
 
 // RefundsOf lists an order's refunds, oldest first.

@@ -47,7 +47,7 @@ const sandboxBuyerGone = `buyer_id = ? AND (status IN ('pending_approval', 'comp
 //   - every agent spending record of the user, so the spending windows
 //     start empty;
 //   - the user's finished idempotency keys (a request still running keeps
-//     its claim);
+//     its claim), also as the keys its kept orders and refunds name;
 //   - the user's listings that no order names, deleted with what hangs on
 //     them (other users' watches, moderation rejections; photos are
 //     detached). A listing some other user ordered is the buyer's history
@@ -88,6 +88,18 @@ func (tx *Tx) SandboxReset(ctx context.Context, userID string, now time.Time) (s
 	if out.IdempotencyKeys, err = tx.sandboxExec(ctx, `DELETE FROM idempotency_keys WHERE owner_id = ? AND state = 'done'`,
 		userID); err != nil {
 		return out, err
+	}
+	// A freed key no longer names what the kept orders and refunds were
+	// made under (a retry finds work by it), so it is free for new work.
+	if _, err := tx.exec(ctx, `UPDATE orders SET idempotency_key = '' WHERE buyer_id = ? AND idempotency_key <> ''
+		AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner_id = orders.buyer_id AND k.idem_key = orders.idempotency_key)`,
+		userID); err != nil {
+		return out, wrap(err)
+	}
+	if _, err := tx.exec(ctx, `UPDATE refunds SET idem_key = '' WHERE idem_owner = ? AND idem_key <> ''
+		AND NOT EXISTS (SELECT 1 FROM idempotency_keys k WHERE k.owner_id = refunds.idem_owner AND k.idem_key = refunds.idem_key)`,
+		userID); err != nil {
+		return out, wrap(err)
 	}
 
 	if out.ListingsArchived, err = tx.sandboxExec(ctx, `UPDATE listings SET status = 'archived', updated_at = ?

@@ -339,7 +339,8 @@ func TestPurchaseFaultOutcomeUnknown(t *testing.T) {
 // A crash between the charge and the settlement: the purchase answers 201
 // with the order still pending_payment (the money moved, so it must not
 // read as a failure), a retry with the same key replays that, a retry with
-// a new key is told its purchase is already going through, and the
+// a new key is told the listing is taken (LISTING_SOLD, with its own
+// order's id: DUPLICATE_REQUEST is for a reused key only), and the
 // reconciler settles the order exactly once.
 func TestPurchaseFaultCrashBeforeSettle(t *testing.T) {
 	t.Parallel()
@@ -362,7 +363,7 @@ func TestPurchaseFaultCrashBeforeSettle(t *testing.T) {
 		if again.Header.Get("Idempotent-Replayed") != "true" {
 			t.Fatal("the retry was not a replay")
 		}
-		other := sc.buy(s).Want(t, http.StatusConflict, "DUPLICATE_REQUEST")
+		other := sc.buy(s).Want(t, http.StatusConflict, "LISTING_SOLD")
 		if purchDetails(t, other)["orderId"] != first.Data()["id"] {
 			t.Fatalf("details = %v, want the pending order's id", purchDetails(t, other))
 		}
