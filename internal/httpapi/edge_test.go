@@ -128,3 +128,21 @@ func TestEnvelopeListener(t *testing.T) {
 		t.Fatalf("a good request answered %d", resp.StatusCode)
 	}
 }
+
+// A binary route's body reaches its handler whatever the Content-Type a
+// client sends (curl --data-binary says it is a form).
+func TestBinaryBodyPasses(t *testing.T) {
+	f := newFixture()
+	f.rt.HandleBinary("PUT", "/api/v1/blob/{id}", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {
+		b, _ := io.ReadAll(r.Body)
+		return httpapi.OK(w, r, http.StatusOK, map[string]int{"bytes": len(b)})
+	})
+	r := f.do(t, "PUT", "/api/v1/blob/x", "\xff\xd8\x00\x01a=\x00", "Content-Type", "application/x-www-form-urlencoded")
+	if r.status != http.StatusOK {
+		t.Fatalf("got %d %s", r.status, r.code())
+	}
+	// Its path is still checked.
+	if r := f.do(t, "PUT", "/api/v1/blob/%00", "x"); r.status != http.StatusBadRequest {
+		t.Fatalf("got %d", r.status)
+	}
+}

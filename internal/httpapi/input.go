@@ -74,8 +74,9 @@ func CheckText(r *http.Request, field, s string) error {
 	return nil
 }
 
-// checkInput applies the rule to everything a request carries as text.
-func checkInput(r *http.Request, pattern string) *refusal {
+// checkInput applies the rule to everything a request carries as text; a
+// binary route's body is not text.
+func checkInput(r *http.Request, pattern string, textBody bool) *refusal {
 	for _, name := range pathParams(pattern) {
 		if f := textRefusal(name, r.PathValue(name)); f != nil {
 			return f
@@ -93,6 +94,9 @@ func checkInput(r *http.Request, pattern string) *refusal {
 				return f
 			}
 		}
+	}
+	if !textBody {
+		return nil
 	}
 	return checkBody(r)
 }

@@ -82,7 +82,7 @@ func TestCheckInput(t *testing.T) {
 			if tc.header[0] != "" {
 				r.Header.Set(tc.header[0], tc.header[1])
 			}
-			f := checkInput(r, tc.method+" /x/{id}")
+			f := checkInput(r, tc.method+" /x/{id}", true)
 			if tc.field == "" {
 				if f != nil {
 					t.Fatalf("refused: %+v", f)
@@ -107,7 +107,7 @@ func TestCheckInput(t *testing.T) {
 func TestCheckInputLargeBody(t *testing.T) {
 	big := `{"t":"` + strings.Repeat("a", MaxBody) + `"}`
 	r := httptest.NewRequest("POST", "/x/abc", strings.NewReader(big))
-	if f := checkInput(r, "POST /x/abc"); f != nil {
+	if f := checkInput(r, "POST /x/abc", true); f != nil {
 		t.Fatalf("refused: %+v", f)
 	}
 	var b bytes.Buffer

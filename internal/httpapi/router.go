@@ -81,12 +81,22 @@ func (rt *Router) Routes() []Route {
 
 // Handle registers h for method and path under auth.
 func (rt *Router) Handle(method, path string, auth Auth, h HandlerFunc) {
+	rt.handle(method, path, auth, h, true)
+}
+
+// HandleBinary registers a route whose body is raw bytes (a photo upload),
+// which the input edge leaves to the handler whatever its Content-Type.
+func (rt *Router) HandleBinary(method, path string, auth Auth, h HandlerFunc) {
+	rt.handle(method, path, auth, h, false)
+}
+
+func (rt *Router) handle(method, path string, auth Auth, h HandlerFunc, textBody bool) {
 	rt.routes = append(rt.routes, Route{Method: method, Pattern: path, Auth: auth})
 	pattern := method + " " + path
 	if path == "/" || strings.HasSuffix(path, "/") {
 		pattern += "{$}"
 	}
-	rt.mux.Handle(pattern, rt.wrap(method+" "+path, auth, h))
+	rt.mux.Handle(pattern, rt.wrap(method+" "+path, auth, h, textBody))
 }
 
 // HandleRaw registers a plain handler (metrics, documents) without auth or
@@ -140,12 +150,12 @@ func Entity(r *http.Request, entityType, id string) {
 	ri.entityType, ri.entityID = entityType, id
 }
 
-func (rt *Router) wrap(route string, auth Auth, h HandlerFunc) http.Handler {
+func (rt *Router) wrap(route string, auth Auth, h HandlerFunc, textBody bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri := info(r)
 		ri.route = route
 		err := func() error {
-			if f := checkInput(r, route); f != nil {
+			if f := checkInput(r, route, textBody); f != nil {
 				ri.refused = f
 				return f.err()
 			}

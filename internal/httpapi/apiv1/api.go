@@ -63,7 +63,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/listings/categories", httpapi.Public, a.categories)
 	rt.Handle("POST", p+"/listings/photos/upload-urls", httpapi.Either, a.photoUploadURLs)
 	rt.Handle("POST", p+"/agent/listings/photos/upload-urls", httpapi.Agent, a.photoUploadURLs)
-	rt.Handle("PUT", p+"/photos/uploads/{id}", httpapi.Public, a.uploadPhoto)
+	rt.HandleBinary("PUT", p+"/photos/uploads/{id}", httpapi.Public, a.uploadPhoto)
 	rt.Handle("GET", p+"/photos/{id}", httpapi.Public, a.servePhoto)
 	rt.Handle("GET", p+"/photos/{id}/thumbnail", httpapi.Public, a.servePhotoThumbnail)
 	rt.Handle("GET", p+"/listings", httpapi.Public, a.search)
