@@ -55,7 +55,7 @@ type IdemStore interface {
 	FinishIdempotency(ctx context.Context, ownerID, key string, status int, body []byte) error
 	// ReleaseIdempotency forgets a claimed key whose request failed on our
 	// side, so a retry runs again.
-	ReleaseIdempotency(ctx context.Context, ownerID, key string) error
+	ReleaseIdempotency(ctx context.Context, ownerID, key, leaseOwner string) error
 	IdempotencyRecord(ctx context.Context, ownerID, key string) (*IdemRecord, error)
 }
 
@@ -151,7 +151,7 @@ func (rt *Router) runClaimed(w http.ResponseWriter, r *http.Request, rec *IdemRe
 	defer cancel()
 	var err error
 	if rw.status >= 500 {
-		err = rt.idem.ReleaseIdempotency(sctx, rec.OwnerID, rec.Key)
+		err = rt.idem.ReleaseIdempotency(sctx, rec.OwnerID, rec.Key, rec.LeaseOwner)
 	} else {
 		err = rt.idem.FinishIdempotency(sctx, rec.OwnerID, rec.Key, rw.status, rw.body.Bytes())
 	}

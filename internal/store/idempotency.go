@@ -78,10 +78,12 @@ func (db *DB) updateOne(ctx context.Context, query string, args ...any) (bool, e
 	return changed, err
 }
 
-// ReleaseIdempotency forgets a claimed key.
-func (db *DB) ReleaseIdempotency(ctx context.Context, ownerID, key string) error {
+// ReleaseIdempotency forgets a claimed key leaseOwner still holds (a
+// retry may have taken it over meanwhile: then the key is the taker's).
+func (db *DB) ReleaseIdempotency(ctx context.Context, ownerID, key, leaseOwner string) error {
 	return db.InTx(ctx, func(tx *Tx) error {
-		_, err := tx.exec(ctx, `DELETE FROM idempotency_keys WHERE owner_id = ? AND idem_key = ? AND state = 'started'`, ownerID, key)
+		_, err := tx.exec(ctx, `DELETE FROM idempotency_keys WHERE owner_id = ? AND idem_key = ? AND state = 'started'
+			AND lease_owner = ?`, ownerID, key, leaseOwner)
 		return wrap(err)
 	})
 }

@@ -58,6 +58,10 @@ func TestIdempotencyLeases(t *testing.T) {
 		if held, err := db.RenewIdempotency(ctx, "owner-1", "k1", "proc-a", real.Add(time.Minute)); err != nil || held {
 			t.Fatalf("the old holder still renews: %v %v", held, err)
 		}
+		// The old holder's give-up after a failure leaves the taker's claim.
+		if err := db.ReleaseIdempotency(ctx, "owner-1", "k1", "proc-a"); err != nil {
+			t.Fatal(err)
+		}
 		got, err := db.IdempotencyRecord(ctx, "owner-1", "k1")
 		if err != nil || got.LeaseOwner != "proc-b" {
 			t.Fatalf("record after take-over: %+v, %v", got, err)
@@ -83,6 +87,11 @@ func TestIdempotencyLeases(t *testing.T) {
 		if took, err := db.TakeOverIdempotency(ctx, "owner-1", "k2", "proc-b", real.Add(time.Minute), real); err != nil || !took {
 			t.Fatalf("could not take a claim without a lease: %v %v", took, err)
 		}
+		if err := db.ReleaseIdempotency(ctx, "owner-1", "k2", "proc-b"); err != nil {
+			t.Fatal(err)
+		}
+		_, err = db.IdempotencyRecord(ctx, "owner-1", "k2")
+		wantCode(t, err, market.CodeNotFound)
 	})
 }
 
