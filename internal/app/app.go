@@ -84,6 +84,10 @@ type Options struct {
 	// and BeforeSettle runs before each settle step (crash tests).
 	Gateway      payments.Gateway
 	BeforeSettle func(ctx context.Context, orderID string) error
+	// RealTime is the clock of login throttles and lockouts, which run on
+	// real time, never on the sandbox clock (CONTRACT.md section 10): the
+	// system clock unless a test moves its own.
+	RealTime market.Clock
 }
 
 // Open connects the store and runs the migrations (goose, then River's).
@@ -123,7 +127,11 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}
 	a.Config = cfg
 
-	var limiter ratelimit.Limiter = ratelimit.NewMemory(a.Clock.Now)
+	realTime := opts.RealTime
+	if realTime == nil {
+		realTime = market.SystemClock{}
+	}
+	var limiter ratelimit.Limiter = ratelimit.NewMemory(realTime.Now)
 	cacheCheck := func(context.Context) error { return nil }
 	if cfg.RedisURL != "" {
 		ropts, err := redis.ParseURL(cfg.RedisURL)
@@ -131,7 +139,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 			return nil, fmt.Errorf("MARKETPLACE_REDIS_URL: %w", err)
 		}
 		a.redis = redis.NewClient(ropts)
-		limiter = ratelimit.NewRedis(a.redis, "marketplace:", a.Clock.Now)
+		limiter = ratelimit.NewRedis(a.redis, "marketplace:", realTime.Now)
 		cacheCheck = func(ctx context.Context) error { return a.redis.Ping(ctx).Err() }
 	}
 

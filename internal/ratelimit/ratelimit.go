@@ -4,8 +4,9 @@
 //
 // Both backends keep an exact log of admitted actions and answer the same
 // way for the same calls. Memory serves a single process; Redis shares the
-// counts between replicas. Time always comes from the injected clock, so the
-// sandbox's clock advance frees slots just as real time would.
+// counts between replicas. Time comes from the injected clock: the service
+// gives it real time, so the sandbox's clock advance never lifts a throttle
+// or a lockout (CONTRACT.md section 10); tests inject a clock they move.
 //
 // Refused calls are not recorded: a client that keeps retrying while blocked
 // is unblocked as soon as its oldest admitted action leaves the window, not

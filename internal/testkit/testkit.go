@@ -36,7 +36,10 @@ type Server struct {
 	T     testing.TB
 	URL   string
 	App   *app.App
-	Clock *market.FixedClock
+	Clock *market.FixedClock // the service clock, which the sandbox moves
+	// RealTime is the clock of login throttles, which the sandbox never
+	// moves; tests move it to let a lockout pass.
+	RealTime *market.FixedClock
 	// Unchecked turns off OpenAPI checking for the next requests (for tests of
 	// transport-level garbage that no document can describe).
 	Unchecked bool
@@ -77,6 +80,7 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 		opts.Mode = config.Sandbox
 	}
 	clock := market.NewFixedClock(time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC))
+	realTime := market.NewFixedClock(time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC))
 	ts := httptest.NewUnstartedServer(nil)
 	cfg := config.Config{
 		Addr: ts.Listener.Addr().String(), DataDir: t.TempDir(), Mode: opts.Mode,
@@ -91,7 +95,7 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 	if err := jobsMigrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(ctx, cfg, db, app.Options{Logger: log, Clock: clock, Generator: opts.Generator,
+	a, err := app.New(ctx, cfg, db, app.Options{Logger: log, Clock: clock, RealTime: realTime, Generator: opts.Generator,
 		GenerationBudget: opts.GenerationBudget, Gateway: opts.Gateway, BeforeSettle: opts.BeforeSettle})
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +113,7 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 	ts.Config.Handler = a.Handler()
 	ts.Start()
 	t.Cleanup(ts.Close)
-	return &Server{T: t, URL: ts.URL, App: a, Clock: clock}
+	return &Server{T: t, URL: ts.URL, App: a, Clock: clock, RealTime: realTime}
 }
 
 // Run starts a server on every engine and runs fn for each, as subtests.

@@ -403,12 +403,17 @@ func TestLoginThrottle(t *testing.T) {
 		// Throttling is per account: another person logs in as usual.
 		login(s, other.Email, other.Password).Want(t, http.StatusOK, "")
 
-		s.Clock.Advance(14 * time.Minute)
+		// Sandbox time does not lift a lockout: throttles run on real time.
+		k := s.NewKey(other, "buy_sell")
+		s.Do("POST", "/v1/sandbox/time-advance/720", nil, k.Auth()).Want(t, http.StatusOK, "")
+		login(s, u.Email, u.Password).Want(t, http.StatusTooManyRequests, "RATE_LIMITED")
+
+		s.RealTime.Advance(14 * time.Minute)
 		r := login(s, u.Email, u.Password).Want(t, http.StatusTooManyRequests, "RATE_LIMITED")
 		if got, _ := strconv.Atoi(r.Header.Get("Retry-After")); got != 60 {
 			t.Errorf("Retry-After = %q after 14 minutes, want 60", r.Header.Get("Retry-After"))
 		}
-		s.Clock.Advance(time.Minute)
+		s.RealTime.Advance(time.Minute)
 		login(s, u.Email, u.Password).Want(t, http.StatusOK, "")
 	})
 }
