@@ -32,6 +32,7 @@ import (
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/ratelimit"
+	"marketplace/internal/sandbox"
 	"marketplace/internal/shipping"
 	"marketplace/internal/store"
 )
@@ -69,7 +70,8 @@ type App struct {
 	Photos   *listings.Photos
 	Settings *admin.Config
 
-	redis *redis.Client
+	redis        *redis.Client
+	sandboxClock *sandbox.Clock // sandbox mode only
 }
 
 // Options are what tests may replace.
@@ -210,12 +212,19 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}).Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
 		Shipping: a.Shipping, Orders: a.Orders, PublicURL: cfg.PublicURL}).Register(a.Router)
-	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock)
+	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err
 	}
+	var advancer agentv1.SandboxClock // nil in live mode: no time-advance route
+	if sandboxClock != nil {
+		if err := sandboxClock.Load(ctx); err != nil {
+			return nil, fmt.Errorf("sandbox clock: %w", err)
+		}
+		a.sandboxClock, advancer = sandboxClock, sandboxClock
+	}
 	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
-		Payments: a.Payments, Orders: a.Orders, Sandbox: cfg.Mode == config.Sandbox, Clock: sandboxClock,
+		Payments: a.Payments, Orders: a.Orders, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
 		SandboxStore: db}).Register(a.Router)
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)
@@ -305,16 +314,17 @@ func checkTracking(carrier, number string) (string, string, error) {
 }
 
 // clockAdvancer is the clock the sandbox's time-advance moves. In sandbox
-// mode the service clock must be able to advance; live mode never moves it.
-func clockAdvancer(mode config.Mode, c market.Clock) (agentv1.SandboxClock, error) {
+// mode the service clock must be able to advance, and its offset is kept
+// in the database; live mode never moves it.
+func clockAdvancer(mode config.Mode, c market.Clock, db *store.DB) (*sandbox.Clock, error) {
 	if mode != config.Sandbox {
 		return nil, nil
 	}
-	ac, ok := c.(agentv1.SandboxClock)
+	ac, ok := c.(sandbox.Advancer)
 	if !ok {
 		return nil, fmt.Errorf("sandbox mode needs a clock that can advance, not %T", c)
 	}
-	return ac, nil
+	return sandbox.NewClock(ac, db), nil
 }
 
 // auditWriter writes audit entries in their own small transaction.
@@ -346,6 +356,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if a.sandboxClock != nil {
+		go a.followSandboxClock(ctx)
+	}
 	a.Log.Info("listening", "addr", ln.Addr().String(), "mode", a.Config.Mode, "database", string(a.DB.Dialect()), "version", version())
 	select {
 	case err := <-errc:
@@ -360,6 +373,25 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		err = errors.Join(err, qerr)
 	}
 	return err
+}
+
+// sandboxClockRefresh is how often a replica reads the sandbox clock's
+// stored offset, to follow another replica's time-advance.
+const sandboxClockRefresh = 5 * time.Second
+
+func (a *App) followSandboxClock(ctx context.Context) {
+	t := time.NewTicker(sandboxClockRefresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := a.sandboxClock.Load(ctx); err != nil && ctx.Err() == nil {
+				a.Log.Warn("sandbox clock not refreshed", "err", err.Error())
+			}
+		}
+	}
 }
 
 // Close releases the store and the cache client.

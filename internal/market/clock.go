@@ -29,6 +29,17 @@ func (c *OffsetClock) Now() time.Time {
 // Advance moves the clock forward by d.
 func (c *OffsetClock) Advance(d time.Duration) { c.offset.Add(int64(d)) }
 
+// Set makes the clock run d ahead of the system clock; it never moves the
+// clock back (the sandbox's stored offset only grows).
+func (c *OffsetClock) Set(d time.Duration) {
+	for {
+		cur := c.offset.Load()
+		if int64(d) <= cur || c.offset.CompareAndSwap(cur, int64(d)) {
+			return
+		}
+	}
+}
+
 // FixedClock is a clock for tests that moves only when told.
 type FixedClock struct {
 	now atomic.Int64

@@ -1,5 +1,6 @@
 // Package sandbox holds what the sandbox's own operations share between the
-// HTTP surface and the store: resetting one user's data.
+// HTTP surface and the store: resetting one user's data, and the clock its
+// time-advance moves (clock.go).
 package sandbox
 
 import (

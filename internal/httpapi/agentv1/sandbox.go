@@ -1,6 +1,7 @@
 package agentv1
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -12,10 +13,10 @@ import (
 
 // SandboxClock is the service clock the sandbox moves: every time-based rule
 // reads it, so advancing it ages offers, holds, reservations and spending
-// windows at once.
+// windows at once. An advance is kept (sandbox.Clock stores it).
 type SandboxClock interface {
 	market.Clock
-	Advance(time.Duration)
+	Advance(ctx context.Context, d time.Duration) error
 }
 
 // MaxAdvanceHours is the most one time-advance call moves the clock
@@ -58,11 +59,13 @@ func (sb *sandboxOps) advance(w http.ResponseWriter, r *http.Request) error {
 		return market.Invalid(market.FieldError{Field: "hours", Message: "must be a whole number from 1 to " +
 			strconv.Itoa(MaxAdvanceHours)})
 	}
-	sb.clock.Advance(time.Duration(hours) * time.Hour)
+	ctx := r.Context()
+	if err := sb.clock.Advance(ctx, time.Duration(hours)*time.Hour); err != nil {
+		return err
+	}
 	// The clock has moved whatever follows: a failed sweep step is reported
 	// (the periodic job retries it), never answered as an error, which a
 	// client would retry and so advance twice.
-	ctx := r.Context()
 	reconciled, err1 := sb.api.Orders.Reconcile(ctx)
 	released, err2 := sb.api.Orders.ReleasePayouts(ctx)
 	return httpapi.OK(w, r, http.StatusOK, advanced{AdvancedHours: hours, Now: sb.clock.Now(),
