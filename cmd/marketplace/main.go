@@ -37,10 +37,10 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr))
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, getenv config.Lookup, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -101,7 +101,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // loadConfig reads the configuration; when it cannot go on it says so and
 // gives the exit code (0 after -h).
-func loadConfig(getenv func(string) string, args []string, stderr io.Writer) (config.Config, int, bool) {
+func loadConfig(getenv config.Lookup, args []string, stderr io.Writer) (config.Config, int, bool) {
 	cfg, err := config.Load(getenv, args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return cfg, 0, false

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -15,11 +16,12 @@ import (
 	"time"
 
 	"marketplace/internal/app"
+	"marketplace/internal/config"
 )
 
 // env is a getenv over a fixed map, so tests never read the real environment.
-func env(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
+func env(m map[string]string) config.Lookup {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
 // freeAddr finds a loopback port nobody is using right now. run only takes
@@ -154,16 +156,28 @@ func TestServeStopsOnCancel(t *testing.T) {
 	dataDir := t.TempDir()
 	exited := make(chan struct{})
 	var code int
+	metricsAddr := freeAddr(t)
 	go func() {
 		defer close(exited)
 		code = run(ctx, []string{"serve"}, env(map[string]string{
-			"MARKETPLACE_ADDR":     addr,
-			"MARKETPLACE_DATA_DIR": dataDir,
+			"MARKETPLACE_ADDR":         addr,
+			"MARKETPLACE_DATA_DIR":     dataDir,
+			"MARKETPLACE_METRICS_ADDR": metricsAddr,
 		}), logs, logs)
 	}()
 	// Whatever fails below, do not return while run still uses the temp dir.
 	t.Cleanup(func() { cancel(); <-exited })
 	waitHealthy(t, addr, exited)
+
+	// Metrics are served on their own listener, never on the API port.
+	if body := get(t, "http://"+metricsAddr+"/metrics", http.StatusOK); !strings.Contains(body, "marketplace_http_requests_total") {
+		t.Errorf("the metrics listener serves no request metrics:\n%.300s", body)
+	}
+	for _, p := range []string{"/metrics", "/api/v1/metrics"} {
+		if body := get(t, "http://"+addr+p, http.StatusNotFound); !strings.Contains(body, `"NOT_FOUND"`) {
+			t.Errorf("%s on the API port: %s", p, body)
+		}
+	}
 
 	cancel()
 	select {
@@ -206,6 +220,7 @@ func TestBinaryExitsZeroOnSIGTERM(t *testing.T) {
 		"MARKETPLACE_MODE=sandbox",
 		"MARKETPLACE_PUBLIC_URL=",
 		"MARKETPLACE_ADMIN_EMAIL=",
+		"MARKETPLACE_METRICS_ADDR=",
 	)
 	logs := newSyncBuffer()
 	cmd.Stdout, cmd.Stderr = logs, logs
@@ -239,6 +254,54 @@ func TestBinaryExitsZeroOnSIGTERM(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `"msg":"shutting down"`) {
 		t.Errorf("log does not show a graceful shutdown:\n%s", logs.String())
+	}
+}
+
+// get fetches url and fails unless it answers status; it returns the body.
+func get(t *testing.T, url string, status int) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != status {
+		t.Fatalf("GET %s: %d, want %d: %s", url, resp.StatusCode, status, b)
+	}
+	return string(b)
+}
+
+// TestMetricsAddress: an empty MARKETPLACE_METRICS_ADDR serves no metrics, and
+// a taken metrics address stops the start with a clear error.
+func TestMetricsAddress(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"serve"}, env(map[string]string{
+		"MARKETPLACE_ADDR": freeAddr(t), "MARKETPLACE_DATA_DIR": t.TempDir(),
+		"MARKETPLACE_METRICS_ADDR": taken.Addr().String(),
+	}), &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "MARKETPLACE_METRICS_ADDR") {
+		t.Fatalf("exit %d with the metrics address taken; log:\n%s", code, stderr.String())
+	}
+
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := newSyncBuffer()
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		run(ctx, []string{"serve"}, env(map[string]string{"MARKETPLACE_ADDR": addr, "MARKETPLACE_DATA_DIR": t.TempDir(),
+			"MARKETPLACE_METRICS_ADDR": ""}), logs, logs)
+	}()
+	t.Cleanup(func() { cancel(); <-exited })
+	waitHealthy(t, addr, exited)
+	if !strings.Contains(logs.String(), `"metrics_addr":"off"`) {
+		t.Errorf("the start line does not say metrics are off:\n%s", logs.String())
 	}
 }
 

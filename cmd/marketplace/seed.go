@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"marketplace/internal/app"
+	"marketplace/internal/config"
 	"marketplace/internal/seed"
 )
 
@@ -45,7 +46,7 @@ func seedFlags(args []string, stderr io.Writer) (seed.Options, []string, error) 
 	return opts, rest, nil
 }
 
-func runSeed(ctx context.Context, opts seed.Options, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func runSeed(ctx context.Context, opts seed.Options, args []string, getenv config.Lookup, stdout, stderr io.Writer) int {
 	cfg, code, ok := loadConfig(getenv, args, stderr)
 	if !ok {
 		return code

@@ -72,6 +72,7 @@ type App struct {
 
 	redis        *redis.Client
 	sandboxClock *sandbox.Clock // sandbox mode only
+	metrics      http.Handler
 }
 
 // Options are what tests may replace.
@@ -197,13 +198,14 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		return nil, err
 	}
 	mx := httpapi.NewMetrics()
+	a.metrics = mx.Handler()
 	auditor := auditWriter{db: db}
 	a.Router = httpapi.NewRouter(httpapi.Services{Accounts: a.Accounts, Agents: a.Agents}, auditor, a.Log, a.Clock, mx)
 	a.Router.SetIdempotency(db)
 	publishable := cfg.PublishableKey()
 	(&ops.Ops{
 		Version: version(), Mode: string(cfg.Mode), PublicURL: cfg.PublicURL, PublishableKey: publishable,
-		Metrics: mx.Handler(), DocA: docA, DocB: docB,
+		DocA: docA, DocB: docB,
 		Checks: []ops.Check{
 			{Name: "database", Run: db.Ping},
 			{Name: "cache", Run: cacheCheck},
@@ -337,9 +339,17 @@ func (w auditWriter) AppendAudit(ctx context.Context, e *admin.AuditEntry) error
 // Handler is the service's HTTP handler.
 func (a *App) Handler() http.Handler { return a.Router }
 
+// MetricsHandler serves the Prometheus metrics, which Serve puts on a
+// listener of their own (Config.MetricsAddr), never on the API's.
+func (a *App) MetricsHandler() http.Handler { return a.metrics }
+
 // Serve starts the job queue and serves HTTP on ln until ctx ends, then
 // drains in-flight requests and background work.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	metrics, err := a.metricsServer()
+	if err != nil {
+		return err
+	}
 	// The queue gets a context that SIGTERM does not cancel: cancelling it
 	// would abort running jobs, while Stop below lets them finish.
 	if err := a.Queue.Start(context.WithoutCancel(ctx)); err != nil {
@@ -354,25 +364,65 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn),
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, 2)
+	// What net/http refuses before routing is answered in the envelope too.
+	go func() { errc <- srv.Serve(httpapi.EnvelopeListener(ln, a.Log)) }()
+	if metrics != nil {
+		go func() { errc <- metrics.serve() }()
+	}
 	if a.sandboxClock != nil {
 		go a.followSandboxClock(ctx)
 	}
-	a.Log.Info("listening", "addr", ln.Addr().String(), "mode", a.Config.Mode, "database", string(a.DB.Dialect()), "version", version())
+	metricsAddr := "off"
+	if metrics != nil {
+		metricsAddr = metrics.ln.Addr().String()
+	}
+	a.Log.Info("listening", "addr", ln.Addr().String(), "metrics_addr", metricsAddr, "mode", a.Config.Mode,
+		"database", string(a.DB.Dialect()), "version", version())
 	select {
-	case err := <-errc:
-		return err
+	case err = <-errc:
 	case <-ctx.Done():
 	}
 	a.Log.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
 	defer cancel()
-	err := srv.Shutdown(shutdownCtx)
+	err = errors.Join(err, srv.Shutdown(shutdownCtx))
+	if metrics != nil {
+		err = errors.Join(err, metrics.srv.Shutdown(shutdownCtx))
+	}
 	if qerr := a.Queue.Stop(shutdownCtx); qerr != nil && !errors.Is(qerr, context.Canceled) {
 		err = errors.Join(err, qerr)
 	}
 	return err
+}
+
+// metricsListener serves /metrics on the metrics address alone.
+type metricsListener struct {
+	srv *http.Server
+	ln  net.Listener
+}
+
+func (m *metricsListener) serve() error {
+	if err := m.srv.Serve(m.ln); !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	return nil
+}
+
+// metricsServer opens the metrics listener, or returns nil when
+// Config.MetricsAddr is empty. A taken address stops the start.
+func (a *App) metricsServer() (*metricsListener, error) {
+	if a.Config.MetricsAddr == "" {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", a.Config.MetricsAddr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener (MARKETPLACE_METRICS_ADDR): %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", a.metrics)
+	return &metricsListener{ln: ln, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn)}}, nil
 }
 
 // sandboxClockRefresh is how often a replica reads the sandbox clock's

@@ -37,6 +37,10 @@ const (
 // the sandbox processor takes the payments.
 const SandboxPublishableKey = "pk_test_sandbox"
 
+// DefaultMetricsAddr is where /metrics listens unless told otherwise:
+// loopback, apart from the API port, for a local Prometheus agent.
+const DefaultMetricsAddr = "127.0.0.1:9464"
+
 // Config is every setting the service reads at start-up.
 type Config struct {
 	Addr          string
@@ -49,6 +53,9 @@ type Config struct {
 	AdminPassword string
 	JWTSecret     string
 	LogLevel      string
+	// MetricsAddr is where /metrics is served, on a listener of its own
+	// (never the API port); "" serves no metrics.
+	MetricsAddr string
 
 	// Payments picks the processor ("" reads as sandbox). Stripe needs the
 	// secret key; StripeAPIBase points the client elsewhere (stripe-mock).
@@ -87,9 +94,17 @@ func (c Config) Postgres() bool {
 	return strings.HasPrefix(c.DatabaseURL, "postgres://") || strings.HasPrefix(c.DatabaseURL, "postgresql://")
 }
 
-// Load reads the environment through getenv, then lets flags in args
+// Lookup reads one environment variable and says whether it is set at all
+// (os.LookupEnv): some settings tell "set to empty" from "not set".
+type Lookup func(string) (string, bool)
+
+// Load reads the environment through lookup, then lets flags in args
 // override it.
-func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, error) {
+func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
+	getenv := func(k string) string {
+		v, _ := lookup(k)
+		return v
+	}
 	env := func(k, def string) string {
 		if v := strings.TrimSpace(getenv(k)); v != "" {
 			return v
@@ -107,6 +122,7 @@ func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, 
 		AdminPassword: getenv("MARKETPLACE_ADMIN_PASSWORD"),
 		JWTSecret:     getenv("MARKETPLACE_JWT_SECRET"),
 		LogLevel:      env("MARKETPLACE_LOG_LEVEL", "info"),
+		MetricsAddr:   DefaultMetricsAddr,
 
 		Payments:        Payments(strings.ToLower(env("MARKETPLACE_PAYMENTS", string(PaymentsSandbox)))),
 		StripeSecretKey: strings.TrimSpace(getenv("STRIPE_SECRET_KEY")),
@@ -123,6 +139,9 @@ func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, 
 		S3Bucket:    env("MARKETPLACE_S3_BUCKET", ""),
 		S3AccessKey: env("MARKETPLACE_S3_ACCESS_KEY", ""),
 		S3SecretKey: getenv("MARKETPLACE_S3_SECRET_KEY"),
+	}
+	if v, set := lookup("MARKETPLACE_METRICS_ADDR"); set {
+		c.MetricsAddr = strings.TrimSpace(v) // empty turns the metrics listener off
 	}
 	switch secure := strings.ToLower(env("MARKETPLACE_S3_SECURE", "true")); secure {
 	case "true":
@@ -141,6 +160,7 @@ func Load(getenv func(string) string, args []string, stderr io.Writer) (Config, 
 	processor := fs.String("payments", string(c.Payments), "payment processor: sandbox or stripe (MARKETPLACE_PAYMENTS)")
 	fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "base of absolute links (MARKETPLACE_PUBLIC_URL)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (MARKETPLACE_LOG_LEVEL)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "Prometheus /metrics listener; empty turns it off (MARKETPLACE_METRICS_ADDR)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

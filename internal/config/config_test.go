@@ -8,7 +8,9 @@ import (
 	"testing"
 )
 
-func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+func envOf(m map[string]string) Lookup {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
 
 func TestDefaults(t *testing.T) {
 	c, err := Load(envOf(nil), nil, io.Discard)
@@ -147,5 +149,25 @@ func TestJWTSecretIsGeneratedOnce(t *testing.T) {
 	given := Config{DataDir: t.TempDir(), JWTSecret: "from-env"}
 	if err := given.EnsureJWTSecret(); err != nil || given.JWTSecret != "from-env" {
 		t.Fatal("a configured secret must be kept")
+	}
+}
+
+// Metrics listen on loopback apart from the API unless told otherwise; an
+// empty MARKETPLACE_METRICS_ADDR (set, not missing) turns them off.
+func TestMetricsAddr(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, nil, DefaultMetricsAddr},
+		{map[string]string{"MARKETPLACE_METRICS_ADDR": ""}, nil, ""},
+		{map[string]string{"MARKETPLACE_METRICS_ADDR": " 0.0.0.0:9100 "}, nil, "0.0.0.0:9100"},
+		{nil, []string{"-metrics-addr", ""}, ""},
+	} {
+		c, err := Load(envOf(tc.env), tc.args, io.Discard)
+		if err != nil || c.MetricsAddr != tc.want {
+			t.Errorf("env %v args %v: %q, %v; want %q", tc.env, tc.args, c.MetricsAddr, err, tc.want)
+		}
 	}
 }

@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 func child() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	cfg, err := config.Load(os.Getenv, nil, os.Stderr)
+	cfg, err := config.Load(os.LookupEnv, nil, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "config:", err)
 		return 2

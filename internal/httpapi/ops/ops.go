@@ -25,7 +25,6 @@ type Ops struct {
 	PublicURL      string
 	PublishableKey string
 	Checks         []Check
-	Metrics        http.Handler
 	DocA, DocB     []byte // the OpenAPI documents, as JSON
 }
 
@@ -40,7 +39,6 @@ func (o *Ops) Register(rt *httpapi.Router) {
 	rt.Handle("GET", "/api/v1/manifest", httpapi.Public, o.manifest)
 	rt.HandleRaw("GET", "/api/v1/openapi.json", document(o.DocA))
 	rt.HandleRaw("GET", "/v1/openapi.json", document(o.DocB))
-	rt.HandleRaw("GET", "/metrics", o.Metrics)
 }
 
 func document(doc []byte) http.Handler {
@@ -60,7 +58,6 @@ func (o *Ops) links() map[string]string {
 		"health":        o.PublicURL + "/api/v1/health",
 		"agentSurface":  o.PublicURL + "/v1",
 		"humanSurface":  o.PublicURL + "/api/v1",
-		"metrics":       o.PublicURL + "/metrics",
 		"documentation": o.PublicURL + "/api/v1/openapi.json",
 	}
 }
