@@ -31,6 +31,9 @@ func OpenSQLite(path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
+	if err := ownerOnly(path); err != nil {
+		return nil, err
+	}
 	pragmas := "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)" +
 		"&_pragma=mmap_size(1073741824)"
 	u := "file:" + (&url.URL{Path: path}).EscapedPath()
@@ -63,6 +66,26 @@ func OpenSQLite(path string) (*DB, error) {
 	ckpt.SetMaxOpenConns(1)
 	db.checkpoints = checkpointWAL(ckpt, checkpointEvery)
 	return db, nil
+}
+
+// ownerOnly makes the database file readable by its owner alone (0600, like
+// the generated JWT secret), creating it if need be. SQLite gives its -wal
+// and -shm files the database file's mode; those of an older, looser
+// database are tightened too.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkpointEvery is how often the WAL is copied back into the database.
