@@ -70,6 +70,9 @@ func run(ctx context.Context, args []string, getenv config.Lookup, stdout, stder
 		return code
 	}
 	log := newLogger(stderr, cfg.LogLevel)
+	// Libraries that print through the standard log package land in the
+	// same JSON log: every line on stderr is one JSON object.
+	slog.SetDefault(log)
 	db, err := app.Open(ctx, cfg)
 	if err != nil {
 		log.Error("open database", "err", err.Error())

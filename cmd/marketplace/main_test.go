@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -314,4 +315,67 @@ func exitCode(err error) int {
 		return ee.ExitCode()
 	}
 	return -1 // not an exit at all (the wait itself failed)
+}
+
+// TestRedisDown: with Redis configured but unreachable, logins are limited
+// in the process instead of failing (never a 500), and everything logged,
+// the Redis client's own complaints included, is one JSON object a line.
+func TestRedisDown(t *testing.T) {
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	logs := newSyncBuffer()
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		run(ctx, []string{"serve"}, env(map[string]string{"MARKETPLACE_ADDR": addr, "MARKETPLACE_DATA_DIR": t.TempDir(),
+			"MARKETPLACE_METRICS_ADDR": "", "MARKETPLACE_REDIS_URL": "redis://" + freeAddr(t) + "/0"}), logs, logs)
+	}()
+	t.Cleanup(func() { cancel(); <-exited })
+	waitHealthy(t, addr, exited)
+
+	post := func(path, body string) int {
+		resp, err := http.Post("http://"+addr+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post("/api/v1/auth/register", `{"email":"r@example.com","password":"correct horse battery","displayName":"R","acceptedTerms":true}`); code != http.StatusCreated {
+		t.Fatalf("register: %d", code)
+	}
+	for i, want := range []int{http.StatusUnauthorized, http.StatusOK, http.StatusOK} {
+		pw := "correct horse battery"
+		if i == 0 {
+			pw = "wrong password 123"
+		}
+		if code := post("/api/v1/auth/login", `{"email":"r@example.com","password":"`+pw+`"}`); code != want {
+			t.Fatalf("login %d: %d, want %d", i+1, code, want)
+		}
+	}
+	// The deep health check still names the cache as down.
+	if code := statusOf(t, "http://"+addr+"/api/v1/health/deep"); code != http.StatusServiceUnavailable {
+		t.Errorf("deep health with Redis down: %d", code)
+	}
+	cancel()
+	<-exited
+	out := logs.String()
+	if !strings.Contains(out, "shared rate limiter unreachable") {
+		t.Errorf("the fallback was not logged:\n%s", out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("a log line is not JSON: %q", line)
+		}
+	}
+}
+
+func statusOf(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

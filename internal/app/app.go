@@ -116,6 +116,18 @@ func Open(ctx context.Context, cfg config.Config) (*store.DB, error) {
 	return db, nil
 }
 
+// redisLog passes the Redis client's own messages (it prints plain text to
+// stderr by default) into the service's JSON log.
+type redisLog struct{ log *slog.Logger }
+
+func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
+	r.log.WarnContext(ctx, fmt.Sprintf(format, v...), "component", "redis")
+}
+
+// redisCooldown is how long the rate limiter leaves Redis alone after it
+// failed, limiting in this process meanwhile.
+const redisCooldown = 10 * time.Second
+
 // New builds the service on an open, migrated store.
 func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*App, error) {
 	a := &App{Config: cfg, DB: db, Clock: opts.Clock, Log: opts.Logger}
@@ -141,8 +153,14 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		if err != nil {
 			return nil, fmt.Errorf("MARKETPLACE_REDIS_URL: %w", err)
 		}
+		// A dead Redis must cost a request little: no retries, short
+		// timeouts, and the limiter falls back to this process's own
+		// counts for a while (ratelimit.Fallback).
+		ropts.MaxRetries = -1
+		ropts.DialTimeout, ropts.ReadTimeout, ropts.WriteTimeout = time.Second, 500*time.Millisecond, 500*time.Millisecond
+		redis.SetLogger(redisLog{a.Log})
 		a.redis = redis.NewClient(ropts)
-		limiter = ratelimit.NewRedis(a.redis, "marketplace:", realTime.Now)
+		limiter = ratelimit.NewFallback(ratelimit.NewRedis(a.redis, "marketplace:", realTime.Now), limiter, redisCooldown, a.Log)
 		cacheCheck = func(ctx context.Context) error { return a.redis.Ping(ctx).Err() }
 	}
 
