@@ -3,6 +3,7 @@ package listings
 import (
 	"context"
 	"io"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,9 +17,19 @@ import (
 // holds at most 12 photos).
 const MaxUploadSlots = 12
 
-// maxProcessing bounds concurrent image decodes: the largest accepted image
-// takes a few hundred MB while it is decoded.
-const maxProcessing = 2
+// Photo uploads are bounded twice over. At most maxReceiving bodies are
+// read at once, each at most 10 MiB, so the upload bytes held in memory never
+// pass 80 MiB; an upload that finds every slot taken is refused at once,
+// before its body is read, with 503 SERVICE_UNAVAILABLE and Retry-After. At
+// most maxProcessing of them are decoded at a time: the largest accepted
+// image takes a few hundred MB while it is decoded. Junk is refused after
+// its first bytes (photos.ReadImage), and when the uploads stop the memory
+// they used goes back to the system (reclaimer).
+const (
+	maxReceiving   = 8
+	maxProcessing  = 2
+	busyRetryAfter = 2 // seconds
+)
 
 // Photos issues signed upload slots, takes the uploads and finds the stored
 // photos to serve.
@@ -28,7 +39,9 @@ type Photos struct {
 	signer    *photos.Signer
 	objects   photos.Store
 	publicURL string
+	receiving chan struct{}
 	sem       chan struct{}
+	reclaim   reclaimer
 
 	// inFlight holds the ids whose PUT is being processed in this process,
 	// so a concurrent second PUT of one slot is refused before it can
@@ -41,7 +54,7 @@ type Photos struct {
 // hands out.
 func NewPhotos(store Store, clock market.Clock, signer *photos.Signer, objects photos.Store, publicURL string) *Photos {
 	return &Photos{store: store, clock: clock, signer: signer, objects: objects, publicURL: publicURL,
-		sem: make(chan struct{}, maxProcessing), inFlight: map[string]bool{}}
+		receiving: make(chan struct{}, maxReceiving), sem: make(chan struct{}, maxProcessing), inFlight: map[string]bool{}}
 }
 
 // UploadSlot is one issued upload URL and the URL the photo will have.
@@ -100,7 +113,8 @@ func (p *Photos) IssueUploads(ctx context.Context, actor market.Actor, count int
 // on "token" once expired); a used slot is INVALID_STATE. The image is read,
 // checked and stored before the transaction that marks the slot used, so no
 // transaction is held open while an image decodes.
-func (p *Photos) Upload(ctx context.Context, id, token string, body io.Reader) (*UploadedPhoto, error) {
+// size is the body's length when the request says it (-1 otherwise).
+func (p *Photos) Upload(ctx context.Context, id, token string, body io.Reader, size int64) (*UploadedPhoto, error) {
 	owner, err := p.signer.Verify(id, token, p.clock.Now())
 	if err != nil {
 		return nil, err
@@ -113,13 +127,7 @@ func (p *Photos) Upload(ctx context.Context, id, token string, body io.Reader) (
 	}
 	defer p.release(id)
 
-	// The body is read outside the semaphore: a slow client must not hold
-	// a processing slot.
-	data, err := photos.ReadLimited(body)
-	if err != nil {
-		return nil, err
-	}
-	processed, err := p.process(ctx, data)
+	processed, err := p.receive(ctx, body, size)
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +186,30 @@ func (p *Photos) release(id string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.inFlight, id)
+}
+
+// receive reads and processes one upload body within the bounds above.
+func (p *Photos) receive(ctx context.Context, body io.Reader, size int64) (*photos.Processed, error) {
+	select {
+	case p.receiving <- struct{}{}:
+	default:
+		return nil, market.Errorf(market.CodeUnavailable, "too many photos are being uploaded right now; try again in a few seconds").
+			WithDetails(map[string]any{"retryAfter": int64(busyRetryAfter)})
+	}
+	p.reclaim.begin()
+	var held int
+	defer func() {
+		<-p.receiving
+		p.reclaim.end(held)
+	}()
+	// The body is read outside the decode semaphore: a slow client must not
+	// hold a processing slot.
+	data, err := photos.ReadImage(body, size)
+	if err != nil {
+		return nil, err
+	}
+	held = cap(data)
+	return p.process(ctx, data)
 }
 
 // process runs photos.Process under the concurrency limit.
@@ -265,11 +297,7 @@ func (p *Photos) PhotoIDs(field string, urls []string) ([]string, error) {
 // Put stores an image sent inline (Variant B's multipart create) as an
 // uploaded photo of owner, as if through a slot issued and filled at once.
 func (p *Photos) Put(ctx context.Context, ownerID string, body io.Reader) (string, error) {
-	data, err := photos.ReadLimited(body)
-	if err != nil {
-		return "", err
-	}
-	processed, err := p.process(ctx, data)
+	processed, err := p.receive(ctx, body, -1)
 	if err != nil {
 		return "", err
 	}
@@ -282,4 +310,52 @@ func (p *Photos) Put(ctx context.Context, ownerID string, body io.Reader) (strin
 		Width: processed.Width, Height: processed.Height, Size: int64(processed.Size()), CreatedAt: now}
 	err = p.store.InTx(ctx, func(tx Tx) error { return tx.CreatePhotoUpload(ctx, row) })
 	return id, err
+}
+
+// reclaimer hands memory back to the system once a burst of uploads is over:
+// the binary collects garbage at 5x the live heap (GOGC 400), so the heap a
+// burst grew would otherwise stay mapped.
+type reclaimer struct {
+	mu     sync.Mutex
+	active int
+	held   int // bytes the uploads since the last hand-back read
+	timer  *time.Timer
+}
+
+// reclaimAfter is how many upload bytes make a hand-back worth its full
+// collection; reclaimDelay how long uploads must have stopped.
+const (
+	reclaimAfter = 32 << 20
+	reclaimDelay = time.Second
+)
+
+func (r *reclaimer) begin() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.active++
+	if r.timer != nil {
+		r.timer.Stop()
+		r.timer = nil
+	}
+}
+
+func (r *reclaimer) end(bytes int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.active--
+	r.held += bytes
+	if r.active == 0 && r.held >= reclaimAfter && r.timer == nil {
+		r.timer = time.AfterFunc(reclaimDelay, r.handBack)
+	}
+}
+
+func (r *reclaimer) handBack() {
+	r.mu.Lock()
+	if r.active > 0 || r.timer == nil {
+		r.mu.Unlock()
+		return
+	}
+	r.held, r.timer = 0, nil
+	r.mu.Unlock()
+	debug.FreeOSMemory()
 }

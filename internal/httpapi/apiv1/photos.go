@@ -67,7 +67,7 @@ func (a *API) photoUploadURLs(w http.ResponseWriter, r *http.Request) error {
 func (a *API) uploadPhoto(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "photo", id)
-	p, err := a.Photos.Upload(r.Context(), id, r.URL.Query().Get("token"), r.Body)
+	p, err := a.Photos.Upload(r.Context(), id, r.URL.Query().Get("token"), r.Body, r.ContentLength)
 	if err != nil {
 		return err
 	}

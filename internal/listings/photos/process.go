@@ -79,14 +79,60 @@ func (p *Processed) Ext() string {
 // ReadLimited reads an upload body, refusing one over MaxUploadBytes with
 // PAYLOAD_TOO_LARGE without reading more than one byte past the limit.
 func ReadLimited(r io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxUploadBytes+1))
-	if err != nil {
-		return nil, market.Invalid(market.FieldError{Field: "file", Message: "the upload could not be read"})
+	return readUpTo(r, nil, -1)
+}
+
+// signatureLen is how many bytes sniff needs to tell an accepted format.
+const signatureLen = 12
+
+// ReadImage reads an upload body like ReadLimited, but stops after the
+// first bytes when they are not the signature of an accepted format: junk
+// is refused without being held in memory. sizeHint (the Content-Length,
+// or -1) sizes the buffer once instead of letting it double as it grows.
+func ReadImage(r io.Reader, sizeHint int64) ([]byte, error) {
+	head := make([]byte, signatureLen)
+	n, err := io.ReadFull(r, head)
+	switch {
+	case n == 0 && (err == io.EOF || err == io.ErrUnexpectedEOF):
+		return nil, invalid("the file is empty")
+	case err != nil && err != io.ErrUnexpectedEOF:
+		return nil, unreadable()
+	}
+	if _, ok := sniff(head[:n]); !ok {
+		return nil, invalid("the file is not a JPEG, PNG or WebP image")
+	}
+	return readUpTo(r, head[:n], sizeHint)
+}
+
+// readUpTo reads r after head into one buffer, MaxUploadBytes at most (one
+// byte more tells the body is too large).
+func readUpTo(r io.Reader, head []byte, sizeHint int64) ([]byte, error) {
+	size := MaxUploadBytes + 1
+	if sizeHint >= int64(len(head)) && sizeHint < int64(size) {
+		size = int(sizeHint) + 1 // one byte more sees the end
+	}
+	data := append(make([]byte, 0, size), head...)
+	for len(data) <= MaxUploadBytes {
+		if len(data) == cap(data) { // the hint was short: grow, within the limit
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):min(cap(data), MaxUploadBytes+1)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, unreadable()
+		}
 	}
 	if len(data) > MaxUploadBytes {
 		return nil, tooLarge()
 	}
 	return data, nil
+}
+
+func unreadable() error {
+	return market.Invalid(market.FieldError{Field: "file", Message: "the upload could not be read"})
 }
 
 func tooLarge() error {
