@@ -1,0 +1,194 @@
+package app_test
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"marketplace/internal/testkit"
+)
+
+// idFreeParams are path parameters that name no resource of anyone's: an
+// admin's key has nothing of someone else's to reach through them.
+var idFreeParams = map[string]string{
+	"{hours}":    "a number of hours",
+	"{username}": "a public profile, the same for every caller",
+	"{token}":    "a link's secret token is the credential, no key is read",
+}
+
+// TestAdminAgentKey is the authorization table of every route that takes an
+// id, asked with an agent key of an administrator who is no party to the
+// resource: the key acts as its owner, never with admin rights (those
+// belong to the admin's bearer token), so it gets exactly what a stranger's
+// key gets, and changes nothing of anyone else's. A route with an id missing
+// from the table fails the test.
+func TestAdminAgentKey(t *testing.T) {
+	t.Parallel()
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		admin := s.Admin()
+		s.Verify(admin)
+		adminKey := s.NewKey(admin, "buy_sell")
+		stranger := s.VerifiedOwner("Strange")
+		strangerKey := s.NewKey(stranger, "buy_sell")
+
+		// Someone else's world: a seller, a buyer's paid order (with a
+		// refund request and a dispute), a queued approval, a listing,
+		// the buyer's address, card and key.
+		seller := s.VerifiedOwner("Selma")
+		buyer := s.NewShopper("Bruno", "pm_card_visa")
+		s.SetControls(buyer.User, map[string]any{"perTransactionLimit": 50000})
+		bought := s.ActiveListing(seller, "walnut cutting board end grain large", 2000)
+		order := s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": bought, "maxPrice": 2000,
+			"shippingAddress": testkit.Address()}, buyer.Key.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+		disputed := s.ActiveListing(seller, "brass desk lamp with a green glass shade", 2500)
+		dorder := s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": disputed, "maxPrice": 2500,
+			"shippingAddress": testkit.Address()}, buyer.Key.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+		dispute := s.Do("POST", "/api/v1/disputes", map[string]any{"orderId": dorder, "reason": "not_as_described",
+			"description": "The shade is cracked."}, buyer.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+		s.Do("POST", "/api/v1/purchases/"+order+"/refund", map[string]any{"reason": "a dent", "amount": 300},
+			buyer.Auth()).Want(t, http.StatusCreated, "")
+		s.SetControls(buyer.User, map[string]any{"perTransactionLimit": 50000, "approvalThreshold": 1000})
+		queued := s.ActiveListing(seller, "teak side table with one drawer", 3000)
+		r := s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": queued, "maxPrice": 3000,
+			"shippingAddress": testkit.Address()}, buyer.Key.Auth()).Want(t, http.StatusAccepted, "APPROVAL_REQUIRED")
+		approval := r.JSON["error"].(map[string]any)["details"].(map[string]any)["approvalId"].(string)
+		listing := s.ActiveListing(seller, "pyrex mixing bowls set of three", 1500)
+		address := s.Do("POST", "/api/v1/addresses", testkit.Address(), buyer.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+		card := s.SaveCard(buyer.User, "pm_card_visa")
+		key := s.NewKey(buyer.User, "buy_only")
+		photo := strings.TrimPrefix(s.UploadPhotos(buyer.Auth(), 1)[0], s.URL+"/api/v1/photos/")
+
+		ship := map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"}
+		const a, b = "/api/v1", "/v1"
+		type row struct {
+			method, pattern, path string
+			body                  any
+			open                  bool // anyone may do it, the stranger too
+		}
+		rows := []row{
+			{"DELETE", a + "/addresses/{id}", a + "/addresses/" + address, nil, false},
+			{"PATCH", a + "/addresses/{id}/default", a + "/addresses/" + address + "/default", nil, false},
+			{"GET", a + "/admin/disputes/{id}", a + "/admin/disputes/" + dispute, nil, false},
+			{"POST", a + "/admin/disputes/{id}/resolve", a + "/admin/disputes/" + dispute + "/resolve", map[string]any{"resolution": "refund_buyer"}, false},
+			{"POST", a + "/admin/orders/{id}/force-cancel", a + "/admin/orders/" + order + "/force-cancel", nil, false},
+			{"POST", a + "/admin/orders/{id}/force-complete", a + "/admin/orders/" + order + "/force-complete", nil, false},
+			{"PATCH", a + "/admin/orders/{id}/hold", a + "/admin/orders/" + order + "/hold", map[string]any{"holdHours": 1}, false},
+			{"POST", a + "/admin/queue/{id}/approve", a + "/admin/queue/" + approval + "/approve", nil, false},
+			{"POST", a + "/admin/queue/{id}/reject", a + "/admin/queue/" + approval + "/reject", nil, false},
+			{"POST", a + "/admin/users/{userId}/agent-keys/{keyId}/freeze", a + "/admin/users/" + buyer.ID + "/agent-keys/" + key.ID + "/freeze", nil, false},
+			{"POST", a + "/admin/users/{userId}/agent-keys/{keyId}/revoke", a + "/admin/users/" + buyer.ID + "/agent-keys/" + key.ID + "/revoke", nil, false},
+			{"DELETE", a + "/agent-keys/{id}", a + "/agent-keys/" + key.ID, nil, false},
+			{"PATCH", a + "/agent-keys/{id}/unfreeze", a + "/agent-keys/" + key.ID + "/unfreeze", nil, false},
+			{"DELETE", a + "/agent/listings/{id}", a + "/agent/listings/" + listing, nil, false},
+			{"PATCH", a + "/agent/listings/{id}", a + "/agent/listings/" + listing, map[string]any{"price": 999}, false},
+			{"GET", a + "/agent/listings/{id}/detail", a + "/agent/listings/" + listing + "/detail", nil, true},
+			{"POST", a + "/agent/listings/{id}/watch", a + "/agent/listings/" + listing + "/watch", nil, true},
+			{"GET", a + "/agent/listings/{id}/watching", a + "/agent/listings/" + listing + "/watching", nil, true},
+			{"DELETE", a + "/agent/listings/{id}/watch", a + "/agent/listings/" + listing + "/watch", nil, true},
+			{"GET", a + "/agent/orders/{id}", a + "/agent/orders/" + order, nil, false},
+			{"POST", a + "/agent/orders/{id}/cancel", a + "/agent/orders/" + order + "/cancel", map[string]any{"reason": "no"}, false},
+			{"POST", a + "/agent/orders/{id}/confirm-pickup", a + "/agent/orders/" + order + "/confirm-pickup", nil, false},
+			{"POST", a + "/agent/orders/{id}/delivered", a + "/agent/orders/" + order + "/delivered", nil, false},
+			{"GET", a + "/agent/orders/{id}/events", a + "/agent/orders/" + order + "/events", nil, false},
+			{"POST", a + "/agent/orders/{id}/ship", a + "/agent/orders/" + order + "/ship", ship, false},
+			{"GET", a + "/agent/orders/{id}/shipping", a + "/agent/orders/" + order + "/shipping", nil, false},
+			{"POST", a + "/approvals/{id}/approve", a + "/approvals/" + approval + "/approve", nil, false},
+			{"POST", a + "/approvals/{id}/reject", a + "/approvals/" + approval + "/reject", nil, false},
+			{"GET", a + "/disputes/{id}", a + "/disputes/" + dispute, nil, false},
+			{"POST", a + "/disputes/{id}/respond", a + "/disputes/" + dispute + "/respond", map[string]any{"response": "It left intact."}, false},
+			{"DELETE", a + "/listings/{id}", a + "/listings/" + listing, nil, false},
+			{"GET", a + "/listings/{id}", a + "/listings/" + listing, nil, true},
+			{"PATCH", a + "/listings/{id}", a + "/listings/" + listing, map[string]any{"price": 999}, false},
+			{"POST", a + "/listings/{id}/delete", a + "/listings/" + listing + "/delete", nil, false},
+			{"POST", a + "/listings/{id}/shipping-estimate", a + "/listings/" + listing + "/shipping-estimate", map[string]any{"zip": "97201"}, true},
+			{"POST", a + "/listings/{id}/watch", a + "/listings/" + listing + "/watch", nil, false},
+			{"GET", a + "/listings/{id}/watching", a + "/listings/" + listing + "/watching", nil, false},
+			{"DELETE", a + "/listings/{id}/watch", a + "/listings/" + listing + "/watch", nil, false},
+			{"GET", a + "/onboarding/status/{id}", a + "/onboarding/status/" + order, nil, false},
+			{"GET", a + "/orders/{id}", a + "/orders/" + order, nil, false},
+			{"POST", a + "/orders/{id}/cancel", a + "/orders/" + order + "/cancel", map[string]any{"reason": "no"}, false},
+			{"POST", a + "/orders/{id}/confirm-pickup", a + "/orders/" + order + "/confirm-pickup", nil, false},
+			{"POST", a + "/orders/{id}/delivered", a + "/orders/" + order + "/delivered", nil, false},
+			{"GET", a + "/orders/{id}/events", a + "/orders/" + order + "/events", nil, false},
+			{"POST", a + "/orders/{id}/pickup-ready", a + "/orders/" + order + "/pickup-ready", nil, false},
+			{"POST", a + "/orders/{id}/ship", a + "/orders/" + order + "/ship", ship, false},
+			{"GET", a + "/orders/{id}/shipping", a + "/orders/" + order + "/shipping", nil, false},
+			{"GET", a + "/orders/{id}/shipping/label", a + "/orders/" + order + "/shipping/label", nil, false},
+			{"POST", a + "/orders/{id}/shipping/label", a + "/orders/" + order + "/shipping/label", nil, false},
+			{"POST", a + "/orders/{id}/shipping/manual", a + "/orders/" + order + "/shipping/manual", ship, false},
+			{"POST", a + "/orders/{id}/shipping/rates", a + "/orders/" + order + "/shipping/rates", map[string]any{}, false},
+			{"DELETE", a + "/payment-methods/{id}", a + "/payment-methods/" + card, nil, false},
+			{"PATCH", a + "/payment-methods/{id}/default", a + "/payment-methods/" + card + "/default", nil, false},
+			{"PUT", a + "/photos/uploads/{id}", a + "/photos/uploads/" + photo, testkit.JPEG(64, 48), false},
+			{"GET", a + "/photos/{id}", a + "/photos/" + photo, nil, true},
+			{"GET", a + "/photos/{id}/thumbnail", a + "/photos/" + photo + "/thumbnail", nil, true},
+			{"GET", a + "/purchases/{id}", a + "/purchases/" + order, nil, false},
+			{"GET", a + "/purchases/{id}/events", a + "/purchases/" + order + "/events", nil, false},
+			{"POST", a + "/purchases/{id}/refund", a + "/purchases/" + order + "/refund", map[string]any{"reason": "x", "amount": 100}, false},
+			{"POST", a + "/purchases/{id}/refund/seller", a + "/purchases/" + order + "/refund/seller", map[string]any{"action": "approve"}, false},
+			{"GET", a + "/purchases/{id}/refunds", a + "/purchases/" + order + "/refunds", nil, false},
+			{"GET", "/checkout/{orderId}", "/checkout/" + order, nil, false},
+			{"POST", "/checkout/{orderId}", "/checkout/" + order, map[string]any{"cardNumber": "4242424242424242"}, false},
+			{"DELETE", b + "/auth/keys/{id}", b + "/auth/keys/" + key.ID, nil, false},
+			{"DELETE", b + "/listings/{id}", b + "/listings/" + listing, nil, false},
+			{"GET", b + "/listings/{id}", b + "/listings/" + listing, nil, true},
+			{"PATCH", b + "/listings/{id}", b + "/listings/" + listing, map[string]any{"price": 999}, false},
+			{"POST", b + "/listings/{id}/shipping-estimate", b + "/listings/" + listing + "/shipping-estimate", map[string]any{"zip": "97201"}, true},
+			{"GET", b + "/orders/{id}", b + "/orders/" + order, nil, false},
+			{"POST", b + "/orders/{id}/dispute", b + "/orders/" + order + "/dispute", map[string]any{"reason": "not_as_described", "description": "x"}, false},
+			{"POST", b + "/orders/{id}/ship", b + "/orders/" + order + "/ship", map[string]any{"carrier": "ups", "tracking_number": "1Z999AA10123456784"}, false},
+			{"POST", b + "/sandbox/simulate/delivery/{order_id}", b + "/sandbox/simulate/delivery/" + order, nil, false},
+			{"POST", b + "/sandbox/simulate/dispute/{order_id}", b + "/sandbox/simulate/dispute/" + order, nil, false},
+			{"GET", b + "/search/similar/{id}", b + "/search/similar/" + listing, nil, true},
+		}
+
+		// Every route with an id is in the table.
+		listed := map[string]bool{}
+		for _, rw := range rows {
+			listed[rw.method+" "+rw.pattern] = true
+		}
+		param := regexp.MustCompile(`\{[^}]+\}`)
+		for _, rt := range s.App.Router.Routes() {
+			params := param.FindAllString(rt.Pattern, -1)
+			if len(params) == 0 || len(params) == 1 && idFreeParams[params[0]] != "" {
+				continue
+			}
+			if !listed[rt.Method+" "+rt.Pattern] {
+				t.Errorf("%s %s takes an id but is not in the admin agent key table", rt.Method, rt.Pattern)
+			}
+		}
+
+		for _, rw := range rows {
+			got := s.Do(rw.method, rw.path, rw.body, adminKey.Auth())
+			want := s.Do(rw.method, rw.path, rw.body, strangerKey.Auth())
+			if got.Status != want.Status || got.Code() != want.Code() {
+				t.Errorf("%s %s: the admin's key got %d %s, a stranger's %d %s", rw.method, rw.pattern, got.Status, got.Code(),
+					want.Status, want.Code())
+			}
+			if !rw.open && got.Status < 300 {
+				t.Errorf("%s %s: the admin's key was let through (%d)\n%.300s", rw.method, rw.pattern, got.Status, got.Body)
+			}
+		}
+
+		// Nothing of anyone else's changed.
+		for id, status := range map[string]string{order: "paid", dorder: "disputed"} {
+			if st := s.Do("GET", "/api/v1/orders/"+id, nil, buyer.Auth()).Want(t, http.StatusOK, "").Data()["status"]; st != status {
+				t.Errorf("order %s is %v, want %s", id, st, status)
+			}
+		}
+		if d := s.Do("GET", "/api/v1/disputes/"+dispute, nil, buyer.Auth()).Want(t, http.StatusOK, "").Data(); d["status"] != "open" {
+			t.Errorf("dispute is %v, want open", d["status"])
+		}
+		if l := s.Do("GET", "/api/v1/listings/"+listing, nil).Want(t, http.StatusOK, "").Data(); l["status"] != "active" || testkit.Num(t, l, "price") != 1500 {
+			t.Errorf("listing: %v %v", l["status"], l["price"])
+		}
+		if n := len(s.Do("GET", "/api/v1/approvals?status=pending", nil, buyer.Auth()).Want(t, http.StatusOK, "").List()); n != 1 {
+			t.Errorf("%d pending approvals, want 1", n)
+		}
+		if n := len(s.Do("GET", "/api/v1/addresses", nil, buyer.Auth()).Want(t, http.StatusOK, "").List()); n != 1 {
+			t.Errorf("%d addresses, want 1", n)
+		}
+		s.Do("GET", "/api/v1/auth/me", nil, key.Auth()).Want(t, http.StatusOK, "") // the buyer's key still works
+	})
+}
