@@ -290,20 +290,33 @@ func TestMetricsAddress(t *testing.T) {
 		t.Fatalf("exit %d with the metrics address taken; log:\n%s", code, stderr.String())
 	}
 
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	logs := newSyncBuffer()
-	exited := make(chan struct{})
-	go func() {
-		defer close(exited)
-		run(ctx, []string{"serve"}, env(map[string]string{"MARKETPLACE_ADDR": addr, "MARKETPLACE_DATA_DIR": t.TempDir(),
-			"MARKETPLACE_METRICS_ADDR": ""}), logs, logs)
-	}()
-	t.Cleanup(func() { cancel(); <-exited })
-	waitHealthy(t, addr, exited)
+	_, logs, _ := serveInProcess(t, map[string]string{"MARKETPLACE_METRICS_ADDR": ""})
 	if !strings.Contains(logs.String(), `"metrics_addr":"off"`) {
 		t.Errorf("the start line does not say metrics are off:\n%s", logs.String())
 	}
+}
+
+// serveInProcess runs `marketplace serve` in this process on a free address
+// and a fresh data dir, with settings added, until stop (or the test's end);
+// it returns once the service answers.
+func serveInProcess(t *testing.T, settings map[string]string) (addr string, logs *syncBuffer, stop func()) {
+	t.Helper()
+	addr = freeAddr(t)
+	m := map[string]string{"MARKETPLACE_ADDR": addr, "MARKETPLACE_DATA_DIR": t.TempDir()}
+	for k, v := range settings {
+		m[k] = v
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	logs = newSyncBuffer()
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		run(ctx, []string{"serve"}, env(m), logs, logs)
+	}()
+	stop = func() { cancel(); <-exited }
+	t.Cleanup(stop)
+	waitHealthy(t, addr, exited)
+	return addr, logs, stop
 }
 
 func exitCode(err error) int {
@@ -321,17 +334,8 @@ func exitCode(err error) int {
 // in the process instead of failing (never a 500), and everything logged,
 // the Redis client's own complaints included, is one JSON object a line.
 func TestRedisDown(t *testing.T) {
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	logs := newSyncBuffer()
-	exited := make(chan struct{})
-	go func() {
-		defer close(exited)
-		run(ctx, []string{"serve"}, env(map[string]string{"MARKETPLACE_ADDR": addr, "MARKETPLACE_DATA_DIR": t.TempDir(),
-			"MARKETPLACE_METRICS_ADDR": "", "MARKETPLACE_REDIS_URL": "redis://" + freeAddr(t) + "/0"}), logs, logs)
-	}()
-	t.Cleanup(func() { cancel(); <-exited })
-	waitHealthy(t, addr, exited)
+	addr, logs, stop := serveInProcess(t, map[string]string{"MARKETPLACE_METRICS_ADDR": "",
+		"MARKETPLACE_REDIS_URL": "redis://" + freeAddr(t) + "/0"})
 
 	post := func(path, body string) int {
 		resp, err := http.Post("http://"+addr+path, "application/json", strings.NewReader(body))
@@ -357,8 +361,7 @@ func TestRedisDown(t *testing.T) {
 	if code := statusOf(t, "http://"+addr+"/api/v1/health/deep"); code != http.StatusServiceUnavailable {
 		t.Errorf("deep health with Redis down: %d", code)
 	}
-	cancel()
-	<-exited
+	stop()
 	out := logs.String()
 	if !strings.Contains(out, "shared rate limiter unreachable") {
 		t.Errorf("the fallback was not logged:\n%s", out)
