@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -381,4 +382,44 @@ func statusOf(t *testing.T, url string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// TestEnvelopeEverywhere: what net/http itself refuses, and paths the mux
+// would redirect, are answered in the JSON envelope by the real server.
+func TestEnvelopeEverywhere(t *testing.T) {
+	addr, _, _ := serveInProcess(t, map[string]string{"MARKETPLACE_METRICS_ADDR": ""})
+	for _, tc := range []struct {
+		name, raw string
+		status    int
+	}{
+		{"control byte in a header", "GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n", 400},
+		{"request line over 64 KiB", "GET /api/v1/" + strings.Repeat("a", 70<<10) + " HTTP/1.1\r\nHost: x\r\n\r\n", 431},
+		{"dot-dot path", "GET /api/v1/orders/.. HTTP/1.1\r\nHost: x\r\n\r\n", 404},
+		{"double slash", "GET // HTTP/1.1\r\nHost: x\r\n\r\n", 404},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+			go func() { _, _ = io.WriteString(c, tc.raw) }()
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var env struct {
+				Success *bool `json:"success"`
+				Error   struct {
+					Code string `json:"code"`
+				} `json:"error"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&env)
+			if err != nil || resp.StatusCode != tc.status || env.Success == nil || *env.Success || env.Error.Code == "" {
+				t.Fatalf("got %d %s (%v), want %d in the envelope", resp.StatusCode, resp.Header.Get("Content-Type"), err, tc.status)
+			}
+		})
+	}
 }
