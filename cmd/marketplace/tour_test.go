@@ -15,10 +15,12 @@ import (
 
 // TestTour runs the README's curl tour exactly as written, on a fresh
 // binary started with the README's own start line: only the address changes
-// (the tour's first line, B=..., is pointed at a free port). Every curl goes
-// through a shim that fails the script on an error envelope, so each step
-// must succeed; at the end the lamp's order must be completed with 1500
-// refunded, as the tour says.
+// (the tour's first line, B=..., is pointed at a free port). The script runs
+// with nothing of the caller's environment but PATH and HOME, so every
+// variable it uses must be set by the tour itself. Every curl goes through a
+// shim that fails the script on an HTTP error or an error envelope, so each
+// step must succeed; at the end the lamp's order must be completed with 1500
+// refunded and the rest of the seller's share paid out, as the tour says.
 func TestTour(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -45,10 +47,16 @@ func TestTour(t *testing.T) {
 	}
 	addr := freeAddr(t)
 	srv := exec.Command(bin)
-	srv.Env = append(os.Environ(), "MARKETPLACE_DATABASE_URL=", "MARKETPLACE_REDIS_URL=", "MARKETPLACE_MODE=",
-		"MARKETPLACE_PUBLIC_URL=", "MARKETPLACE_JWT_SECRET=", "MARKETPLACE_METRICS_ADDR=")
+	// The server gets the start line's settings and nothing the caller may
+	// have set for the service (a database, Stripe, S3, an AI endpoint).
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MARKETPLACE_") && !strings.HasPrefix(kv, "STRIPE_") {
+			srv.Env = append(srv.Env, kv)
+		}
+	}
 	srv.Env = append(srv.Env, startEnv...)
-	srv.Env = append(srv.Env, "MARKETPLACE_ADDR="+addr, "MARKETPLACE_DATA_DIR="+filepath.Join(dir, "data"))
+	srv.Env = append(srv.Env, "MARKETPLACE_ADDR="+addr, "MARKETPLACE_DATA_DIR="+filepath.Join(dir, "data"),
+		"MARKETPLACE_METRICS_ADDR=")
 	logs := newSyncBuffer()
 	srv.Stdout, srv.Stderr = logs, logs
 	if err := srv.Start(); err != nil {
@@ -62,18 +70,26 @@ func TestTour(t *testing.T) {
 		case <-exited:
 		case <-time.After(10 * time.Second):
 			_ = srv.Process.Kill()
+			<-exited
 		}
 	})
 	waitHealthy(t, addr, exited)
 
-	// The shim runs the real curl and fails on an answer that is an error
-	// envelope.
+	// The shim runs the real curl without any ~/.curlrc (-q), failing on an
+	// HTTP error status (--fail-with-body keeps the answer for the log), and
+	// fails on an answer that is an error envelope.
 	realCurl, _ := exec.LookPath("curl")
+	fail := "--fail-with-body"
+	if help, _ := exec.Command(realCurl, "--help", "all").Output(); !strings.Contains(string(help), fail) {
+		fail = "--fail" // curl before 7.76
+	}
 	shims := filepath.Join(dir, "shims")
 	if err := os.Mkdir(shims, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	shim := "#!/usr/bin/env bash\nout=$(" + realCurl + " \"$@\") || exit $?\nprintf '%s\\n' \"$out\"\n" +
+	shim := "#!/usr/bin/env bash\n" +
+		"out=$(" + realCurl + " -q " + fail + " \"$@\") || { rc=$?; printf '%s\\n' \"$out\"; echo \"tour: curl $* failed ($rc)\" >&2; exit $rc; }\n" +
+		"printf '%s\\n' \"$out\"\n" +
 		"case $out in *'\"success\":false'*) echo \"tour: curl $* answered an error\" >&2; exit 1;; esac\n"
 	if err := os.WriteFile(filepath.Join(shims, "curl"), []byte(shim), 0o755); err != nil {
 		t.Fatal(err)
@@ -82,11 +98,27 @@ func TestTour(t *testing.T) {
 		"\nprintf 'TOUR-RESULT %s %s\\n' \"$ORDER\" \"$BUYER_TOKEN\"\n"
 	run := exec.Command("bash", "-euo", "pipefail", "-c", script)
 	run.Dir = root
-	run.Env = append(os.Environ(), "PATH="+shims+string(os.PathListSeparator)+os.Getenv("PATH"))
+	run.Env = []string{"PATH=" + shims + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + dir, "LC_ALL=C"}
 	out, err := run.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the tour failed: %v\n%s\nserver log:\n%s", err, tail(string(out), 4000), tail(logs.String(), 2000))
 	}
+
+	// What the tour's comments promise, as its output shows it.
+	for _, want := range []struct{ what, text string }{
+		{"the owners verified", `"status":"verified"`},
+		{"the photo accepted", `"width":640,"height":480`},
+		{"the repeated purchase replayed", "Idempotent-Replayed: true"},
+		{"the hosted page paid", `"status":"paid","totalCharged":2499`},
+		{"the label bought", `"labelUrl":`},
+		{"the order shipped", `"status":"shipped"`},
+		{"the dispute resolved", `"status":"resolved"`},
+	} {
+		if !strings.Contains(string(out), want.text) {
+			t.Errorf("%s: the output has no %s", want.what, want.text)
+		}
+	}
+
 	m := regexp.MustCompile(`TOUR-RESULT (\S+) (\S+)`).FindStringSubmatch(string(out))
 	if m == nil {
 		t.Fatalf("no result line:\n%s", tail(string(out), 2000))
@@ -110,13 +142,29 @@ func TestTour(t *testing.T) {
 	if order.Data.Status != "completed" || order.Data.AmountRefunded != 1500 {
 		t.Fatalf("after the tour the lamp's order is %+v, want completed with 1500 refunded", order.Data)
 	}
-	if !strings.Contains(string(out), "Idempotent-Replayed: true") {
-		t.Error("the repeated purchase was not a replay")
+
+	// The tour's last answer is the seller's dashboard: the lamp's payout is
+	// released, 4500 less the 3% commission (135) and the 1500 refunded, and
+	// nothing stays frozen; the bowls (2400 less 72) wait to be shipped.
+	var dash struct {
+		Data struct {
+			Payouts struct {
+				Released, Frozen, Upcoming int64
+			} `json:"payouts"`
+		} `json:"data"`
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 2 || json.Unmarshal([]byte(lines[len(lines)-2]), &dash) != nil {
+		t.Fatalf("the tour does not end with the dashboard:\n%s", tail(string(out), 2000))
+	}
+	if p := dash.Data.Payouts; p.Released != 2865 || p.Frozen != 0 || p.Upcoming != 2328 {
+		t.Errorf("the dashboard's payouts are %+v, want 2865 released, none frozen, 2328 upcoming", p)
 	}
 }
 
 // tourParts finds the tour's start line (its NAME=value settings) and its
-// script (the fenced blocks between the tour markers) in the README.
+// script: the lines of the fenced blocks between the tour markers (the prose
+// around them is for readers and is not run).
 func tourParts(t *testing.T, readme string) (env []string, script string) {
 	t.Helper()
 	_, server, ok := strings.Cut(readme, "<!-- tour:server -->\n")
@@ -139,12 +187,23 @@ func tourParts(t *testing.T, readme string) (env []string, script string) {
 		t.Fatal("README has no <!-- tour:end --> marker")
 	}
 	var b strings.Builder
+	fenced, blocks := false, 0
 	for _, l := range strings.Split(body, "\n") {
-		if !strings.HasPrefix(l, "```") {
+		switch {
+		case strings.HasPrefix(l, "```"):
+			if fenced = !fenced; fenced {
+				blocks++
+			}
+		case fenced:
 			b.WriteString(l + "\n")
+		case strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t"):
+			t.Fatalf("the tour has an indented code line outside its ``` blocks, which would not be run: %q", l)
 		}
 	}
-	if !strings.Contains(b.String(), "B=http://127.0.0.1:8080\n") {
+	if fenced || blocks == 0 {
+		t.Fatalf("the tour's ``` blocks are not closed or missing (%d opened)", blocks)
+	}
+	if !strings.HasPrefix(b.String(), "B=http://127.0.0.1:8080\n") {
 		t.Fatal("the tour does not start with B=http://127.0.0.1:8080")
 	}
 	return env, b.String()
