@@ -88,8 +88,12 @@ const signatureLen = 12
 // ReadImage reads an upload body like ReadLimited, but stops after the
 // first bytes when they are not the signature of an accepted format: junk
 // is refused without being held in memory. sizeHint (the Content-Length,
-// or -1) sizes the buffer once instead of letting it double as it grows.
+// or -1) sizes the buffer once instead of letting it double as it grows,
+// and one over the limit is refused before anything is read.
 func ReadImage(r io.Reader, sizeHint int64) ([]byte, error) {
+	if sizeHint > MaxUploadBytes { // the request says so: nothing to read
+		return nil, tooLarge()
+	}
 	head := make([]byte, signatureLen)
 	n, err := io.ReadFull(r, head)
 	switch {

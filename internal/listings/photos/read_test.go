@@ -47,6 +47,9 @@ func TestReadImage(t *testing.T) {
 	if _, err := ReadImage(bytes.NewReader(big), -1); market.CodeOf(err) != market.CodePayloadTooLarge {
 		t.Fatalf("over the limit: %v", err)
 	}
+	if _, err := ReadImage(bytes.NewReader(big), MaxUploadBytes+1); market.CodeOf(err) != market.CodePayloadTooLarge {
+		t.Fatalf("a length over the limit: %v", err)
+	}
 	if _, err := ReadImage(bytes.NewReader(nil), 0); market.CodeOf(err) != market.CodeValidation {
 		t.Fatalf("empty: %v", err)
 	}
