@@ -21,8 +21,9 @@ const MaxUploadSlots = 12
 // read at once, each at most 10 MiB, so the upload bytes held in memory never
 // pass 80 MiB; an upload that finds every slot taken is refused at once,
 // before its body is read, with 503 SERVICE_UNAVAILABLE and Retry-After. At
-// most maxProcessing of them are decoded at a time: the largest accepted
-// image takes a few hundred MB while it is decoded. Junk is refused after
+// most maxProcessing of them are decoded at a time: a decode takes up to
+// photos.ProcessBytesPerPixel bytes a pixel, ~1.6 GB for the largest
+// accepted image. Junk is refused after
 // its first bytes (photos.ReadImage), and when the uploads stop the memory
 // they used goes back to the system (reclaimer).
 const (

@@ -5,7 +5,7 @@
 // A PUT to an upload URL is wired as:
 //
 //	owner, err := signer.Verify(id, token, clock.Now())  // then claim the upload row (single use)
-//	data, err := photos.ReadLimited(r.Body)
+//	data, err := photos.ReadImage(r.Body, r.ContentLength)
 //	p, err := photos.Process(data)
 //	saved, err := photos.Save(ctx, store, id, p)
 //
@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/jpeg"
 	"image/png"
 	"io"
@@ -179,31 +180,53 @@ func sniff(data []byte) (format, bool) {
 	return format{}, false
 }
 
-// Process checks an uploaded image and prepares it for storage: the real
-// format must be JPEG, PNG or WebP, the dimensions sane; the pixels are
-// decoded, turned upright by the JPEG's EXIF orientation and re-encoded, so
-// no metadata (EXIF with GPS, XMP, ICC profiles, comments, text chunks)
-// survives. Opaque images become JPEG; images with transparency become PNG.
-//
-// Memory: a decode of the largest accepted image holds a few hundred MB, so
-// callers on small machines should bound how many run at once.
-func Process(data []byte) (*Processed, error) {
+// ProcessBytesPerPixel bounds what Process allocates for an image, per
+// pixel of it, garbage included: 40 MP at most, so at most ~1.6 GB. The
+// costliest inputs are small files: a progressive JPEG (the decoder keeps
+// 4 bytes of coefficients per pixel and component besides the image) with
+// an EXIF rotation (a rotated copy), and an interlaced 16-bit PNG with
+// transparency (a pass buffer besides the 8-byte pixels, and an encoder
+// that allocates for every pixel). An ordinary photo (baseline JPEG)
+// takes under 10; the worst measured (a rotated progressive CMYK JPEG) 35.
+// TestProcessMemoryPerPixel measures the worst cases against it; callers
+// bound how many decodes run at once by it.
+const ProcessBytesPerPixel = 40
+
+// check reads what an upload claims to be from its header alone: the real
+// format must be JPEG, PNG or WebP, the dimensions within the limits. It
+// allocates no pixels.
+func check(data []byte) (format, image.Config, error) {
 	if len(data) > MaxUploadBytes {
-		return nil, tooLarge()
+		return format{}, image.Config{}, tooLarge()
 	}
 	if len(data) == 0 {
-		return nil, invalid("the file is empty")
+		return format{}, image.Config{}, invalid("the file is empty")
 	}
 	f, ok := sniff(data)
 	if !ok {
-		return nil, invalid("the file is not a JPEG, PNG or WebP image")
+		return format{}, image.Config{}, invalid("the file is not a JPEG, PNG or WebP image")
 	}
-
 	cfg, err := safeConfig(f, data)
 	if err != nil {
-		return nil, invalid("the file is not a valid %s image", f.name)
+		return format{}, image.Config{}, invalid("the file is not a valid %s image", f.name)
 	}
 	if err := checkDimensions(cfg.Width, cfg.Height); err != nil {
+		return format{}, image.Config{}, err
+	}
+	return f, cfg, nil
+}
+
+// Process checks an uploaded image (as Check does) and prepares it for
+// storage: the pixels are decoded, turned upright by the JPEG's EXIF
+// orientation and re-encoded, so no metadata (EXIF with GPS, XMP, ICC
+// profiles, comments, text chunks) survives. Opaque images become JPEG;
+// images with transparency become PNG.
+//
+// Memory: up to ProcessBytesPerPixel bytes a pixel, ~1.6 GB for the
+// largest accepted image, so callers bound how many decodes run at once.
+func Process(data []byte) (*Processed, error) {
+	f, cfg, err := check(data)
+	if err != nil {
 		return nil, err
 	}
 
@@ -217,6 +240,7 @@ func Process(data []byte) (*Processed, error) {
 		return nil, invalid("the %s image is damaged", f.name)
 	}
 
+	img = flatten(img)
 	if f.contentType == TypeJPEG {
 		img = orient(img, jpegOrientation(data))
 	}
@@ -232,7 +256,7 @@ func Process(data []byte) (*Processed, error) {
 		err = png.Encode(&buf, img)
 	} else {
 		out.ContentType = TypeJPEG
-		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: PhotoQuality})
+		err = jpeg.Encode(&buf, jpegSource(img), &jpeg.Options{Quality: PhotoQuality})
 	}
 	if err != nil {
 		return nil, market.Internal(fmt.Errorf("encode photo: %w", err))
@@ -286,6 +310,42 @@ func safeDecode(f format, data []byte) (img image.Image, err error) {
 		}
 	}()
 	return f.decode(bytes.NewReader(data))
+}
+
+// flatten turns a decoded image into a type that imaging and the encoders
+// read a row at a time: *image.YCbCr, *image.Gray, *image.RGBA,
+// *image.NRGBA or *image.Paletted. Any other (CMYK, 16-bit, WebP's
+// NYCbCrA) they read a pixel at a time through image.At, which allocates
+// for every pixel, again in every pass (rotation, encoding, thumbnail):
+// hundreds of MB of garbage for a large image, where one 8-bit copy costs
+// 4 bytes a pixel. (Stored photos are 8 bits a channel.)
+func flatten(img image.Image) image.Image {
+	switch img.(type) {
+	case *image.YCbCr, *image.Gray, *image.RGBA, *image.NRGBA, *image.Paletted:
+		return img
+	}
+	b := img.Bounds()
+	out := image.NewNRGBA(b)
+	draw.Draw(out, b, img, b.Min, draw.Src) // through RGBA64At: no allocation per pixel
+	return out
+}
+
+// jpegSource hands jpeg.Encode an opaque image as a type it reads a row at
+// a time (*image.YCbCr, *image.Gray, *image.RGBA); any other it reads
+// through image.At, allocating for every pixel.
+func jpegSource(img image.Image) image.Image {
+	switch m := img.(type) {
+	case *image.YCbCr, *image.Gray, *image.RGBA:
+		return img
+	case *image.NRGBA:
+		// With every pixel opaque, non-premultiplied bytes are
+		// premultiplied ones: the same pixels, no copy.
+		return &image.RGBA{Pix: m.Pix, Stride: m.Stride, Rect: m.Rect}
+	}
+	b := img.Bounds() // an opaque paletted image
+	out := image.NewRGBA(b)
+	draw.Draw(out, b, img, b.Min, draw.Src)
+	return out
 }
 
 // isOpaque reports whether every pixel is fully opaque. Every image type the
