@@ -145,7 +145,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) *market.Error
 			}
 		}
 	}
-	writeJSON(w, e.Code.HTTPStatus(), envelope{Success: false, Error: body, Meta: meta(r, nil)})
+	writeJSON(w, Status(e.Code), envelope{Success: false, Error: body, Meta: meta(r, nil)})
 	return e
 }
 

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"time"
 
+	"marketplace/internal/idempotency"
 	"marketplace/internal/market"
 )
 
@@ -22,46 +23,9 @@ import (
 // its owner's) and kept for IdempotencyTTL.
 const IdempotencyTTL = market.IdempotencyTTL
 
-// IdemRecord is the stored state of one key. A key still being worked on
-// is leased: LeaseOwner (a process) renews LeaseUntil, in real time, while
-// its request runs, and a retry may take over a claim whose lease ran out.
-type IdemRecord struct {
-	OwnerID    string
-	Key        string
-	Route      string
-	Hash       string
-	Done       bool
-	Status     int
-	Body       []byte
-	ExpiresAt  time.Time
-	LeaseOwner string
-	LeaseUntil time.Time // zero: no lease (stale at once)
-}
-
-// IdemStore keeps idempotency records.
-type IdemStore interface {
-	// ClaimIdempotency inserts rec as started, with its lease, or, when the
-	// key exists and has not expired, returns the stored record and false.
-	// An expired record is replaced.
-	ClaimIdempotency(ctx context.Context, rec *IdemRecord, now time.Time) (*IdemRecord, bool, error)
-	// RenewIdempotency extends the lease of a started key the owner holds;
-	// false when it no longer holds it.
-	RenewIdempotency(ctx context.Context, ownerID, key, leaseOwner string, until time.Time) (bool, error)
-	// TakeOverIdempotency gives a started key whose lease ended before
-	// realNow to leaseOwner until until; false when the key is done, gone,
-	// or leased by a live owner.
-	TakeOverIdempotency(ctx context.Context, ownerID, key, leaseOwner string, until, realNow time.Time) (bool, error)
-	// FinishIdempotency stores the answer of a claimed key.
-	FinishIdempotency(ctx context.Context, ownerID, key string, status int, body []byte) error
-	// ReleaseIdempotency forgets a claimed key whose request failed on our
-	// side, so a retry runs again.
-	ReleaseIdempotency(ctx context.Context, ownerID, key, leaseOwner string) error
-	IdempotencyRecord(ctx context.Context, ownerID, key string) (*IdemRecord, error)
-}
-
 // SetIdempotency gives the router its key store. Routes registered with
 // HandleIdempotent need one.
-func (rt *Router) SetIdempotency(s IdemStore) { rt.idem = s }
+func (rt *Router) SetIdempotency(s idempotency.Store) { rt.idem = s }
 
 // HandleIdempotent registers a mutation that honours idempotency keys: the
 // Idempotency-Key header (also spelled idempotency_key) or a top-level
@@ -117,7 +81,7 @@ func (rt *Router) idempotent(w http.ResponseWriter, r *http.Request, route strin
 	}
 	sum := sha256.Sum256(append([]byte(route+"\n"), params...))
 	now := rt.clock.Now()
-	rec := &IdemRecord{OwnerID: p.User.ID, Key: key, Route: route, Hash: hex.EncodeToString(sum[:]), ExpiresAt: now.Add(IdempotencyTTL),
+	rec := &idempotency.Record{OwnerID: p.User.ID, Key: key, Route: route, Hash: hex.EncodeToString(sum[:]), ExpiresAt: now.Add(IdempotencyTTL),
 		LeaseOwner: rt.instance, LeaseUntil: time.Now().Add(leaseTTL)}
 	ctx := r.Context()
 	prior, claimed, err := rt.idem.ClaimIdempotency(ctx, rec, now)
@@ -137,7 +101,7 @@ func (rt *Router) idempotent(w http.ResponseWriter, r *http.Request, route strin
 
 // runClaimed runs h under a claimed key, renewing its lease while h works,
 // and stores the answer (or gives the key up after a failure of ours).
-func (rt *Router) runClaimed(w http.ResponseWriter, r *http.Request, rec *IdemRecord, h HandlerFunc) error {
+func (rt *Router) runClaimed(w http.ResponseWriter, r *http.Request, rec *idempotency.Record, h HandlerFunc) error {
 	ctx := r.Context()
 	stop := rt.keepLease(ctx, rec)
 	rw := &recorder{ResponseWriter: w}
@@ -169,7 +133,7 @@ func (rt *Router) runClaimed(w http.ResponseWriter, r *http.Request, rec *IdemRe
 }
 
 // keepLease renews rec's lease until the returned stop is called.
-func (rt *Router) keepLease(ctx context.Context, rec *IdemRecord) (stop func()) {
+func (rt *Router) keepLease(ctx context.Context, rec *idempotency.Record) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -197,7 +161,7 @@ func (rt *Router) keepLease(ctx context.Context, rec *IdemRecord) (stop func()) 
 // answer once there is one, or 409 when the parameters differ or the first
 // request is still running after idemWait. It returns true, having written
 // nothing, when it took over a claim whose lease ran out.
-func (rt *Router) replay(ctx context.Context, w http.ResponseWriter, rec, prior *IdemRecord) (bool, error) {
+func (rt *Router) replay(ctx context.Context, w http.ResponseWriter, rec, prior *idempotency.Record) (bool, error) {
 	deadline := time.Now().Add(idemWait)
 	for {
 		if prior.Route != rec.Route || prior.Hash != rec.Hash {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"marketplace/internal/admin"
+	"marketplace/internal/idempotency"
 	"marketplace/internal/market"
 )
 
@@ -52,7 +53,7 @@ type Router struct {
 	log    *slog.Logger
 	clock  market.Clock
 	mx     *Metrics
-	idem   IdemStore
+	idem   idempotency.Store
 	// instance names this process as the holder of idempotency leases.
 	instance string
 }

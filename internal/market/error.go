@@ -5,14 +5,13 @@ package market
 import (
 	"errors"
 	"fmt"
-	"net/http"
 )
 
 // Code is a machine-readable error code from CONTRACT.md section 2.
 type Code string
 
-// Every error code the service answers with. The HTTP status of each is in
-// codeStatus; nothing else in the code base maps codes to statuses.
+// Every error code the service answers with. The domain deals in codes
+// only; the HTTP status of each is the edge's business (httpapi.Status).
 const (
 	CodeValidation            Code = "VALIDATION_ERROR"
 	CodeShippingCostRequired  Code = "SHIPPING_COST_REQUIRED"
@@ -55,64 +54,51 @@ const (
 	CodeUnavailable           Code = "SERVICE_UNAVAILABLE"
 )
 
-var codeStatus = map[Code]int{
-	CodeValidation:            http.StatusBadRequest,
-	CodeShippingCostRequired:  http.StatusBadRequest,
-	CodeUnauthorized:          http.StatusUnauthorized,
-	CodeInvalidAgentKey:       http.StatusUnauthorized,
-	CodeInvalidCredentials:    http.StatusUnauthorized,
-	CodePaymentFailed:         http.StatusPaymentRequired,
-	CodeSCARequired:           http.StatusPaymentRequired,
-	CodePaymentMethodRequired: http.StatusPaymentRequired,
-	CodeForbidden:             http.StatusForbidden,
-	CodeInsufficientScope:     http.StatusForbidden,
-	CodeAgentFrozen:           http.StatusForbidden,
-	CodeOwnerNotVerified:      http.StatusForbidden,
-	CodeSpendingLimitExceeded: http.StatusForbidden,
-	CodeCategoryRestricted:    http.StatusForbidden,
-	CodeAccountSuspended:      http.StatusForbidden,
-	CodeCannotBuyOwnListing:   http.StatusForbidden,
-	CodeApprovalRequired:      http.StatusAccepted,
-	CodeRateLimited:           http.StatusTooManyRequests,
-	CodeListingNotFound:       http.StatusNotFound,
-	CodeNotFound:              http.StatusNotFound,
-	CodeListingNotAvailable:   http.StatusConflict,
-	CodeListingSold:           http.StatusConflict,
-	CodePriceChanged:          http.StatusConflict,
-	CodeMaxPriceExceeded:      http.StatusConflict,
-	CodeDuplicateRequest:      http.StatusConflict,
-	CodeActiveOfferExists:     http.StatusConflict,
-	CodeMaxRoundsReached:      http.StatusConflict,
-	CodeOfferExpired:          http.StatusConflict,
-	CodeOfferNotAccepted:      http.StatusConflict,
-	CodeInvalidState:          http.StatusConflict,
-	CodeEmailTaken:            http.StatusConflict,
-	CodeUsernameTaken:         http.StatusConflict,
-	CodeOffersDisabled:        http.StatusUnprocessableEntity,
-	CodeBelowMinimum:          http.StatusUnprocessableEntity,
-	CodeListingRestricted:     http.StatusUnprocessableEntity,
-	CodePayloadTooLarge:       http.StatusRequestEntityTooLarge,
-	CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
-	CodeInternal:              http.StatusInternalServerError,
-	CodeUnavailable:           http.StatusServiceUnavailable,
+// allCodes lists every code once.
+var allCodes = []Code{
+	CodeValidation,
+	CodeShippingCostRequired,
+	CodeUnauthorized,
+	CodeInvalidAgentKey,
+	CodeInvalidCredentials,
+	CodePaymentFailed,
+	CodeSCARequired,
+	CodePaymentMethodRequired,
+	CodeForbidden,
+	CodeInsufficientScope,
+	CodeAgentFrozen,
+	CodeOwnerNotVerified,
+	CodeSpendingLimitExceeded,
+	CodeCategoryRestricted,
+	CodeAccountSuspended,
+	CodeCannotBuyOwnListing,
+	CodeApprovalRequired,
+	CodeRateLimited,
+	CodeListingNotFound,
+	CodeNotFound,
+	CodeListingNotAvailable,
+	CodeListingSold,
+	CodePriceChanged,
+	CodeMaxPriceExceeded,
+	CodeDuplicateRequest,
+	CodeActiveOfferExists,
+	CodeMaxRoundsReached,
+	CodeOfferExpired,
+	CodeOfferNotAccepted,
+	CodeInvalidState,
+	CodeEmailTaken,
+	CodeUsernameTaken,
+	CodeOffersDisabled,
+	CodeBelowMinimum,
+	CodeListingRestricted,
+	CodePayloadTooLarge,
+	CodeMethodNotAllowed,
+	CodeInternal,
+	CodeUnavailable,
 }
 
 // Codes lists every code, for documents and tests that must cover them all.
-func Codes() []Code {
-	out := make([]Code, 0, len(codeStatus))
-	for c := range codeStatus {
-		out = append(out, c)
-	}
-	return out
-}
-
-// HTTPStatus is the status a response carrying this code answers with.
-func (c Code) HTTPStatus() int {
-	if s, ok := codeStatus[c]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
+func Codes() []Code { return append([]Code(nil), allCodes...) }
 
 // FieldError names one invalid input field. Field uses the camelCase wire
 // name; the snake_case surface converts it.

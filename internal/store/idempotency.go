@@ -3,9 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"marketplace/internal/idempotency"
 	"time"
-
-	"marketplace/internal/httpapi"
 )
 
 const idemColumns = `owner_id, idem_key, route, request_hash, state, status, body, expires_at, lease_owner, lease_until`
@@ -13,8 +12,8 @@ const idemColumns = `owner_id, idem_key, route, request_hash, state, status, bod
 // ClaimIdempotency inserts rec as started unless its key is already held.
 // Two concurrent claims of one key meet at the primary key: one inserts, the
 // other reads what the first stored.
-func (db *DB) ClaimIdempotency(ctx context.Context, rec *httpapi.IdemRecord, now time.Time) (*httpapi.IdemRecord, bool, error) {
-	var prior *httpapi.IdemRecord
+func (db *DB) ClaimIdempotency(ctx context.Context, rec *idempotency.Record, now time.Time) (*idempotency.Record, bool, error) {
+	var prior *idempotency.Record
 	claimed := false
 	err := db.InTx(ctx, func(tx *Tx) error {
 		res, err := tx.exec(ctx, `INSERT INTO idempotency_keys (owner_id, idem_key, route, request_hash, state, created_at, expires_at,
@@ -89,13 +88,13 @@ func (db *DB) ReleaseIdempotency(ctx context.Context, ownerID, key, leaseOwner s
 }
 
 // IdempotencyRecord reads one key's record.
-func (db *DB) IdempotencyRecord(ctx context.Context, ownerID, key string) (*httpapi.IdemRecord, error) {
+func (db *DB) IdempotencyRecord(ctx context.Context, ownerID, key string) (*idempotency.Record, error) {
 	return db.Read().IdempotencyRecord(ctx, ownerID, key)
 }
 
 // IdempotencyRecord reads one key's record.
-func (tx *Tx) IdempotencyRecord(ctx context.Context, ownerID, key string) (*httpapi.IdemRecord, error) {
-	var r httpapi.IdemRecord
+func (tx *Tx) IdempotencyRecord(ctx context.Context, ownerID, key string) (*idempotency.Record, error) {
+	var r idempotency.Record
 	var state, body string
 	var lease sql.NullTime
 	err := tx.queryRow(ctx, `SELECT `+idemColumns+` FROM idempotency_keys WHERE owner_id = ? AND idem_key = ?`, ownerID, key).
@@ -124,4 +123,4 @@ func (db *DB) PurgeIdempotency(ctx context.Context, now time.Time) (int64, error
 	return n, err
 }
 
-var _ httpapi.IdemStore = (*DB)(nil)
+var _ idempotency.Store = (*DB)(nil)

@@ -225,7 +225,7 @@ func (a *API) magicFormError(w http.ResponseWriter, r *http.Request, err error) 
 	for _, f := range e.Fields {
 		problem = f.Field + ": " + f.Message
 	}
-	return web.RenderMagicForm(w, e.Code.HTTPStatus(), magicForm(v.Session, v.AccountExists, problem))
+	return web.RenderMagicForm(w, httpapi.Status(e.Code), magicForm(v.Session, v.AccountExists, problem))
 }
 
 type humanBody struct {

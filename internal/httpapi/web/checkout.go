@@ -122,7 +122,7 @@ func (c *Checkout) pay(w http.ResponseWriter, r *http.Request) error {
 	status := http.StatusOK
 	if payErr != nil {
 		e := market.ErrorOf(payErr)
-		msg, status = e.Message, e.Code.HTTPStatus()
+		msg, status = e.Message, httpapi.Status(e.Code)
 	}
 	return renderStatus(w, status, checkoutPages, "checkout", c.data(w, p, msg))
 }

@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"net/http"
 
+	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 )
 
@@ -59,7 +60,7 @@ func RenderMagicClosed(w http.ResponseWriter, err error) error {
 	if e.Code == market.CodeInternal {
 		return err
 	}
-	return renderStatus(w, e.Code.HTTPStatus(), magicPages, "magic-closed", e.Message)
+	return renderStatus(w, httpapi.Status(e.Code), magicPages, "magic-closed", e.Message)
 }
 
 // pageCSP lets a page use its inline styles and post its own forms, nothing

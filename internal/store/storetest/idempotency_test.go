@@ -7,6 +7,7 @@ import (
 
 	"marketplace/internal/admin"
 	"marketplace/internal/httpapi"
+	"marketplace/internal/idempotency"
 	"marketplace/internal/market"
 	"marketplace/internal/store"
 )
@@ -18,7 +19,7 @@ func TestIdempotencyLeases(t *testing.T) {
 	Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		real := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
-		rec := &httpapi.IdemRecord{OwnerID: "owner-1", Key: "k1", Route: "POST /x", Hash: "h1",
+		rec := &idempotency.Record{OwnerID: "owner-1", Key: "k1", Route: "POST /x", Hash: "h1",
 			ExpiresAt: t0.Add(24 * time.Hour), LeaseOwner: "proc-a", LeaseUntil: real.Add(6 * time.Second)}
 		prior, claimed, err := db.ClaimIdempotency(ctx, rec, t0)
 		if err != nil || !claimed || prior != nil {
@@ -80,7 +81,7 @@ func TestIdempotencyLeases(t *testing.T) {
 		}
 
 		// A claim without a lease (made before leases existed) is stale.
-		old := &httpapi.IdemRecord{OwnerID: "owner-1", Key: "k2", Route: "POST /x", Hash: "h2", ExpiresAt: t0.Add(time.Hour)}
+		old := &idempotency.Record{OwnerID: "owner-1", Key: "k2", Route: "POST /x", Hash: "h2", ExpiresAt: t0.Add(time.Hour)}
 		if _, claimed, err := db.ClaimIdempotency(ctx, old, t0); err != nil || !claimed {
 			t.Fatalf("claim without lease: %v %v", claimed, err)
 		}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"marketplace/internal/agents"
-	"marketplace/internal/httpapi"
+	"marketplace/internal/idempotency"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
@@ -157,7 +157,7 @@ func TestSandboxReset(t *testing.T) {
 			owner, key string
 			done       bool
 		}{{me, "done", true}, {me, "running", false}, {other, "done", true}} {
-			rec := &httpapi.IdemRecord{OwnerID: r.owner, Key: r.key, Route: "POST /v1/purchase", Hash: "h", ExpiresAt: now.Add(24 * time.Hour)}
+			rec := &idempotency.Record{OwnerID: r.owner, Key: r.key, Route: "POST /v1/purchase", Hash: "h", ExpiresAt: now.Add(24 * time.Hour)}
 			if _, claimed, err := db.ClaimIdempotency(ctx, rec, t0); err != nil || !claimed {
 				t.Fatalf("claim %v: %v %v", r, claimed, err)
 			}
