@@ -46,4 +46,3 @@ type Store interface {
 	ReleaseIdempotency(ctx context.Context, ownerID, key, leaseOwner string) error
 	IdempotencyRecord(ctx context.Context, ownerID, key string) (*Record, error)
 }
-
