@@ -82,11 +82,11 @@ func PrepareUser(in RegisterInput) (NewUser, error) {
 	var c market.Check
 	c.Require(ValidEmail(in.Email), "email", "must be a valid e-mail address")
 	checkPassword(&c, "password", in.Password)
-	checkDisplayName(&c, "displayName", in.DisplayName)
+	checkDisplayName(&c, "display_name", in.DisplayName)
 	if in.Username != "" {
 		c.Require(ValidUsername(in.Username), "username", "must be 3 to 30 characters: a-z, 0-9, _ . - (starting and ending with a letter or digit)")
 	}
-	c.Require(in.AcceptedTerms, "acceptedTerms", "must be true")
+	c.Require(in.AcceptedTerms, "accepted_terms", "must be true")
 	if err := c.Err(); err != nil {
 		return NewUser{}, err
 	}
@@ -221,7 +221,7 @@ func (s *Service) throttle(ctx context.Context, key string, l ratelimit.Limit) e
 			secs = 1
 		}
 		return market.Errorf(market.CodeRateLimited, "too many login attempts; try again later").
-			WithDetails(map[string]any{"retryAfter": secs})
+			WithDetails(map[string]any{"retry_after": secs})
 	}
 	return nil
 }
@@ -293,7 +293,7 @@ func (s *Service) UpdateProfile(ctx context.Context, actor market.Actor, upd Pro
 	var c market.Check
 	if upd.DisplayName != nil {
 		*upd.DisplayName = strings.TrimSpace(*upd.DisplayName)
-		checkDisplayName(&c, "displayName", *upd.DisplayName)
+		checkDisplayName(&c, "display_name", *upd.DisplayName)
 	}
 	if upd.Username != nil {
 		*upd.Username = NormalizeUsername(*upd.Username)
@@ -301,7 +301,7 @@ func (s *Service) UpdateProfile(ctx context.Context, actor market.Actor, upd Pro
 	}
 	if upd.AvatarURL != nil {
 		*upd.AvatarURL = strings.TrimSpace(*upd.AvatarURL)
-		checkURL(&c, "avatarUrl", *upd.AvatarURL)
+		checkURL(&c, "avatar_url", *upd.AvatarURL)
 	}
 	if err := c.Err(); err != nil {
 		return nil, err
@@ -354,7 +354,7 @@ func (s *Service) SetShipFrom(ctx context.Context, actor market.Actor, a Address
 // password must give it.
 func (s *Service) SetPassword(ctx context.Context, actor market.Actor, current, next string) error {
 	var c market.Check
-	checkPassword(&c, "newPassword", next)
+	checkPassword(&c, "new_password", next)
 	if err := c.Err(); err != nil {
 		return err
 	}

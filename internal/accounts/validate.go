@@ -63,7 +63,7 @@ func checkURL(c *market.Check, field, s string) {
 }
 
 // CheckAddress validates a postal address; prefix names the field (for
-// example "shippingAddress.") in errors.
+// example "shipping_address.") in errors.
 func CheckAddress(c *market.Check, prefix string, a *Address) {
 	trim := func(s *string) { *s = strings.TrimSpace(*s) }
 	for _, p := range []*string{&a.Name, &a.Line1, &a.Line2, &a.City, &a.State, &a.Zip, &a.Country, &a.Phone} {

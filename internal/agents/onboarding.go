@@ -116,16 +116,16 @@ func (s *Service) AgentInit(ctx context.Context, in AgentInitInput) (*InitResult
 		in.AgentLabel = "Agent"
 	}
 	var c market.Check
-	c.Require(accounts.ValidEmail(in.OwnerEmail), "ownerEmail", "must be a valid e-mail address")
+	c.Require(accounts.ValidEmail(in.OwnerEmail), "owner_email", "must be a valid e-mail address")
 	scope, ok := ParseScope(in.DesiredScope)
-	c.Require(ok, "desiredScope", "must be one of buy_only, sell_only, buy_sell (or buy, sell)")
-	c.Require(utf8.RuneCountInString(in.AgentLabel) <= 100, "agentLabel", "must be at most 100 characters")
-	c.Require(utf8.RuneCountInString(in.OwnerFirstName) <= 80, "ownerFirstName", "must be at most 80 characters")
-	c.Require(utf8.RuneCountInString(in.OwnerLastName) <= 80, "ownerLastName", "must be at most 80 characters")
+	c.Require(ok, "desired_scope", "must be one of buy_only, sell_only, buy_sell (or buy, sell)")
+	c.Require(utf8.RuneCountInString(in.AgentLabel) <= 100, "agent_label", "must be at most 100 characters")
+	c.Require(utf8.RuneCountInString(in.OwnerFirstName) <= 80, "owner_first_name", "must be at most 80 characters")
+	c.Require(utf8.RuneCountInString(in.OwnerLastName) <= 80, "owner_last_name", "must be at most 80 characters")
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	if _, err := s.checkKeyInput(&KeyInput{Label: in.AgentLabel, Scope: string(scope), Metadata: in.AgentMetadata, AcceptedAgentTerms: true}, "agentMetadata"); err != nil {
+	if _, err := s.checkKeyInput(&KeyInput{Label: in.AgentLabel, Scope: string(scope), Metadata: in.AgentMetadata, AcceptedAgentTerms: true}, "agent_metadata"); err != nil {
 		return nil, err
 	}
 	magic, secret := randomToken(), randomToken()
@@ -327,8 +327,8 @@ type Completed struct {
 func (s *Service) CompleteMagicLink(ctx context.Context, accountsSvc *accounts.Service, token string, in CompleteInput) (*Completed, error) {
 	var c market.Check
 	c.Require(in.Password != "", "password", "is required")
-	c.Require(in.AcceptedTerms, "acceptedTerms", "must be true")
-	c.Require(in.AcceptedAgentTerms, "acceptedAgentTerms", "must be true")
+	c.Require(in.AcceptedTerms, "accepted_terms", "must be true")
+	c.Require(in.AcceptedAgentTerms, "accepted_agent_terms", "must be true")
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
@@ -444,7 +444,7 @@ func (s *Service) prepareOwner(ctx context.Context, accountsSvc *accounts.Servic
 			name = strings.TrimSpace(o.OwnerFirstName + " " + o.OwnerLastName)
 		}
 		if name == "" {
-			return nil, nil, market.Invalid(market.FieldError{Field: "displayName", Message: "is required"})
+			return nil, nil, market.Invalid(market.FieldError{Field: "display_name", Message: "is required"})
 		}
 		nu, err := accounts.PrepareUser(accounts.RegisterInput{Email: o.OwnerEmail, Password: in.Password, DisplayName: name, AcceptedTerms: true})
 		if err != nil {

@@ -47,7 +47,7 @@ type NewKey struct {
 }
 
 // checkKeyInput validates a key's input; metadataField is the metadata's
-// name on the caller's wire ("metadata" for key creation, "agentMetadata"
+// name on the caller's wire ("metadata" for key creation, "agent_metadata"
 // for onboarding).
 func (s *Service) checkKeyInput(in *KeyInput, metadataField string) (Scope, error) {
 	in.Label = strings.TrimSpace(in.Label)
@@ -55,15 +55,15 @@ func (s *Service) checkKeyInput(in *KeyInput, metadataField string) (Scope, erro
 	c.Require(in.Label != "" && utf8.RuneCountInString(in.Label) <= 100, "label", "must be 1 to 100 characters")
 	scope, ok := ParseScope(in.Scope)
 	c.Require(ok, "scope", "must be one of buy_only, sell_only, buy_sell (or buy, sell)")
-	checkLimit(&c, "spendingControls.perTransactionLimit", in.Limits.PerTransaction)
-	checkLimit(&c, "spendingControls.dailyLimit", in.Limits.Daily)
-	checkLimit(&c, "spendingControls.weeklyLimit", in.Limits.Weekly)
-	checkLimit(&c, "spendingControls.monthlyLimit", in.Limits.Monthly)
+	checkLimit(&c, "spending_controls.per_transaction_limit", in.Limits.PerTransaction)
+	checkLimit(&c, "spending_controls.daily_limit", in.Limits.Daily)
+	checkLimit(&c, "spending_controls.weekly_limit", in.Limits.Weekly)
+	checkLimit(&c, "spending_controls.monthly_limit", in.Limits.Monthly)
 	if in.Metadata != nil {
 		b, _ := json.Marshal(in.Metadata)
 		c.Require(len(b) <= 8192, metadataField, "must be at most 8 KiB of JSON")
 	}
-	c.Require(in.AcceptedAgentTerms, "acceptedAgentTerms", "must be true")
+	c.Require(in.AcceptedAgentTerms, "accepted_agent_terms", "must be true")
 	return scope, c.Err()
 }
 

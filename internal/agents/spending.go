@@ -183,12 +183,12 @@ func (s *Service) UpdateControls(ctx context.Context, actor market.Actor, upd Co
 		return nil, market.Errorf(market.CodeForbidden, "agents can read spending controls but not change them")
 	}
 	var c market.Check
-	checkLimit(&c, "perTransactionLimit", upd.PerTransaction)
-	checkLimit(&c, "dailyLimit", upd.Daily)
-	checkLimit(&c, "weeklyLimit", upd.Weekly)
-	checkLimit(&c, "monthlyLimit", upd.Monthly)
+	checkLimit(&c, "per_transaction_limit", upd.PerTransaction)
+	checkLimit(&c, "daily_limit", upd.Daily)
+	checkLimit(&c, "weekly_limit", upd.Weekly)
+	checkLimit(&c, "monthly_limit", upd.Monthly)
 	if upd.ApprovalThreshold != nil {
-		c.Require(*upd.ApprovalThreshold >= 1 && *upd.ApprovalThreshold <= MaxLimit, "approvalThreshold", "must be null or an amount in cents from 1 to 1000000000")
+		c.Require(*upd.ApprovalThreshold >= 1 && *upd.ApprovalThreshold <= MaxLimit, "approval_threshold", "must be null or an amount in cents from 1 to 1000000000")
 	}
 	var cats []string
 	if upd.CategoryRestrictions != nil {
@@ -197,7 +197,7 @@ func (s *Service) UpdateControls(ctx context.Context, actor market.Actor, upd Co
 		for _, v := range *upd.CategoryRestrictions {
 			v = strings.TrimSpace(v)
 			if v == "" || utf8.RuneCountInString(v) > 100 {
-				c.Add("categoryRestrictions", "each entry must be a category id or slug of 1 to 100 characters")
+				c.Add("category_restrictions", "each entry must be a category id or slug of 1 to 100 characters")
 				break
 			}
 			if !seen[strings.ToLower(v)] {
@@ -205,7 +205,7 @@ func (s *Service) UpdateControls(ctx context.Context, actor market.Actor, upd Co
 				cats = append(cats, v)
 			}
 		}
-		c.Require(len(cats) <= 100, "categoryRestrictions", "at most 100 categories")
+		c.Require(len(cats) <= 100, "category_restrictions", "at most 100 categories")
 	}
 	if err := c.Err(); err != nil {
 		return nil, err

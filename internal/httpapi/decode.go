@@ -57,7 +57,7 @@ func decodeError(err error) error {
 		if field == "" {
 			return market.Invalid(market.FieldError{Field: "body", Message: "must be a JSON object"})
 		}
-		return market.Invalid(market.FieldError{Field: field, Message: "must be " + jsonKind(typeErr.Type.Kind().String(), typeErr.Value)})
+		return market.Invalid(market.FieldError{Field: field, Message: "must be " + jsonKind(typeErr.Type.Kind().String(), typeErr.Value), AsSent: true})
 	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
 		return market.Invalid(market.FieldError{Field: "body", Message: "is not valid JSON"})
 	}

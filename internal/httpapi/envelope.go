@@ -8,28 +8,10 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 	"time"
-	"unicode"
 
 	"marketplace/internal/market"
 )
-
-// Variant is the casing of a surface.
-type Variant int
-
-const (
-	VariantA Variant = iota // camelCase under /api/v1
-	VariantB                // snake_case under /v1
-)
-
-// VariantOf tells the surface of a request by its path.
-func VariantOf(r *http.Request) Variant {
-	if strings.HasPrefix(r.URL.Path, "/v1/") || r.URL.Path == "/v1" {
-		return VariantB
-	}
-	return VariantA
-}
 
 // Meta is extra envelope metadata for list responses (Variant A).
 type Meta map[string]any
@@ -60,7 +42,7 @@ type metaB struct {
 
 func meta(r *http.Request, extra Meta) any {
 	id, ts := RequestID(r.Context()), time.Now().UTC().Format(time.RFC3339Nano)
-	b := VariantOf(r) == VariantB
+	b := surfaceOf(r).Casing == Snake
 	if len(extra) == 0 {
 		if b {
 			return metaB{RequestID: id, Timestamp: ts}
@@ -116,21 +98,15 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) *market.Error
 	if e.Code == market.CodeInternal {
 		body.Message = "internal error"
 	}
+	s, route := surfaceOf(r), info(r).route
 	details := map[string]any{}
 	for k, v := range e.Details {
-		if VariantOf(r) == VariantB {
-			k = SnakeCase(k)
-		}
-		details[k] = v
+		details[s.Name(route, k)] = v
 	}
 	if len(e.Fields) > 0 {
 		fields := make([]map[string]string, len(e.Fields))
 		for i, f := range e.Fields {
-			name := f.Field
-			if VariantOf(r) == VariantB {
-				name = SnakeCase(name)
-			}
-			fields[i] = map[string]string{"field": name, "message": f.Message}
+			fields[i] = map[string]string{"field": s.field(route, f), "message": f.Message}
 		}
 		details["fields"] = fields
 	}
@@ -139,7 +115,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) *market.Error
 	}
 	// A refusal that passes with time (429, 503) says when to come back.
 	if e.Code == market.CodeRateLimited || e.Code == market.CodeUnavailable {
-		if s, ok := e.Details["retryAfter"]; ok {
+		if s, ok := e.Details["retry_after"]; ok {
 			if n, ok := s.(int64); ok {
 				w.Header().Set("Retry-After", itoa(n))
 			}
@@ -154,19 +130,10 @@ func itoa(n int64) string {
 	return string(b)
 }
 
-// SnakeCase turns a camelCase field path ("spendingControls.dailyLimit")
-// into snake_case ("spending_controls.daily_limit").
-func SnakeCase(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 && s[i-1] != '.' && s[i-1] != '[' {
-				b.WriteByte('_')
-			}
-			b.WriteRune(unicode.ToLower(r))
-			continue
-		}
-		b.WriteRune(r)
+// surfaceOf is the surface that answers r.
+func surfaceOf(r *http.Request) *Surface {
+	if s := info(r).surface; s != nil {
+		return s
 	}
-	return b.String()
+	return plain
 }

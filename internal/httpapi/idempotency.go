@@ -77,7 +77,7 @@ func (rt *Router) idempotent(w http.ResponseWriter, r *http.Request, route strin
 		return h(w, r)
 	}
 	if len(key) > 255 || !printable(key) {
-		return market.Invalid(market.FieldError{Field: "idempotencyKey", Message: "must be 1 to 255 printable characters"})
+		return market.Invalid(market.FieldError{Field: "idempotency_key", Message: "must be 1 to 255 printable characters"})
 	}
 	sum := sha256.Sum256(append([]byte(route+"\n"), params...))
 	now := rt.clock.Now()

@@ -23,8 +23,9 @@ import (
 // A refusal is 400 VALIDATION_ERROR naming the field.
 
 // storedHeaders are the request headers whose values reach the database,
-// with the field name a refusal gives them (the body field they stand for).
-var storedHeaders = map[string]string{"Idempotency-Key": "idempotencyKey", "Idempotency_Key": "idempotencyKey"}
+// with the canonical field name a refusal gives them (the body field they
+// stand for).
+var storedHeaders = map[string]string{"Idempotency-Key": "idempotency_key", "Idempotency_Key": "idempotency_key"}
 
 // maxJSONDepth bounds how deep the body scan follows nested values; deeper
 // bodies are refused, so no string escapes the check.
@@ -49,11 +50,16 @@ func badRune(r rune) bool {
 	return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t'
 }
 
-// refusal is one bad value the edge found.
-type refusal struct{ field, problem, value string }
+// refusal is one bad value the edge found. Its field is named as the
+// client sent it (a path parameter, a query parameter, a JSON key), but
+// for a header, which stands for a canonical body field.
+type refusal struct {
+	field, problem, value string
+	canonical             bool
+}
 
 func (f *refusal) err() error {
-	return market.Invalid(market.FieldError{Field: f.field, Message: f.problem})
+	return market.Invalid(market.FieldError{Field: f.field, Message: f.problem, AsSent: !f.canonical})
 }
 
 func textRefusal(field, s string) *refusal {
@@ -91,6 +97,7 @@ func checkInput(r *http.Request, pattern string, textBody bool) *refusal {
 	for h, field := range storedHeaders {
 		for _, v := range r.Header.Values(h) {
 			if f := textRefusal(field, v); f != nil {
+				f.canonical = true
 				return f
 			}
 		}

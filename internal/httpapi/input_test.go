@@ -62,7 +62,7 @@ func TestCheckInput(t *testing.T) {
 		{"query value", "GET", "/x/abc?category=%00", "", "", [2]string{}, "category"},
 		{"query invalid UTF-8", "GET", "/x/abc?q=%FF", "", "", [2]string{}, "q"},
 		{"query key", "GET", "/x/abc?a%01=1", "", "", [2]string{}, "a\x01"},
-		{"idempotency header", "POST", "/x/abc", "application/json", `{}`, [2]string{"Idempotency-Key", "k\xff"}, "idempotencyKey"},
+		{"idempotency header", "POST", "/x/abc", "application/json", `{}`, [2]string{"Idempotency-Key", "k\xff"}, "idempotency_key"},
 		{"other header ignored", "GET", "/x/abc", "", "", [2]string{"User-Agent", "a\xffb"}, ""},
 		{"json body", "POST", "/x/abc", "application/json", `{"t":"\u0000"}`, [2]string{}, "t"},
 		{"json without type", "POST", "/x/abc", "", `{"t":"\u0000"}`, [2]string{}, "t"},

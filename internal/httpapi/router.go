@@ -44,16 +44,24 @@ type Route struct {
 }
 
 // Router registers routes on a ServeMux and wraps every one of them in the
-// shared middleware. It remembers what it registered.
+// shared middleware. It remembers what it registered. A Router mounted on a
+// surface (Mount) is a view of the same routing whose routes answer in that
+// surface's spelling.
 type Router struct {
-	mux    *http.ServeMux
-	routes []Route
-	auth   Authenticator
-	audit  AuditWriter
-	log    *slog.Logger
-	clock  market.Clock
-	mx     *Metrics
-	idem   idempotency.Store
+	*routing
+	surface *Surface // nil: not mounted (pages, documents, operations)
+}
+
+type routing struct {
+	mux      *http.ServeMux
+	routes   []Route
+	surfaces []*Surface
+	auth     Authenticator
+	audit    AuditWriter
+	log      *slog.Logger
+	clock    market.Clock
+	mx       *Metrics
+	idem     idempotency.Store
 	// instance names this process as the holder of idempotency leases.
 	instance string
 }
@@ -65,7 +73,7 @@ type AuditWriter interface {
 
 // NewRouter makes a router.
 func NewRouter(auth Authenticator, audit AuditWriter, log *slog.Logger, clock market.Clock, mx *Metrics) *Router {
-	return &Router{mux: http.NewServeMux(), auth: auth, audit: audit, log: log, clock: clock, mx: mx, instance: newRequestID()[4:]}
+	return &Router{routing: &routing{mux: http.NewServeMux(), auth: auth, audit: audit, log: log, clock: clock, mx: mx, instance: newRequestID()[4:]}}
 }
 
 // Routes lists every registered route, sorted.
@@ -135,6 +143,7 @@ type requestInfo struct {
 	entityID   string
 	code       market.Code
 	refused    *refusal // input the edge refused, for the audit entry
+	surface    *Surface // how the response is spelled
 }
 
 func info(r *http.Request) *requestInfo {
@@ -155,6 +164,9 @@ func (rt *Router) wrap(route string, auth Auth, h HandlerFunc, textBody bool) ht
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri := info(r)
 		ri.route = route
+		if rt.surface != nil {
+			ri.surface = rt.surface
+		}
 		err := func() error {
 			if f := checkInput(r, route, textBody); f != nil {
 				ri.refused = f
@@ -220,7 +232,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !saneRequestID(id) {
 		id = newRequestID()
 	}
-	ri := &requestInfo{}
+	ri := &requestInfo{surface: rt.surfaceFor(r.URL.Path)}
 	ctx := context.WithValue(context.WithValue(r.Context(), keyRequestID, id), keyEntity, ri)
 	r = r.WithContext(ctx)
 	sw := &statusWriter{ResponseWriter: w}

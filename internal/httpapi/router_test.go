@@ -89,7 +89,7 @@ func newFixture() *fixture {
 		return httpapi.OK(w, r, http.StatusOK, map[string]any{"actor": p.Actor.Type, "id": p.Actor.ID()})
 	}
 	f.rt.Handle("POST", "/api/v1/echo", httpapi.Public, echo)
-	f.rt.Handle("POST", "/v1/echo", httpapi.Public, echo)
+	f.rt.Mount(&httpapi.Surface{Prefix: "/v1", Casing: httpapi.Snake}).Handle("POST", "/v1/echo", httpapi.Public, echo)
 	f.rt.Handle("GET", "/api/v1/bearer", httpapi.Bearer, who)
 	f.rt.Handle("GET", "/api/v1/agent", httpapi.Agent, who)
 	f.rt.Handle("GET", "/api/v1/either", httpapi.Either, who)
@@ -212,7 +212,7 @@ func TestDecoding(t *testing.T) {
 		{"number for string", "/api/v1/echo", `{"name":5}`, 400, "VALIDATION_ERROR", "name"},
 		{"wrong element", "/api/v1/echo", `{"tags":[1]}`, 400, "VALIDATION_ERROR", "tags"},
 		{"opt wrong type", "/api/v1/echo", `{"limitValue":"x"}`, 400, "VALIDATION_ERROR", "limitValue"},
-		{"snake case field in B", "/v1/echo", `{"limitValue":"x"}`, 400, "VALIDATION_ERROR", "limit_value"},
+		{"B names a key as sent", "/v1/echo", `{"limitValue":"x"}`, 400, "VALIDATION_ERROR", "limitValue"},
 		{"oversize", "/api/v1/echo", `{"name":"` + strings.Repeat("a", httpapi.MaxBody) + `"}`, 413, "PAYLOAD_TOO_LARGE", ""},
 	}
 	for _, c := range cases {
@@ -339,13 +339,38 @@ func TestRoutesAreListed(t *testing.T) {
 	}
 }
 
-func TestSnakeCase(t *testing.T) {
+func TestCamelCase(t *testing.T) {
 	for in, want := range map[string]string{
-		"dailyLimit": "daily_limit", "spendingControls.perTransactionLimit": "spending_controls.per_transaction_limit",
-		"body": "body", "acceptedAgentTerms": "accepted_agent_terms",
+		"daily_limit": "dailyLimit", "spending_controls.per_transaction_limit": "spendingControls.perTransactionLimit",
+		"body": "body", "accepted_agent_terms": "acceptedAgentTerms", "shipping_address.line1": "shippingAddress.line1",
+		"photos[2]": "photos[2]", "alreadyCamel": "alreadyCamel", "_leading": "_leading", "trailing_": "trailing_",
 	} {
-		if got := httpapi.SnakeCase(in); got != want {
-			t.Errorf("SnakeCase(%q) = %q, want %q", in, got, want)
+		if got := httpapi.CamelCase(in); got != want {
+			t.Errorf("CamelCase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A surface spells a canonical name by its casing, unless its table names
+// the field otherwise, on every route or on one.
+func TestSurfaceNames(t *testing.T) {
+	s := &httpapi.Surface{Prefix: "/v1", Casing: httpapi.Snake, Names: map[string]string{
+		"photo_urls": "photos", "POST /v1/listings description": "brief_description"}}
+	a := &httpapi.Surface{Prefix: "/api/v1", Casing: httpapi.Camel}
+	for _, c := range []struct {
+		s           *httpapi.Surface
+		route, name string
+		want        string
+	}{
+		{s, "PATCH /v1/listings/{id}", "photo_urls", "photos"},
+		{s, "POST /v1/listings", "description", "brief_description"},
+		{s, "PATCH /v1/listings/{id}", "description", "description"},
+		{s, "POST /v1/purchase", "max_price", "max_price"},
+		{a, "POST /api/v1/listings", "photo_urls", "photoUrls"},
+		{a, "POST /api/v1/listings", "description", "description"},
+	} {
+		if got := c.s.Name(c.route, c.name); got != c.want {
+			t.Errorf("%s %s: %q, want %q", c.route, c.name, got, c.want)
 		}
 	}
 }

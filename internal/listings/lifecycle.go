@@ -58,7 +58,7 @@ type Input struct {
 // brand: the listing was kept, removed, with a rejection on record.
 func restricted(l *Listing, r *moderation.Rejection) error {
 	return market.Errorf(market.CodeListingRestricted, "listings of %s are not allowed on this marketplace", r.Brand).
-		WithDetails(map[string]any{"listingId": l.ID, "reason": r.Reason, "brand": r.Brand, "rejectionId": r.ID})
+		WithDetails(map[string]any{"listing_id": l.ID, "reason": r.Reason, "brand": r.Brand, "rejection_id": r.ID})
 }
 
 // Create makes a listing from the seller's photos and brief. Generation
@@ -507,24 +507,24 @@ func (s *Service) checkInput(ctx context.Context, in Input, create bool) error {
 	}
 	money("price", in.Price, 1, create)
 	if create && !in.Price.Set {
-		c.Require(!in.MinOfferAmount.Set, "minOfferAmount", "needs a price: give one, or set this after the listing is generated")
-		c.Require(!in.FloorPrice.Set, "floorPrice", "needs a price: give one, or set this after the listing is generated")
+		c.Require(!in.MinOfferAmount.Set, "min_offer_amount", "needs a price: give one, or set this after the listing is generated")
+		c.Require(!in.FloorPrice.Set, "floor_price", "needs a price: give one, or set this after the listing is generated")
 	}
-	money("shippingCost", in.ShippingCost, 0, true)
-	money("minOfferAmount", in.MinOfferAmount, 1, true)
-	money("floorPrice", in.FloorPrice, 0, true)
-	money("costBasis", in.CostBasis, 0, true)
+	money("shipping_cost", in.ShippingCost, 0, true)
+	money("min_offer_amount", in.MinOfferAmount, 1, true)
+	money("floor_price", in.FloorPrice, 0, true)
+	money("cost_basis", in.CostBasis, 0, true)
 	if in.Condition.Set && (in.Condition.Null || !ValidCondition(in.Condition.Value)) {
 		c.Add("condition", "must be one of "+strings.Join(AllConditions, ", "))
 	}
 	if in.ShippingType.Set && (in.ShippingType.Null || !validShipping(in.ShippingType.Value)) {
-		c.Add("shippingType", "must be one of free, flat_rate, calculated, local_pickup, both")
+		c.Add("shipping_type", "must be one of free, flat_rate, calculated, local_pickup, both")
 	}
 	if in.AcceptOffers.Set && in.AcceptOffers.Null {
-		c.Add("acceptOffers", "must be true or false")
+		c.Add("accept_offers", "must be true or false")
 	}
 	if in.WeightOz.Set && (in.WeightOz.Null || in.WeightOz.Value < 1 || in.WeightOz.Value > MaxWeightOz) {
-		c.Add("weightOz", "must be from 1 to "+strconv.Itoa(MaxWeightOz)+" ounces")
+		c.Add("weight_oz", "must be from 1 to "+strconv.Itoa(MaxWeightOz)+" ounces")
 	}
 	if in.Dimensions.Set {
 		d := in.Dimensions.Value
@@ -536,15 +536,15 @@ func (s *Service) checkInput(ctx context.Context, in Input, create bool) error {
 	}
 	switch {
 	case create && !in.PhotoIDs.Set:
-		c.Add("photoUrls", "is required: 1 to 12 uploaded photo URLs")
+		c.Add("photo_urls", "is required: 1 to 12 uploaded photo URLs")
 	case in.PhotoIDs.Set && (in.PhotoIDs.Null || len(in.PhotoIDs.Value) < 1 || len(in.PhotoIDs.Value) > MaxPhotos):
-		c.Add("photoUrls", "must hold 1 to 12 uploaded photo URLs")
+		c.Add("photo_urls", "must hold 1 to 12 uploaded photo URLs")
 	case in.PhotoIDs.Set && hasDuplicate(in.PhotoIDs.Value):
-		c.Add("photoUrls", "must not repeat a photo")
+		c.Add("photo_urls", "must not repeat a photo")
 	}
 	if in.CategoryID.Set {
 		if _, ok := s.CategoryByID(ctx, in.CategoryID.Value); in.CategoryID.Null || !ok {
-			c.Add("categoryId", "is not a known category")
+			c.Add("category_id", "is not a known category")
 		}
 	}
 	return c.Err()
@@ -554,13 +554,13 @@ func (s *Service) checkInput(ctx context.Context, in Input, create bool) error {
 func checkListing(l *Listing) error {
 	var c market.Check
 	if l.ShippingType == ShipFlatRate || l.ShippingType == ShipBoth {
-		c.Require(l.ShippingCost != nil, "shippingCost", "is required for flat_rate and both shipping")
+		c.Require(l.ShippingCost != nil, "shipping_cost", "is required for flat_rate and both shipping")
 	} else {
-		c.Require(l.ShippingCost == nil, "shippingCost", "applies only to flat_rate and both shipping")
+		c.Require(l.ShippingCost == nil, "shipping_cost", "applies only to flat_rate and both shipping")
 	}
 	if l.PriceSource == "seller" || l.Price > 0 {
-		c.Require(l.MinOfferAmount == nil || *l.MinOfferAmount <= l.Price, "minOfferAmount", "must not be above the price")
-		c.Require(l.FloorPrice == nil || *l.FloorPrice <= l.Price, "floorPrice", "must not be above the price")
+		c.Require(l.MinOfferAmount == nil || *l.MinOfferAmount <= l.Price, "min_offer_amount", "must not be above the price")
+		c.Require(l.FloorPrice == nil || *l.FloorPrice <= l.Price, "floor_price", "must not be above the price")
 	}
 	return c.Err()
 }

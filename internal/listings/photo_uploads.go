@@ -195,7 +195,7 @@ func (p *Photos) receive(ctx context.Context, body io.Reader, size int64) (*phot
 	case p.receiving <- struct{}{}:
 	default:
 		return nil, market.Errorf(market.CodeUnavailable, "too many photos are being uploaded right now; try again in a few seconds").
-			WithDetails(map[string]any{"retryAfter": int64(busyRetryAfter)})
+			WithDetails(map[string]any{"retry_after": int64(busyRetryAfter)})
 	}
 	p.reclaim.begin()
 	var held int

@@ -100,11 +100,15 @@ var allCodes = []Code{
 // Codes lists every code, for documents and tests that must cover them all.
 func Codes() []Code { return append([]Code(nil), allCodes...) }
 
-// FieldError names one invalid input field. Field uses the camelCase wire
-// name; the snake_case surface converts it.
+// FieldError names one invalid input field. Field is canonical: snake_case,
+// dotted for nested fields ("spending_controls.daily_limit",
+// "shipping_address.line1", "photos[2]"); each surface spells it its own
+// way. AsSent marks a name taken from the request as the client spelled it
+// (a JSON key, a query parameter), which every surface repeats unchanged.
 type FieldError struct {
 	Field   string
 	Message string
+	AsSent  bool
 }
 
 // Error is the one error type that crosses area boundaries. Message is safe

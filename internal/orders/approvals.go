@@ -206,7 +206,7 @@ func (s *Service) prepareApproved(ctx context.Context, tx Tx, b Buyer, in *Purch
 	}
 	if price != queued.Fees.ItemPrice {
 		return nil, market.Errorf(market.CodePriceChanged, "the price changed from %d to %d cents since the purchase was queued",
-			queued.Fees.ItemPrice, price).WithDetails(map[string]any{"currentPrice": price, "expectedPrice": queued.Fees.ItemPrice})
+			queued.Fees.ItemPrice, price).WithDetails(map[string]any{"current_price": price, "expected_price": queued.Fees.ItemPrice})
 	}
 	if queued.MaxPrice != nil && price > *queued.MaxPrice {
 		return nil, market.Errorf(market.CodeMaxPriceExceeded, "the price is above maxPrice")

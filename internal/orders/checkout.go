@@ -158,7 +158,7 @@ func (s *Service) PayCheckout(ctx context.Context, orderID, cardNumber string) (
 // order answers the order again.
 func (s *Service) Confirm(ctx context.Context, actor market.Actor, orderID string) (*Order, error) {
 	if !market.ValidID(orderID) {
-		return nil, market.Invalid(market.FieldError{Field: "orderId", Message: "must be an order id"})
+		return nil, market.Invalid(market.FieldError{Field: "order_id", Message: "must be an order id"})
 	}
 	o, err := s.store.Read().OrderByID(ctx, orderID)
 	if market.CodeOf(err) == market.CodeNotFound {
@@ -195,14 +195,14 @@ func (s *Service) confirmWith(ctx context.Context, o *Order, pay *payments.Payme
 		return s.settle(ctx, o.ID, pay)
 	case payments.PaymentRequiresAction:
 		return nil, market.Errorf(market.CodeSCARequired, "the card's bank requires authentication; complete it on the payment page").
-			WithDetails(map[string]any{"orderId": o.ID})
+			WithDetails(map[string]any{"order_id": o.ID})
 	}
 	msg := "the payment has not succeeded"
 	if pay.FailureMessage != "" {
 		msg = pay.FailureMessage
 	}
 	return nil, market.Errorf(market.CodePaymentFailed, "%s; the listing stays reserved until %s", msg, o.ReservedUntil.Format(time.RFC3339)).
-		WithDetails(map[string]any{"orderId": o.ID, "paymentStatus": string(pay.Status), "declineCode": pay.FailureCode})
+		WithDetails(map[string]any{"order_id": o.ID, "payment_status": string(pay.Status), "decline_code": pay.FailureCode})
 }
 
 // expire ends an unpaid human checkout: the payment is cancelled so it can

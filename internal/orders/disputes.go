@@ -116,10 +116,10 @@ type DisputeInput struct {
 // a pending payout is frozen, and the timeline gets order.disputed.
 func (s *Service) OpenDispute(ctx context.Context, actor market.Actor, in DisputeInput) (*Dispute, error) {
 	var c market.Check
-	c.Require(in.OrderID != "", "orderId", "is required")
+	c.Require(in.OrderID != "", "order_id", "is required")
 	c.Require(slices.Contains(DisputeReasons, in.Reason), "reason", "must be one of "+strings.Join(DisputeReasons, ", "))
 	in.Description = c.Text("description", in.Description, MaxDisputeText, true)
-	checkPhotos(&c, "evidencePhotos", in.PhotoIDs)
+	checkPhotos(&c, "evidence_photos", in.PhotoIDs)
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (s *Service) OpenDispute(ctx context.Context, actor market.Actor, in Disput
 	var d *Dispute
 	o, err := s.move(ctx, actor, in.OrderID, transition{name: "dispute", by: byBuyer, from: disputable, to: StatusDisputed,
 		event: "order.disputed", apply: func(ctx context.Context, tx Tx, o *Order, now time.Time) error {
-			if err := ownPhotos(ctx, tx, actor.UserID, "evidencePhotos", in.PhotoIDs); err != nil {
+			if err := ownPhotos(ctx, tx, actor.UserID, "evidence_photos", in.PhotoIDs); err != nil {
 				return err
 			}
 			d = &Dispute{ID: id, OrderID: o.ID, BuyerID: o.BuyerID, SellerID: o.SellerID, Status: DisputeOpen,
@@ -150,7 +150,7 @@ func (s *Service) OpenDispute(ctx context.Context, actor market.Actor, in Disput
 		e := market.Errorf(market.CodeInvalidState, "the order already has an open dispute")
 		details := map[string]any{"status": string(o.Status)}
 		if open, err := s.store.Read().OpenDisputeOf(ctx, o.ID); err == nil {
-			details["disputeId"] = open.ID
+			details["dispute_id"] = open.ID
 		} else if market.CodeOf(err) != market.CodeNotFound {
 			return nil, err
 		}
@@ -171,7 +171,7 @@ type DisputeReply struct {
 func (s *Service) RespondDispute(ctx context.Context, actor market.Actor, id string, in DisputeReply) (*Dispute, error) {
 	var c market.Check
 	in.Response = c.Text("response", in.Response, MaxDisputeText, true)
-	checkPhotos(&c, "evidencePhotos", in.PhotoIDs)
+	checkPhotos(&c, "evidence_photos", in.PhotoIDs)
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func (s *Service) RespondDispute(ctx context.Context, actor market.Actor, id str
 		if d.SellerID != actor.UserID {
 			return market.Errorf(market.CodeForbidden, "only the seller responds to a dispute")
 		}
-		if err := ownPhotos(ctx, tx, actor.UserID, "evidencePhotos", in.PhotoIDs); err != nil {
+		if err := ownPhotos(ctx, tx, actor.UserID, "evidence_photos", in.PhotoIDs); err != nil {
 			return err
 		}
 		photos := nonNil(in.PhotoIDs)

@@ -25,7 +25,7 @@ func TestDisputeInputChecks(t *testing.T) {
 		{"no order, bad reason", func() error {
 			_, err := s.OpenDispute(t.Context(), user, DisputeInput{Reason: "meh", Description: "x"})
 			return err
-		}, []string{"orderId", "reason"}},
+		}, []string{"order_id", "reason"}},
 		{"blank description", func() error {
 			in := good
 			in.Description = " \n\t"
@@ -45,14 +45,14 @@ func TestDisputeInputChecks(t *testing.T) {
 			}
 			_, err := s.OpenDispute(t.Context(), user, in)
 			return err
-		}, []string{"evidencePhotos"}},
+		}, []string{"evidence_photos"}},
 		{"a foreign URL and a repeat", func() error {
 			in := good
 			p := market.NewID()
 			in.PhotoIDs = []string{p, "", p}
 			_, err := s.OpenDispute(t.Context(), user, in)
 			return err
-		}, []string{"evidencePhotos[1]", "evidencePhotos[2]"}},
+		}, []string{"evidence_photos[1]", "evidence_photos[2]"}},
 		{"empty response", func() error {
 			_, err := s.RespondDispute(t.Context(), user, id, DisputeReply{Response: ""})
 			return err

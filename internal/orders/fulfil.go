@@ -63,7 +63,7 @@ func (s *Service) move(ctx context.Context, actor market.Actor, id string, t tra
 		}
 		if t.only != "" && o.Fulfillment != t.only {
 			return market.Errorf(market.CodeInvalidState, "cannot %s a %s order", t.name, strings.ReplaceAll(string(o.Fulfillment), "_", " ")).
-				WithDetails(map[string]any{"status": string(o.Status), "fulfillmentType": string(o.Fulfillment)})
+				WithDetails(map[string]any{"status": string(o.Status), "fulfillment_type": string(o.Fulfillment)})
 		}
 		if o.Status == t.to {
 			return nil // done before: answer it again
@@ -115,7 +115,7 @@ type TrackingChecker func(carrier, number string) (string, string, error)
 func (s *Service) Ship(ctx context.Context, actor market.Actor, id string, in Shipment) (*Order, error) {
 	var c market.Check
 	c.Require(in.Carrier != "", "carrier", "is required")
-	c.Require(in.TrackingNumber != "", "trackingNumber", "is required")
+	c.Require(in.TrackingNumber != "", "tracking_number", "is required")
 	if err := c.Err(); err != nil {
 		return nil, err
 	}

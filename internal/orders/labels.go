@@ -115,7 +115,7 @@ func (s *Service) BuyLabel(ctx context.Context, actor market.Actor, orderID stri
 		return nil, nil, err
 	}
 	if seller.ShipFrom == nil {
-		return nil, nil, market.Invalid(market.FieldError{Field: "shipFromAddress",
+		return nil, nil, market.Invalid(market.FieldError{Field: "ship_from_address",
 			Message: "the seller has no ship-from address; set it with PUT /api/v1/auth/me/address first"})
 	}
 	listing, err := rd.ListingByID(ctx, o.ListingID)

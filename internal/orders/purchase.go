@@ -49,35 +49,35 @@ type Buyer struct {
 
 func (in *PurchaseInput) check(agent bool) error {
 	var c market.Check
-	c.Require(market.ValidID(in.ListingID), "listingId", "must be a listing id")
+	c.Require(market.ValidID(in.ListingID), "listing_id", "must be a listing id")
 	if agent {
-		c.Require(in.MaxPrice != nil, "maxPrice", "is required: the most, in cents, the agent may pay for the item")
+		c.Require(in.MaxPrice != nil, "max_price", "is required: the most, in cents, the agent may pay for the item")
 	}
 	amount := func(field string, v *int64, min int64) {
 		if v != nil {
 			c.Require(*v >= min && *v <= MaxAmount, field, "must be an amount in cents from "+strconv.FormatInt(min, 10)+" to 1000000000")
 		}
 	}
-	amount("maxPrice", in.MaxPrice, 1)
-	amount("expectedPrice", in.ExpectedPrice, 0)
-	amount("selectedShippingCost", in.SelectedShippingCost, 0)
+	amount("max_price", in.MaxPrice, 1)
+	amount("expected_price", in.ExpectedPrice, 0)
+	amount("selected_shipping_cost", in.SelectedShippingCost, 0)
 	switch in.Fulfillment {
 	case "", string(FulfillShipping), string(FulfillLocalPickup):
 	default:
-		c.Add("fulfillmentType", "must be shipping or local_pickup")
+		c.Add("fulfillment_type", "must be shipping or local_pickup")
 	}
 	if in.ShippingAddress != nil && in.ShippingAddressID != "" {
-		c.Add("shippingAddressId", "give shippingAddress or shippingAddressId, not both")
+		c.Add("shipping_address_id", "give shippingAddress or shippingAddressId, not both")
 	}
 	if in.ShippingAddressID != "" {
-		c.Require(market.ValidID(in.ShippingAddressID), "shippingAddressId", "must be the id of one of your saved addresses")
+		c.Require(market.ValidID(in.ShippingAddressID), "shipping_address_id", "must be the id of one of your saved addresses")
 	}
 	if in.ShippingAddress != nil {
-		accounts.CheckAddress(&c, "shippingAddress.", in.ShippingAddress)
+		accounts.CheckAddress(&c, "shipping_address.", in.ShippingAddress)
 	}
 	c.Require(len(in.ShippingRateID) <= 2048, in.rateField(), "is not a rate id this service issued")
-	c.Require(in.OfferID == "" || market.ValidID(in.OfferID), "offerId", "must be an offer id")
-	c.Require(in.PaymentMethodID == "" || market.ValidID(in.PaymentMethodID), "paymentMethodId", "must be the id of one of your saved payment methods")
+	c.Require(in.OfferID == "" || market.ValidID(in.OfferID), "offer_id", "must be an offer id")
+	c.Require(in.PaymentMethodID == "" || market.ValidID(in.PaymentMethodID), "payment_method_id", "must be the id of one of your saved payment methods")
 	return c.Err()
 }
 
@@ -85,7 +85,7 @@ func (in *PurchaseInput) rateField() string {
 	if in.RateField != "" {
 		return in.RateField
 	}
-	return "shippingRateId"
+	return "shipping_rate_id"
 }
 
 // draft is an order being put together inside the purchase transaction.
@@ -115,11 +115,11 @@ func (s *Service) prepare(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput
 	}
 	if in.ExpectedPrice != nil && *in.ExpectedPrice != price {
 		return nil, market.Errorf(market.CodePriceChanged, "the price is now %d cents; fetch the listing again", price).
-			WithDetails(map[string]any{"currentPrice": price, "expectedPrice": *in.ExpectedPrice})
+			WithDetails(map[string]any{"current_price": price, "expected_price": *in.ExpectedPrice})
 	}
 	if in.MaxPrice != nil && price > *in.MaxPrice {
 		return nil, market.Errorf(market.CodeMaxPriceExceeded, "the price of %d cents is above maxPrice %d", price, *in.MaxPrice).
-			WithDetails(map[string]any{"currentPrice": price, "maxPrice": *in.MaxPrice})
+			WithDetails(map[string]any{"current_price": price, "max_price": *in.MaxPrice})
 	}
 	o := &Order{
 		ID: market.NewID(), ListingID: l.ID, BuyerID: b.User.ID, SellerID: l.SellerID, Channel: ChannelHuman,
@@ -172,13 +172,13 @@ func (s *Service) available(ctx context.Context, tx Tx, l *listings.Listing, buy
 	switch {
 	case live != nil && live.BuyerID == buyerID && live.Status == StatusPendingPayment && live.ReservedUntil == nil:
 		return market.Errorf(market.CodeListingSold, "your own purchase of this listing is already going through").
-			WithDetails(map[string]any{"orderId": live.ID})
+			WithDetails(map[string]any{"order_id": live.ID})
 	case live != nil && live.BuyerID == buyerID && live.Status == StatusPendingPayment:
 		return market.Errorf(market.CodeListingNotAvailable, "your own checkout holds this listing; pay on its page").
-			WithDetails(map[string]any{"orderId": live.ID, "status": string(l.Status)})
+			WithDetails(map[string]any{"order_id": live.ID, "status": string(l.Status)})
 	case live != nil && live.BuyerID == buyerID:
 		return market.Errorf(market.CodeListingSold, "you already bought this listing").
-			WithDetails(map[string]any{"orderId": live.ID})
+			WithDetails(map[string]any{"order_id": live.ID})
 	case l.Status == listings.StatusSold, live != nil && live.ReservedUntil == nil:
 		return errSold()
 	}
@@ -211,12 +211,12 @@ func (s *Service) resolveShipping(ctx context.Context, tx Tx, l *listings.Listin
 			}
 		}
 		if !pickupOK {
-			return 0, market.Invalid(market.FieldError{Field: "fulfillmentType", Message: "this listing does not offer local pickup"})
+			return 0, market.Invalid(market.FieldError{Field: "fulfillment_type", Message: "this listing does not offer local pickup"})
 		}
 		return 0, nil
 	}
 	if l.ShippingType == listings.ShipLocalPickup {
-		return 0, market.Invalid(market.FieldError{Field: "fulfillmentType", Message: "this listing is local pickup only; send fulfillmentType local_pickup"})
+		return 0, market.Invalid(market.FieldError{Field: "fulfillment_type", Message: "this listing is local pickup only; send fulfillmentType local_pickup"})
 	}
 	addr, err := s.address(ctx, tx, buyerID, in)
 	if err != nil && in.estimate && market.CodeOf(err) == market.CodeValidation {
@@ -259,11 +259,11 @@ func (s *Service) resolveShipping(ctx context.Context, tx Tx, l *listings.Listin
 		}
 	}
 	if in.SelectedCarrier != "" && in.SelectedCarrier != carrier || in.SelectedService != "" && in.SelectedService != service {
-		return 0, market.Invalid(market.FieldError{Field: "selectedCarrier",
+		return 0, market.Invalid(market.FieldError{Field: "selected_carrier",
 			Message: "must match the quoted rate (" + carrier + " " + service + ")"})
 	}
 	if in.SelectedShippingCost != nil && *in.SelectedShippingCost != cost {
-		return 0, market.Invalid(market.FieldError{Field: "selectedShippingCost",
+		return 0, market.Invalid(market.FieldError{Field: "selected_shipping_cost",
 			Message: "must equal the quoted shipping cost of " + strconv.FormatInt(cost, 10) + " cents"})
 	}
 	return cost, nil
@@ -294,9 +294,9 @@ func (s *Service) address(ctx context.Context, tx Tx, buyerID string, in *Purcha
 		}
 	}
 	if in.ShippingAddressID != "" {
-		return nil, market.Invalid(market.FieldError{Field: "shippingAddressId", Message: "is not one of your saved addresses"})
+		return nil, market.Invalid(market.FieldError{Field: "shipping_address_id", Message: "is not one of your saved addresses"})
 	}
-	return nil, market.Invalid(market.FieldError{Field: "shippingAddress",
+	return nil, market.Invalid(market.FieldError{Field: "shipping_address",
 		Message: "is required: send shippingAddress or shippingAddressId (or fulfillmentType local_pickup)"})
 }
 
@@ -463,7 +463,7 @@ func (s *Service) charge(ctx context.Context, o *Order, customer, method string)
 		if pay, err = s.opts.Gateway.PaymentByKey(cctx, o.ID); err != nil {
 			return nil, market.Errorf(market.CodePaymentFailed,
 				"the payment processor did not answer; the order will be settled if the charge went through, or released within minutes").
-				WithDetails(map[string]any{"orderId": o.ID})
+				WithDetails(map[string]any{"order_id": o.ID})
 		}
 	}
 	return s.finish(ctx, o, pay)
@@ -485,7 +485,7 @@ func (s *Service) finish(ctx context.Context, o *Order, pay *payments.Payment) (
 	case payments.PaymentRequiresAction:
 		return nil, s.release(ctx, o, pay.FailureCode, market.Errorf(market.CodeSCARequired,
 			"the card's bank requires the owner to authenticate this payment; nothing was charged").
-			WithDetails(map[string]any{"paymentId": pay.ID}))
+			WithDetails(map[string]any{"payment_id": pay.ID}))
 	case payments.PaymentProcessing:
 		return o, nil // settled by the processor's webhook or the reconciler
 	}
@@ -494,7 +494,7 @@ func (s *Service) finish(ctx context.Context, o *Order, pay *payments.Payment) (
 		msg = "the card was declined"
 	}
 	return nil, s.release(ctx, o, pay.FailureCode, market.Errorf(market.CodePaymentFailed, "%s; nothing was charged", msg).
-		WithDetails(map[string]any{"declineCode": pay.FailureCode}))
+		WithDetails(map[string]any{"decline_code": pay.FailureCode}))
 }
 
 // settle marks a charged order paid and its listing sold, with their

@@ -443,7 +443,7 @@ func (s *Service) RequestRefund(ctx context.Context, actor market.Actor, orderID
 		if open, err := openRefundRequest(ctx, tx, o.ID); err != nil || open != nil {
 			if err == nil {
 				err = market.Errorf(market.CodeInvalidState, "a refund request of this order is open already").
-					WithDetails(map[string]any{"status": string(o.Status), "refundId": open.ID})
+					WithDetails(map[string]any{"status": string(o.Status), "refund_id": open.ID})
 			}
 			return err
 		}
@@ -501,7 +501,7 @@ func (s *Service) RespondRefund(ctx context.Context, actor market.Actor, orderID
 	var c market.Check
 	c.Require(in.Action == "" || in.Action == ActionApprove || in.Action == ActionDecline, "action", "must be approve or decline")
 	c.Require(in.Amount == nil || *in.Amount > 0, "amount", "must be a positive number of cents")
-	c.Require(in.RefundID == "" || market.ValidID(in.RefundID), "refundId", "must be a refund id")
+	c.Require(in.RefundID == "" || market.ValidID(in.RefundID), "refund_id", "must be a refund id")
 	in.Reason = c.Text("reason", in.Reason, maxRefundText, false)
 	in.Message = c.Text("message", in.Message, maxRefundText, false)
 	if err := c.Err(); err != nil {
@@ -638,7 +638,7 @@ func (s *Service) sameRefundAnswer(r *Refund, action string) error {
 		return nil
 	}
 	return market.Errorf(market.CodeInvalidState, "this refund request was answered already (%s)", r.Status).
-		WithDetails(map[string]any{"status": string(r.Status), "refundId": r.ID})
+		WithDetails(map[string]any{"status": string(r.Status), "refund_id": r.ID})
 }
 
 func refundableNow(o *Order) error {

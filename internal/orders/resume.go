@@ -112,7 +112,7 @@ func (s *Service) resumeApproval(ctx context.Context, actor market.Actor, id str
 func approvalRequired(approvalID, orderID string) error {
 	return market.Errorf(market.CodeApprovalRequired,
 		"the purchase is above the owner's approval threshold and waits for the owner's approval").
-		WithDetails(map[string]any{"approvalId": approvalID, "orderId": orderID})
+		WithDetails(map[string]any{"approval_id": approvalID, "order_id": orderID})
 }
 
 // resumeCheckout answers a human checkout an earlier run under the same key

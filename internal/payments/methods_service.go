@@ -79,9 +79,9 @@ func (s *Service) customer(ctx context.Context, userID string) (string, error) {
 // deleted, it is INVALID_STATE.
 func (s *Service) ConfirmSetup(ctx context.Context, actor market.Actor, setupIntentID, paymentMethod string) (*PaymentMethod, error) {
 	var c market.Check
-	c.Require(setupIntentID != "", "setupIntentId", "is required")
-	c.Require(paymentMethod == "" || wellFormedToken(paymentMethod), "paymentMethod", "must be a payment method id or test token")
-	c.Require(paymentMethod != "", "paymentMethod", "is required")
+	c.Require(setupIntentID != "", "setup_intent_id", "is required")
+	c.Require(paymentMethod == "" || wellFormedToken(paymentMethod), "payment_method", "must be a payment method id or test token")
+	c.Require(paymentMethod != "", "payment_method", "is required")
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
@@ -273,7 +273,7 @@ func (s *Service) ChargeableMethod(ctx context.Context, tx Tx, userID, methodID 
 	} else {
 		m, err = s.ownMethod(ctx, tx, userID, methodID)
 		if market.CodeOf(err) == market.CodeNotFound || err == nil && m.Processor != s.gateway.Name() {
-			return nil, "", market.Invalid(market.FieldError{Field: "paymentMethodId", Message: "no such payment method"})
+			return nil, "", market.Invalid(market.FieldError{Field: "payment_method_id", Message: "no such payment method"})
 		}
 	}
 	if err != nil {

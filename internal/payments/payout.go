@@ -126,7 +126,7 @@ func (s *Service) Connect(ctx context.Context, actor market.Actor, in ConnectInp
 	}
 	var c market.Check
 	c.Require(len(in.Country) == 2 && strings.Trim(in.Country, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "", "country", "must be a two-letter ISO country code")
-	c.Require(in.BusinessType == "individual" || in.BusinessType == "company", "businessType", "must be individual or company")
+	c.Require(in.BusinessType == "individual" || in.BusinessType == "company", "business_type", "must be individual or company")
 	if err := c.Err(); err != nil {
 		return nil, err
 	}

@@ -274,7 +274,7 @@ var testTokens = map[string]struct {
 func (p *Sandbox) ConfirmSetup(ctx context.Context, setupIntentID, customerID, paymentMethod string) (*Card, error) {
 	tok, ok := testTokens[paymentMethod]
 	if !ok {
-		return nil, market.Invalid(market.FieldError{Field: "paymentMethod",
+		return nil, market.Invalid(market.FieldError{Field: "payment_method",
 			Message: "is not a sandbox test token (use pm_card_visa, pm_card_chargeDeclined or pm_card_authenticationRequired)"})
 	}
 	var out *Card
@@ -336,12 +336,12 @@ func checkCharge(req *ChargeRequest, hosted bool) error {
 		req.IdempotencyKey = sandboxID("key_")
 	}
 	var c market.Check
-	c.Require(validKey(req.IdempotencyKey), "idempotencyKey", "must be 1 to 255 printable characters")
+	c.Require(validKey(req.IdempotencyKey), "idempotency_key", "must be 1 to 255 printable characters")
 	c.Require(req.Amount >= 50 && req.Amount <= MaxAmount, "amount", "must be between 50 and 99999999 cents")
 	c.Require(len(req.Currency) == 3 && strings.Trim(req.Currency, "abcdefghijklmnopqrstuvwxyz") == "", "currency",
 		"must be a three-letter ISO currency code")
-	c.Require(hosted && req.CustomerID == "" || wellFormedToken(req.CustomerID), "customerId", "must be a customer id")
-	c.Require(hosted || wellFormedToken(req.PaymentMethodID), "paymentMethodId", "must be a payment method id")
+	c.Require(hosted && req.CustomerID == "" || wellFormedToken(req.CustomerID), "customer_id", "must be a customer id")
+	c.Require(hosted || wellFormedToken(req.PaymentMethodID), "payment_method_id", "must be a payment method id")
 	c.Require(printable(req.Description, 1000), "description", "must be at most 1000 printable characters")
 	for k, v := range req.Metadata {
 		c.Require(printable(k, 40) && k != "" && printable(v, 500), "metadata", "keys must be 1 to 40 and values at most 500 printable characters")
@@ -387,13 +387,13 @@ func (p *Sandbox) Charge(ctx context.Context, req ChargeRequest) (*Payment, erro
 	return p.insertPayment(ctx, req, func(tx SandboxTx, sp *SandboxPayment) error {
 		card, err := tx.SandboxCard(ctx, req.PaymentMethodID)
 		if market.CodeOf(err) == market.CodeNotFound {
-			return market.Invalid(market.FieldError{Field: "paymentMethodId", Message: "no such payment method"})
+			return market.Invalid(market.FieldError{Field: "payment_method_id", Message: "no such payment method"})
 		}
 		if err != nil {
 			return err
 		}
 		if card.CustomerID == "" || card.CustomerID != req.CustomerID {
-			return market.Invalid(market.FieldError{Field: "paymentMethodId", Message: "is not attached to this customer"})
+			return market.Invalid(market.FieldError{Field: "payment_method_id", Message: "is not attached to this customer"})
 		}
 		sp.apply(card.Outcome)
 		return nil
@@ -477,7 +477,7 @@ func (p *Sandbox) PaymentByKey(ctx context.Context, idempotencyKey string) (*Pay
 func (p *Sandbox) PayWithCard(ctx context.Context, paymentID, cardNumber string) (*Payment, error) {
 	outcome, ok := cardNumberOutcome(cardNumber)
 	if !ok {
-		return nil, market.Invalid(market.FieldError{Field: "cardNumber", Message: "is not a valid card number"})
+		return nil, market.Invalid(market.FieldError{Field: "card_number", Message: "is not a valid card number"})
 	}
 	if !wellFormedToken(paymentID) {
 		return nil, market.NotFound("payment")
@@ -566,7 +566,7 @@ func (p *Sandbox) Refund(ctx context.Context, req RefundRequest) (*Refund, error
 		req.IdempotencyKey = sandboxID("key_")
 	}
 	var c market.Check
-	c.Require(validKey(req.IdempotencyKey), "idempotencyKey", "must be 1 to 255 printable characters")
+	c.Require(validKey(req.IdempotencyKey), "idempotency_key", "must be 1 to 255 printable characters")
 	c.Require(req.Amount > 0, "amount", "must be positive")
 	c.Require(printable(req.Reason, 500), "reason", "must be at most 500 printable characters")
 	if err := c.Err(); err != nil {
@@ -631,7 +631,7 @@ func (p *Sandbox) Transfer(ctx context.Context, req TransferRequest) (*Transfer,
 		req.IdempotencyKey = sandboxID("key_")
 	}
 	var c market.Check
-	c.Require(validKey(req.IdempotencyKey), "idempotencyKey", "must be 1 to 255 printable characters")
+	c.Require(validKey(req.IdempotencyKey), "idempotency_key", "must be 1 to 255 printable characters")
 	c.Require(req.Amount > 0 && req.Amount <= MaxAmount, "amount", "must be between 1 and 99999999 cents")
 	if err := c.Err(); err != nil {
 		return nil, err
@@ -673,7 +673,7 @@ func (p *Sandbox) ReverseTransfer(ctx context.Context, req TransferReversalReque
 		req.IdempotencyKey = sandboxID("key_")
 	}
 	var c market.Check
-	c.Require(validKey(req.IdempotencyKey), "idempotencyKey", "must be 1 to 255 printable characters")
+	c.Require(validKey(req.IdempotencyKey), "idempotency_key", "must be 1 to 255 printable characters")
 	c.Require(req.Amount > 0 && req.Amount <= MaxAmount, "amount", "must be between 1 and 99999999 cents")
 	if err := c.Err(); err != nil {
 		return nil, err

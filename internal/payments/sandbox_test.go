@@ -147,7 +147,7 @@ func TestSandboxSetupErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = f.sb.ConfirmSetup(ctx, si.ID, f.customer, "pm_card_unknown")
-		wantField(t, err, "paymentMethod")
+		wantField(t, err, "payment_method")
 		_, err = f.sb.ConfirmSetup(ctx, si.ID, "cus_sbx_other", "pm_card_visa")
 		wantCode(t, err, market.CodeNotFound)
 		_, err = f.sb.ConfirmSetup(ctx, "seti_sbx_none", f.customer, "pm_card_visa")
@@ -185,11 +185,11 @@ func TestSandboxChargeErrors(t *testing.T) {
 			{"negative amount", func(r *payments.ChargeRequest) { r.Amount = -5 }, "amount"},
 			{"absurd amount", func(r *payments.ChargeRequest) { r.Amount = 1 << 40 }, "amount"},
 			{"currency", func(r *payments.ChargeRequest) { r.Currency = "dollars" }, "currency"},
-			{"no customer", func(r *payments.ChargeRequest) { r.CustomerID = "" }, "customerId"},
-			{"no card", func(r *payments.ChargeRequest) { r.PaymentMethodID = "" }, "paymentMethodId"},
-			{"unknown card", func(r *payments.ChargeRequest) { r.PaymentMethodID = "pm_sbx_none" }, "paymentMethodId"},
-			{"another customer", func(r *payments.ChargeRequest) { r.CustomerID = "cus_sbx_other" }, "paymentMethodId"},
-			{"bad key", func(r *payments.ChargeRequest) { r.IdempotencyKey = "a\x00b" }, "idempotencyKey"},
+			{"no customer", func(r *payments.ChargeRequest) { r.CustomerID = "" }, "customer_id"},
+			{"no card", func(r *payments.ChargeRequest) { r.PaymentMethodID = "" }, "payment_method_id"},
+			{"unknown card", func(r *payments.ChargeRequest) { r.PaymentMethodID = "pm_sbx_none" }, "payment_method_id"},
+			{"another customer", func(r *payments.ChargeRequest) { r.CustomerID = "cus_sbx_other" }, "payment_method_id"},
+			{"bad key", func(r *payments.ChargeRequest) { r.IdempotencyKey = "a\x00b" }, "idempotency_key"},
 			{"bad description", func(r *payments.ChargeRequest) { r.Description = "a\x00b" }, "description"},
 		} {
 			req := base
@@ -215,7 +215,7 @@ func TestSandboxChargeErrors(t *testing.T) {
 		}
 		wantCode(t, f.sb.DetachPaymentMethod(ctx, "pm_sbx_none"), market.CodeNotFound)
 		_, err = f.sb.Charge(ctx, base)
-		wantField(t, err, "paymentMethodId")
+		wantField(t, err, "payment_method_id")
 	})
 }
 
@@ -240,7 +240,7 @@ func TestSandboxHostedPayment(t *testing.T) {
 		}
 		for _, bad := range []string{"", "4242", "4242424242424241", "4242-4242-4242-424x", strings.Repeat("4", 25)} {
 			_, err := f.sb.PayWithCard(ctx, p.ID, bad)
-			wantField(t, err, "cardNumber")
+			wantField(t, err, "card_number")
 		}
 		_, err := f.sb.PayWithCard(ctx, "pi_sbx_none", "4242424242424242")
 		wantCode(t, err, market.CodeNotFound)
@@ -434,7 +434,7 @@ func TestSandboxTransferReversals(t *testing.T) {
 		_, err = f.sb.ReverseTransfer(ctx, payments.TransferReversalRequest{TransferID: "tr/../x", Amount: 1, IdempotencyKey: "reversal-3"})
 		wantCode(t, err, market.CodeNotFound)
 		_, err = f.sb.ReverseTransfer(ctx, payments.TransferReversalRequest{TransferID: tr.ID, Amount: 1, IdempotencyKey: "bad\x00key"})
-		wantField(t, err, "idempotencyKey")
+		wantField(t, err, "idempotency_key")
 		if _, err := reverse("reversal-2", 700); err != nil {
 			t.Fatal(err)
 		}

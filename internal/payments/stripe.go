@@ -138,7 +138,7 @@ func setupIntentOf(si *stripe.SetupIntent, customerID string) *SetupIntent {
 // the same payment method is accepted as it is.
 func (s *Stripe) ConfirmSetup(ctx context.Context, setupIntentID, customerID, paymentMethod string) (*Card, error) {
 	if !stripeID(paymentMethod) {
-		return nil, market.Invalid(market.FieldError{Field: "paymentMethod", Message: "must be a payment method id from the payment form"})
+		return nil, market.Invalid(market.FieldError{Field: "payment_method", Message: "must be a payment method id from the payment form"})
 	}
 	if !stripeID(setupIntentID) {
 		return nil, market.NotFound("setup intent")
@@ -158,7 +158,7 @@ func (s *Stripe) ConfirmSetup(ctx context.Context, setupIntentID, customerID, pa
 				return nil, market.Errorf(market.CodeInvalidState, "the card setup is %s; start a new one", si.Status)
 			}
 		} else if refused := cardRefusal(err); refused != "" {
-			return nil, market.Invalid(market.FieldError{Field: "paymentMethod", Message: refused})
+			return nil, market.Invalid(market.FieldError{Field: "payment_method", Message: refused})
 		} else {
 			return nil, stripeFailure("confirm setup intent", err, "setup intent")
 		}
@@ -168,12 +168,12 @@ func (s *Stripe) ConfirmSetup(ctx context.Context, setupIntentID, customerID, pa
 	}
 	switch {
 	case si.Status == stripe.SetupIntentStatusRequiresAction:
-		return nil, market.Invalid(market.FieldError{Field: "paymentMethod",
+		return nil, market.Invalid(market.FieldError{Field: "payment_method",
 			Message: "the bank wants the card holder to authenticate; complete the payment form"})
 	case si.Status == stripe.SetupIntentStatusCanceled:
 		return nil, market.Errorf(market.CodeInvalidState, "the card setup was cancelled; start a new one")
 	case failedAttempt(si.LastSetupError):
-		return nil, market.Invalid(market.FieldError{Field: "paymentMethod", Message: refusalMessage(si.LastSetupError)})
+		return nil, market.Invalid(market.FieldError{Field: "payment_method", Message: refusalMessage(si.LastSetupError)})
 	}
 	pmID := paymentMethod
 	if si.PaymentMethod != nil && si.PaymentMethod.ID != "" {
@@ -184,7 +184,7 @@ func (s *Stripe) ConfirmSetup(ctx context.Context, setupIntentID, customerID, pa
 		return nil, stripeFailure("read payment method", err, "payment method")
 	}
 	if pm.Card == nil {
-		return nil, market.Invalid(market.FieldError{Field: "paymentMethod", Message: "must be a card"})
+		return nil, market.Invalid(market.FieldError{Field: "payment_method", Message: "must be a card"})
 	}
 	return &Card{ID: pm.ID, Brand: string(pm.Card.Brand), Last4: pm.Card.Last4,
 		ExpMonth: int(pm.Card.ExpMonth), ExpYear: int(pm.Card.ExpYear)}, nil
@@ -242,7 +242,7 @@ func (s *Stripe) Charge(ctx context.Context, req ChargeRequest) (*Payment, error
 			return p, nil
 		}
 		if refused := cardRefusal(err); refused != "" {
-			return nil, market.Invalid(market.FieldError{Field: "paymentMethodId", Message: refused})
+			return nil, market.Invalid(market.FieldError{Field: "payment_method_id", Message: refused})
 		}
 		return nil, stripeFailure("charge", err, "")
 	}
@@ -385,7 +385,7 @@ var refundReasons = map[string]bool{"duplicate": true, "fraudulent": true, "requ
 // Refund gives back part or all of a succeeded payment.
 func (s *Stripe) Refund(ctx context.Context, req RefundRequest) (*Refund, error) {
 	var c market.Check
-	c.Require(req.IdempotencyKey == "" || validKey(req.IdempotencyKey), "idempotencyKey", "must be 1 to 255 printable characters")
+	c.Require(req.IdempotencyKey == "" || validKey(req.IdempotencyKey), "idempotency_key", "must be 1 to 255 printable characters")
 	c.Require(req.Amount > 0, "amount", "must be positive")
 	c.Require(printable(req.Reason, 500), "reason", "must be at most 500 printable characters")
 	if err := c.Err(); err != nil {
@@ -433,7 +433,7 @@ func (s *Stripe) Refund(ctx context.Context, req RefundRequest) (*Refund, error)
 // Transfer pays a connected account from the platform's balance.
 func (s *Stripe) Transfer(ctx context.Context, req TransferRequest) (*Transfer, error) {
 	var c market.Check
-	c.Require(req.IdempotencyKey == "" || validKey(req.IdempotencyKey), "idempotencyKey", "must be 1 to 255 printable characters")
+	c.Require(req.IdempotencyKey == "" || validKey(req.IdempotencyKey), "idempotency_key", "must be 1 to 255 printable characters")
 	c.Require(req.Amount > 0 && req.Amount <= MaxAmount, "amount", "must be between 1 and 99999999 cents")
 	if err := c.Err(); err != nil {
 		return nil, err
@@ -465,7 +465,7 @@ func (s *Stripe) Transfer(ctx context.Context, req TransferRequest) (*Transfer, 
 // account (POST /v1/transfers/{id}/reversals).
 func (s *Stripe) ReverseTransfer(ctx context.Context, req TransferReversalRequest) (*TransferReversal, error) {
 	var c market.Check
-	c.Require(req.IdempotencyKey == "" || validKey(req.IdempotencyKey), "idempotencyKey", "must be 1 to 255 printable characters")
+	c.Require(req.IdempotencyKey == "" || validKey(req.IdempotencyKey), "idempotency_key", "must be 1 to 255 printable characters")
 	c.Require(req.Amount > 0 && req.Amount <= MaxAmount, "amount", "must be between 1 and 99999999 cents")
 	if err := c.Err(); err != nil {
 		return nil, err

@@ -52,15 +52,15 @@ const maxLabelRunes = 200
 // recipient, weight, order, creation date, and the tracking number as text
 // and as a Code 128 barcode. Text is reduced to ASCII (accents stripped,
 // anything else '?') and shrunk or cut to fit. The only error is a
-// VALIDATION_ERROR on "trackingNumber" when it is empty or longer than
+// VALIDATION_ERROR on "tracking_number" when it is empty or longer than
 // MaxLabelTracking.
 func LabelPDF(in LabelInput) ([]byte, error) {
 	tracking := strings.ReplaceAll(asciiText(in.TrackingNumber), " ", "")
 	switch {
 	case tracking == "":
-		return nil, market.Invalid(market.FieldError{Field: "trackingNumber", Message: "is required"})
+		return nil, market.Invalid(market.FieldError{Field: "tracking_number", Message: "is required"})
 	case len(tracking) > MaxLabelTracking:
-		return nil, market.Invalid(market.FieldError{Field: "trackingNumber",
+		return nil, market.Invalid(market.FieldError{Field: "tracking_number",
 			Message: fmt.Sprintf("must be at most %d characters", MaxLabelTracking)})
 	}
 	symbols := code128(tracking)

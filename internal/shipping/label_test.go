@@ -129,7 +129,7 @@ func TestLabelTrackingNumberRequired(t *testing.T) {
 		in := sampleLabel()
 		in.TrackingNumber = n
 		_, err := LabelPDF(in)
-		assertFieldError(t, err, "trackingNumber")
+		assertFieldError(t, err, "tracking_number")
 	}
 	in := sampleLabel()
 	in.TrackingNumber = strings.Repeat("7", MaxLabelTracking)

@@ -150,10 +150,10 @@ func (s *Service) applyPrefs(ctx context.Context, tx Tx, p *Prefs, in PrefsUpdat
 			*dst = o.Value
 		}
 	}
-	flag("autoLabel", in.AutoLabel, &p.AutoLabel)
-	flag("localPickup", in.LocalPickup, &p.LocalPickup)
+	flag("auto_label", in.AutoLabel, &p.AutoLabel)
+	flag("local_pickup", in.LocalPickup, &p.LocalPickup)
 	if o := in.HandlingDays; o.Set &&
-		c.Require(!o.Null && o.Value >= 0 && o.Value <= MaxHandlingDays, "handlingDays", "must be a whole number of days from 0 to "+strconv.Itoa(MaxHandlingDays)) {
+		c.Require(!o.Null && o.Value >= 0 && o.Value <= MaxHandlingDays, "handling_days", "must be a whole number of days from 0 to "+strconv.Itoa(MaxHandlingDays)) {
 		p.HandlingDays = o.Value
 	}
 
@@ -161,7 +161,7 @@ func (s *Service) applyPrefs(ctx context.Context, tx Tx, p *Prefs, in PrefsUpdat
 	carrierOK := true
 	if o := in.PreferredCarrier; o.Set {
 		name := strings.ToLower(strings.TrimSpace(o.Value))
-		if carrierOK = c.Require(name == "" || slices.Contains(carriers, name), "preferredCarrier",
+		if carrierOK = c.Require(name == "" || slices.Contains(carriers, name), "preferred_carrier",
 			"must be one of "+strings.Join(carriers, ", ")+", or null for none"); carrierOK {
 			if name != p.PreferredCarrier {
 				p.PreferredService = "" // a service belongs to its carrier
@@ -176,11 +176,11 @@ func (s *Service) applyPrefs(ctx context.Context, tx Tx, p *Prefs, in PrefsUpdat
 		case name == "":
 			p.PreferredService = ""
 		case p.PreferredCarrier == "":
-			c.Add("preferredService", "needs a preferredCarrier")
+			c.Add("preferred_service", "needs a preferredCarrier")
 		case listed && !slices.Contains(services, name):
-			c.Add("preferredService", "must be a service of "+p.PreferredCarrier+": "+strings.Join(services, ", "))
+			c.Add("preferred_service", "must be a service of "+p.PreferredCarrier+": "+strings.Join(services, ", "))
 		case len(name) > maxServiceName:
-			c.Add("preferredService", "is not a service of "+p.PreferredCarrier)
+			c.Add("preferred_service", "is not a service of "+p.PreferredCarrier)
 		default:
 			p.PreferredService = name
 		}
@@ -197,7 +197,7 @@ func (s *Service) applyPrefs(ctx context.Context, tx Tx, p *Prefs, in PrefsUpdat
 		if err != nil {
 			return err
 		}
-		c.Require(u.ShipFrom != nil, "autoLabel", "needs a ship-from address to buy labels from: set it with PUT /api/v1/auth/me/address first")
+		c.Require(u.ShipFrom != nil, "auto_label", "needs a ship-from address to buy labels from: set it with PUT /api/v1/auth/me/address first")
 	}
 	return c.Err()
 }
@@ -208,10 +208,10 @@ const maxServiceName = 60
 // checkPackage validates package defaults: whole ounces within a listing's
 // weight bounds, each side within a listing's size bounds.
 func checkPackage(c *market.Check, in PackageInput) *Package {
-	const prefix = "packageDefaults."
+	const prefix = "package_defaults."
 	ok := true
 	if in.WeightOz == nil || *in.WeightOz < 1 || *in.WeightOz > listings.MaxWeightOz {
-		c.Add(prefix+"weightOz", "is required: whole ounces from 1 to "+strconv.Itoa(listings.MaxWeightOz))
+		c.Add(prefix+"weight_oz", "is required: whole ounces from 1 to "+strconv.Itoa(listings.MaxWeightOz))
 		ok = false
 	}
 	side := func(field string, v *float64) float64 {
@@ -222,7 +222,7 @@ func checkPackage(c *market.Check, in PackageInput) *Package {
 		}
 		return *v
 	}
-	d := listings.Dimensions{L: side("lengthIn", in.LengthIn), W: side("widthIn", in.WidthIn), H: side("heightIn", in.HeightIn)}
+	d := listings.Dimensions{L: side("length_in", in.LengthIn), W: side("width_in", in.WidthIn), H: side("height_in", in.HeightIn)}
 	if !ok {
 		return nil
 	}

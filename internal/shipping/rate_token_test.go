@@ -39,7 +39,7 @@ func TestRateTokenRoundTrip(t *testing.T) {
 		t.Fatalf("token %q (%d chars) is not short and URL-safe", tok, len(tok))
 	}
 	for _, zip := range []string{"94103", "94103-0042", " 94103 "} {
-		r, err := s.Verify("shippingRateId", tok, tokenListing, zip, tokenNow)
+		r, err := s.Verify("shipping_rate_id", tok, tokenListing, zip, tokenNow)
 		if err != nil {
 			t.Fatalf("zip %q: %v", zip, err)
 		}
@@ -68,9 +68,9 @@ func TestRateTokenRejected(t *testing.T) {
 	s := NewRateSigner([]byte(testSecret))
 	tok := signTest(s)
 	bad := wantRejected(t, func() error {
-		_, err := s.Verify("carrierRateId", tok, tokenListing, "10001", tokenNow)
+		_, err := s.Verify("carrier_rate_id", tok, tokenListing, "10001", tokenNow)
 		return err
-	}(), "carrierRateId")
+	}(), "carrier_rate_id")
 
 	cases := map[string]struct{ token, listing, zip string }{
 		"other listing": {tok, market.NewID(), "94103"},
@@ -89,8 +89,8 @@ func TestRateTokenRejected(t *testing.T) {
 		cases["standard base64"] = struct{ token, listing, zip string }{std, tokenListing, "94103"}
 	}
 	for name, c := range cases {
-		_, err := s.Verify("shippingRateId", c.token, c.listing, c.zip, tokenNow)
-		e := wantRejected(t, err, "shippingRateId")
+		_, err := s.Verify("shipping_rate_id", c.token, c.listing, c.zip, tokenNow)
+		e := wantRejected(t, err, "shipping_rate_id")
 		if e.Fields[0].Message != bad.Fields[0].Message {
 			t.Errorf("%s: message %q, want the one message for every bad token", name, e.Fields[0].Message)
 		}
@@ -150,8 +150,8 @@ func TestRateTokenExpired(t *testing.T) {
 	s := NewRateSigner([]byte(testSecret))
 	tok := signTest(s)
 	for _, at := range []time.Time{tokenNow.Add(RateTTL), tokenNow.Add(RateTTL + time.Second), tokenNow.Add(400 * time.Hour)} {
-		_, err := s.Verify("shippingRateId", tok, tokenListing, "94103", at)
-		if e := wantRejected(t, err, "shippingRateId"); !strings.Contains(e.Fields[0].Message, "expired") {
+		_, err := s.Verify("shipping_rate_id", tok, tokenListing, "94103", at)
+		if e := wantRejected(t, err, "shipping_rate_id"); !strings.Contains(e.Fields[0].Message, "expired") {
 			t.Fatalf("at %v: %q does not say it expired", at, e.Fields[0].Message)
 		}
 	}
@@ -179,9 +179,9 @@ func FuzzVerifyRate(f *testing.F) {
 	f.Add("AQ.AAAAAAAAAAAAAAAAAAAAAA", tokenListing, "94103")
 	f.Add("AZ\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff.AAAA", tokenListing, "94103")
 	f.Fuzz(func(t *testing.T, token, listing, zip string) {
-		r, err := s.Verify("shippingRateId", token, listing, zip, tokenNow)
+		r, err := s.Verify("shipping_rate_id", token, listing, zip, tokenNow)
 		if err != nil {
-			wantRejected(t, err, "shippingRateId")
+			wantRejected(t, err, "shipping_rate_id")
 			return
 		}
 		if token != tok || listing != tokenListing || r.Amount != tokenRate.Amount || r.Service != tokenRate.Service {

@@ -178,11 +178,11 @@ func (s *Service) OrderQuote(ctx context.Context, listingID, zip string) (*Quote
 
 // QuoteParcel prices a parcel between two ZIP codes with every carrier,
 // cheapest first, unsigned (RateID ""). Bad ZIP codes are VALIDATION_ERROR
-// on "fromZip" or "toZip"; a missing weight or size takes the defaults,
+// on "from_zip" or "to_zip"; a missing weight or size takes the defaults,
 // and one beyond a listing's bounds is priced at the bounds.
 func (s *Service) QuoteParcel(ctx context.Context, from, to string, p Parcel) ([]Rate, error) {
 	var c market.Check
-	CheckZip(&c, "fromZip", from)
+	CheckZip(&c, "from_zip", from)
 	CheckZip(&c, "toZip", to)
 	if err := c.Err(); err != nil {
 		return nil, err
@@ -201,7 +201,7 @@ func (s *Service) QuoteParcel(ctx context.Context, from, to string, p Parcel) ([
 // VerifyRate checks a rate token (RateSigner.Verify) with errors on the
 // Variant A field shippingRateId.
 func (s *Service) VerifyRate(token, listingID, zip string, now time.Time) (*Rate, error) {
-	return s.signer.Verify("shippingRateId", token, listingID, zip, now)
+	return s.signer.Verify("shipping_rate_id", token, listingID, zip, now)
 }
 
 // VerifyRateAs is VerifyRate with errors on field (Variant B passes

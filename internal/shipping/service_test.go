@@ -104,13 +104,13 @@ func TestQuoteCalculated(t *testing.T) {
 		other := f.listing(f.seller("10001").ID, listings.ShipCalculated, nil, listings.StatusActive)
 		_, err = f.svc.VerifyRate(q.Rates[0].RateID, other.ID, "90012", f.clock.Now())
 		wantCode(t, err, market.CodeValidation)
-		_, err = f.svc.VerifyRateAs("carrierRateId", q.Rates[0].RateID, l.ID, "90013", f.clock.Now())
-		if e := market.ErrorOf(err); e.Code != market.CodeValidation || e.Fields[0].Field != "carrierRateId" {
+		_, err = f.svc.VerifyRateAs("carrier_rate_id", q.Rates[0].RateID, l.ID, "90013", f.clock.Now())
+		if e := market.ErrorOf(err); e.Code != market.CodeValidation || e.Fields[0].Field != "carrier_rate_id" {
 			t.Fatalf("other zip: %v", err)
 		}
 		f.clock.Advance(shipping.RateTTL)
 		_, err = f.svc.VerifyRate(q.Rates[0].RateID, l.ID, "90012", f.clock.Now())
-		if e := market.ErrorOf(err); e.Code != market.CodeValidation || e.Fields[0].Field != "shippingRateId" {
+		if e := market.ErrorOf(err); e.Code != market.CodeValidation || e.Fields[0].Field != "shipping_rate_id" {
 			t.Fatalf("expired: %v", err)
 		}
 

@@ -47,7 +47,7 @@ func NormalizeCarrier(carrier string) (string, bool) {
 // the "420" + ZIP routing prefix of a scanned barcode dropped. An unknown
 // carrier is a VALIDATION_ERROR on "carrier"; a missing number, one that
 // does not fit the carrier's format, or one whose check digit is wrong, one
-// on "trackingNumber" whose message says what the carrier's numbers look
+// on "tracking_number" whose message says what the carrier's numbers look
 // like.
 func CheckTracking(carrier, number string) (string, error) {
 	c, ok := NormalizeCarrier(carrier)
@@ -55,7 +55,7 @@ func CheckTracking(carrier, number string) (string, error) {
 		return "", market.Invalid(market.FieldError{Field: "carrier", Message: "must be one of usps, ups, fedex, dhl"})
 	}
 	if strings.TrimSpace(number) == "" {
-		return "", market.Invalid(market.FieldError{Field: "trackingNumber", Message: "is required"})
+		return "", market.Invalid(market.FieldError{Field: "tracking_number", Message: "is required"})
 	}
 	n, ok := normalizeTracking(number)
 	if ok {
@@ -71,14 +71,14 @@ func CheckTracking(carrier, number string) (string, error) {
 		}
 	}
 	if !ok {
-		return "", market.Invalid(market.FieldError{Field: "trackingNumber", Message: trackingFormats[c]})
+		return "", market.Invalid(market.FieldError{Field: "tracking_number", Message: trackingFormats[c]})
 	}
 	return n, nil
 }
 
 // CheckTrackingFields is CheckTracking for a form validated as a whole: a
 // bad carrier or number is recorded in c under "carrier" or
-// "trackingNumber", and the canonical carrier and normalized number are
+// "tracking_number", and the canonical carrier and normalized number are
 // returned (empty when invalid).
 func CheckTrackingFields(c *market.Check, carrier, number string) (string, string) {
 	n, err := CheckTracking(carrier, number)

@@ -102,7 +102,7 @@ func TestCheckTrackingInvalid(t *testing.T) {
 			t.Errorf("CheckTracking(%q, %q) = %q, want an error", c.carrier, c.in, got)
 			continue
 		}
-		assertFieldError(t, err, "trackingNumber")
+		assertFieldError(t, err, "tracking_number")
 		if msg := market.ErrorOf(err).Fields[0].Message; !strings.Contains(strings.ToLower(msg), c.carrier) {
 			t.Errorf("%s %q: message %q does not name the carrier", c.carrier, c.in, msg)
 		}
@@ -112,14 +112,14 @@ func TestCheckTrackingInvalid(t *testing.T) {
 func TestCheckTrackingRequired(t *testing.T) {
 	for _, n := range []string{"", "   ", "\t"} {
 		_, err := CheckTracking("ups", n)
-		assertFieldError(t, err, "trackingNumber")
+		assertFieldError(t, err, "tracking_number")
 		if msg := market.ErrorOf(err).Fields[0].Message; msg != "is required" {
 			t.Errorf("%q: message %q", n, msg)
 		}
 	}
 	for _, n := range []string{"-", " - "} {
 		_, err := CheckTracking("ups", n)
-		assertFieldError(t, err, "trackingNumber")
+		assertFieldError(t, err, "tracking_number")
 	}
 }
 
@@ -134,7 +134,7 @@ func TestCheckTrackingFields(t *testing.T) {
 		t.Fatalf("got %q %q", carrier, n)
 	}
 	e := market.ErrorOf(c.Err())
-	if len(e.Fields) != 2 || e.Fields[1].Field != "trackingNumber" {
+	if len(e.Fields) != 2 || e.Fields[1].Field != "tracking_number" {
 		t.Fatalf("fields %+v", e.Fields)
 	}
 	var c2 market.Check

@@ -185,7 +185,7 @@ func (tx *Tx) AttachPhotos(ctx context.Context, listingID, ownerID string, photo
 		return wrap(err)
 	}
 	if int(n) != len(photoIDs) {
-		return market.Invalid(market.FieldError{Field: "photoUrls", Message: "every photo must be one you uploaded here and not used by another listing"})
+		return market.Invalid(market.FieldError{Field: "photo_urls", Message: "every photo must be one you uploaded here and not used by another listing"})
 	}
 	return nil
 }

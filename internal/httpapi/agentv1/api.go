@@ -20,6 +20,15 @@ import (
 // Prefix is where Variant B lives.
 const Prefix = "/v1"
 
+// Surface is Variant B's spelling: snake_case, the canonical form, but for
+// the fields this surface names otherwise.
+var Surface = &httpapi.Surface{Prefix: Prefix, Casing: httpapi.Snake, Names: map[string]string{
+	"photo_urls": "photos",
+	// The multipart create takes the seller's words as brief_description;
+	// the listing's description is what the generator writes from them.
+	"POST " + Prefix + "/listings description": "brief_description",
+}}
+
 // API holds the services Variant B calls.
 type API struct {
 	Accounts *accounts.Service
@@ -41,6 +50,7 @@ func actor(r *http.Request) market.Actor { return httpapi.ActorOf(r) }
 
 // Register adds every Variant B route to rt.
 func (a *API) Register(rt *httpapi.Router) {
+	rt = rt.Mount(Surface)
 	p := Prefix
 	rt.Handle("POST", p+"/auth/keys", httpapi.Bearer, a.createKey)
 	rt.Handle("GET", p+"/auth/whoami", httpapi.Agent, a.whoami)

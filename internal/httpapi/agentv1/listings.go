@@ -138,7 +138,7 @@ func (a *API) createListing(w http.ResponseWriter, r *http.Request) error {
 	}
 	l, err := a.Listings.Create(r.Context(), actor(r), in)
 	if err != nil {
-		return renameFields(err, true)
+		return err
 	}
 	httpapi.Entity(r, "listing", l.ID)
 	return a.writeListing(w, r, http.StatusCreated, l)
@@ -163,7 +163,7 @@ func (a *API) updateListing(w http.ResponseWriter, r *http.Request) error {
 	}
 	l, err := a.Listings.Update(r.Context(), actor(r), id, in)
 	if err != nil {
-		return renameFields(err, false)
+		return err
 	}
 	return a.writeListing(w, r, http.StatusOK, l)
 }
@@ -412,29 +412,4 @@ func (a *API) decodeJSONUpdate(r *http.Request) (listings.Input, error) {
 		}
 	}
 	return in, nil
-}
-
-// renameFields maps the domain's field names to this surface's where they
-// differ (the envelope snake-cases the rest).
-func renameFields(err error, create bool) error {
-	e := market.ErrorOf(err)
-	if len(e.Fields) == 0 {
-		return err
-	}
-	renamed := *e
-	renamed.Fields = make([]market.FieldError, len(e.Fields))
-	for i, f := range e.Fields {
-		switch f.Field {
-		case "photoUrls":
-			f.Field = "photos"
-		case "categoryId":
-			f.Field = "category_id"
-		case "description":
-			if create {
-				f.Field = "brief_description"
-			}
-		}
-		renamed.Fields[i] = f
-	}
-	return &renamed
 }

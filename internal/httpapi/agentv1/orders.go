@@ -82,7 +82,7 @@ type purchaseBody struct {
 
 func (b *purchaseBody) input() (orders.PurchaseInput, error) {
 	in := orders.PurchaseInput{ListingID: b.ListingID, MaxPrice: b.MaxPrice, ExpectedPrice: b.ExpectedPrice,
-		SelectedShippingCost: b.SelectedShippingCost, ShippingRateID: b.CarrierRateID, RateField: "carrierRateId",
+		SelectedShippingCost: b.SelectedShippingCost, ShippingRateID: b.CarrierRateID, RateField: "carrier_rate_id",
 		ShippingAddressID: b.ShippingAddressID, Fulfillment: b.FulfillmentType, OfferID: b.OfferID,
 		PaymentMethodID: b.PaymentMethodID, SelectedCarrier: b.SelectedCarrier, SelectedService: b.SelectedService}
 	switch b.ShippingMethod {
@@ -92,7 +92,7 @@ func (b *purchaseBody) input() (orders.PurchaseInput, error) {
 			in.Fulfillment = string(orders.FulfillLocalPickup)
 		}
 	default:
-		return in, market.Invalid(market.FieldError{Field: "shippingMethod", Message: "must be carrier or local_pickup"})
+		return in, market.Invalid(market.FieldError{Field: "shipping_method", Message: "must be carrier or local_pickup"})
 	}
 	if a := b.ShippingAddress; a != nil {
 		in.ShippingAddress = &accounts.Address{Name: a.Name, Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State,

@@ -15,6 +15,14 @@ import (
 // Prefix is where Variant A lives.
 const Prefix = "/api/v1"
 
+// Surface is Variant A's spelling: camelCase, but for the spending
+// details, which CONTRACT.md section 2 spells in snake_case on both
+// surfaces.
+var Surface = &httpapi.Surface{Prefix: Prefix, Casing: httpapi.Camel, Names: map[string]string{
+	"requested_amount": "requested_amount",
+	"limit_type":       "limit_type",
+}}
+
 // API holds the services Variant A calls.
 type API struct {
 	Accounts  *accounts.Service
@@ -29,6 +37,7 @@ type API struct {
 
 // Register adds every Variant A route to rt.
 func (a *API) Register(rt *httpapi.Router) {
+	rt = rt.Mount(Surface)
 	p := Prefix
 	// Accounts.
 	rt.Handle("POST", p+"/auth/register", httpapi.Public, a.register)

@@ -240,7 +240,7 @@ func TestPaymentMethodOutcomes(t *testing.T) {
 		theirs := pmConfirm(t, s, other, "pm_card_visa")["id"].(string)
 		for _, id := range []string{theirs, market.NewID(), "x\u0000"} {
 			_, _, err := pay.ChargeableMethod(ctx, tx, u.ID, id)
-			if market.CodeOf(err) != market.CodeValidation || market.ErrorOf(err).Fields[0].Field != "paymentMethodId" {
+			if market.CodeOf(err) != market.CodeValidation || market.ErrorOf(err).Fields[0].Field != "payment_method_id" {
 				t.Fatalf("card %q: %v", id, err)
 			}
 		}

@@ -71,7 +71,7 @@ func Keys(uploadID, ext string) Saved {
 func Save(ctx context.Context, s Store, uploadID string, p *Processed) (Saved, error) {
 	k := Keys(uploadID, p.Ext())
 	if !ValidKey(k.Key) || !ValidKey(k.ThumbKey) {
-		return Saved{}, market.Invalid(market.FieldError{Field: "uploadId", Message: "is not a valid upload id"})
+		return Saved{}, market.Invalid(market.FieldError{Field: "upload_id", Message: "is not a valid upload id"})
 	}
 	if err := s.Put(ctx, k.ThumbKey, p.Thumb, p.ThumbContentType); err != nil {
 		return Saved{}, err
