@@ -81,10 +81,3 @@ func scanOnboarding(row scanner) (*agents.Onboarding, error) {
 	}
 	return &o, nil
 }
-
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 
 	"marketplace/internal/events"
@@ -42,8 +41,3 @@ func scanEvent(row scanner) (*events.Event, error) {
 	e.CreatedAt = e.CreatedAt.UTC()
 	return &e, nil
 }
-
-// scanner is a *sql.Row or *sql.Rows.
-type scanner interface{ Scan(dest ...any) error }
-
-var _ scanner = (*sql.Row)(nil)

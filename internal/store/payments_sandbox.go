@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"time"
 
@@ -11,15 +10,6 @@ import (
 )
 
 var _ payments.SandboxTx = (*Tx)(nil)
-
-// lockInTx locks the selected rows when tx is a transaction; a read handle
-// takes no lock.
-func (tx *Tx) lockInTx() string {
-	if tx.sqlTx == nil {
-		return ""
-	}
-	return tx.forUpdate()
-}
 
 // PayoutAccountByExternalID finds the payout account of a processor account
 // id.
@@ -134,18 +124,6 @@ func scanMethod(row scanner) (*payments.PaymentMethod, error) {
 	}
 	m.CreatedAt = m.CreatedAt.UTC()
 	return &m, nil
-}
-
-// inserted reports whether an INSERT ... ON CONFLICT DO NOTHING added its row.
-func inserted(res sql.Result, err error) (bool, error) {
-	if err != nil {
-		return false, wrap(err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, wrap(err)
-	}
-	return n == 1, nil
 }
 
 // ---- the sandbox processor ----

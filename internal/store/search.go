@@ -196,16 +196,6 @@ func (tx *Tx) match(q listings.SearchQuery, terms []listings.TextTerm, status li
 // index a full-text search walks is decided by broadMatch, not by it.
 const docValue = `+?`
 
-// inList is "column is one of vals" with the list as one bound value, so
-// the SQL text does not change with the list's length.
-func (tx *Tx) inList(column string, vals []string) (string, any) {
-	if tx.db.dialect == Postgres {
-		return column + ` = ANY(?)`, vals
-	}
-	b, _ := json.Marshal(vals) // []string always marshals
-	return column + ` IN (SELECT value FROM json_each(?))`, string(b)
-}
-
 // ftsTerms is the terms as an FTS5 expression: each word quoted (terms hold
 // only letters and digits, so nothing the user typed is read as syntax),
 // phrases as quoted word sequences.
