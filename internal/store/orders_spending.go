@@ -14,3 +14,15 @@ func (tx *Tx) RecordSpend(ctx context.Context, userID, keyID, orderID string, am
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, market.NewID(), userID, keyID, orderID, amount, at, releasedAt)
 	return wrap(err)
 }
+
+// ReleaseSpend gives an order's spending back (cancelled or refunded).
+func (tx *Tx) ReleaseSpend(ctx context.Context, orderID string, at time.Time) error {
+	_, err := tx.exec(ctx, `UPDATE agent_spending SET released_at = ? WHERE order_id = ? AND released_at IS NULL`, at, orderID)
+	return wrap(err)
+}
+
+// DeleteSpend removes the spending of an order that was never charged.
+func (tx *Tx) DeleteSpend(ctx context.Context, orderID string) error {
+	_, err := tx.exec(ctx, `DELETE FROM agent_spending WHERE order_id = ?`, orderID)
+	return wrap(err)
+}
