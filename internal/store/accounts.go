@@ -9,6 +9,8 @@ import (
 	"marketplace/internal/market"
 )
 
+// The accounts area (accounts.Tx): users, the per-user lock and saved
+// addresses. userDest scans a user for other areas' joins too.
 var _ accounts.Tx = (*Tx)(nil)
 
 const userColumns = `id, email, username, display_name, avatar_url, password_hash, role, status, trust_tier, identity_verified, ship_from, created_at, updated_at`

@@ -11,6 +11,9 @@ import (
 	"marketplace/internal/market"
 )
 
+// The agents area (agents.Tx): agent keys, and one query for a key and its
+// owner. Onboarding sessions and spending controls serve agents.Tx too
+// (agents_onboarding.go, agents_spending.go).
 var _ agents.Tx = (*Tx)(nil)
 
 const keyColumns = `k.id, k.user_id, k.label, k.scope, k.status, k.key_prefix, k.key_hash, k.per_transaction_limit,

@@ -8,6 +8,8 @@ import (
 	"marketplace/internal/market"
 )
 
+// The event log (events.Tx): appended by every area, read back per entity
+// (EventsFor, which orders.Tx names for an order's timeline).
 var _ events.Tx = (*Tx)(nil)
 
 // AppendEvent writes an event; the log is append-only, so there is no update.

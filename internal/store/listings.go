@@ -10,6 +10,9 @@ import (
 	"marketplace/internal/market"
 )
 
+// The listings area (listings.Tx): listings, photo uploads, watches and
+// sellers' public faces. Categories (listings_categories.go) and search
+// (search*.go, listings.Searcher) serve listings.Tx too.
 var _ listings.Tx = (*Tx)(nil)
 
 const listingColumns = `id, seller_id, status, title, description, brief, brand, price, price_source, item_condition,

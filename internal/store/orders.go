@@ -12,6 +12,11 @@ import (
 	"marketplace/internal/orders"
 )
 
+// The orders area (orders.Tx): orders, and the listing moves of the
+// purchase path. orders.Tx embeds more, served elsewhere: approvals and
+// spending rows (orders_approvals.go, orders_spending.go), refunds,
+// disputes and the seller dashboard (orders_refunds.go, orders_disputes.go,
+// orders_dashboard.go), and other areas' interfaces.
 var _ orders.Tx = (*Tx)(nil)
 
 const orderColumns = `id, listing_id, buyer_id, seller_id, buyer_key_id, channel, status, listing_title, item_price,

@@ -7,6 +7,10 @@ import (
 	"marketplace/internal/orders"
 )
 
+// The orders area (orders.Tx): purchase approvals, the purchases an agent's
+// owner must approve.
+var _ orders.Tx = (*Tx)(nil)
+
 const approvalColumns = `id, order_id, owner_id, key_id, amount, status, reason, decided_by, decided_at, created_at`
 
 // CreateApproval inserts a.

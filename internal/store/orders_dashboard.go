@@ -8,6 +8,9 @@ import (
 	"marketplace/internal/orders"
 )
 
+// The orders area's seller dashboard (orders.DashboardTx).
+var _ orders.DashboardTx = (*Tx)(nil)
+
 // liveSale is the statuses of a sale that went ahead: paid and not
 // cancelled, expired or refunded in full.
 const liveSale = `status IN ('paid', 'pickup_ready', 'shipped', 'delivered', 'completed', 'disputed')`

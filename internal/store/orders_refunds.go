@@ -9,6 +9,9 @@ import (
 	"marketplace/internal/orders"
 )
 
+// The orders area's refunds (orders.RefundTx).
+var _ orders.RefundTx = (*Tx)(nil)
+
 const refundColumns = `id, order_id, amount, status, reason, message, requested_by, initiated_by, decided_by, seller_share,
 	platform_share, reverse_amount, reversed_amount, processor_refund_id, reversal_id, created_at, decided_at, issued_at,
 	updated_at`

@@ -5,7 +5,13 @@ import (
 	"time"
 
 	"marketplace/internal/market"
+	"marketplace/internal/orders"
 )
+
+// The orders area (orders.Tx): the agent spending rows a purchase records,
+// releases or deletes. The agents area reads them (agents_spending.go); a
+// partial refund gives part back (GiveBackSpend, orders_refunds.go).
+var _ orders.Tx = (*Tx)(nil)
 
 // RecordSpend writes one agent spending row. Purchases write these; until the
 // checkout exists, tests use it to put spending on the books.

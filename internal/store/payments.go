@@ -8,6 +8,8 @@ import (
 	"marketplace/internal/payments"
 )
 
+// The payments area (payments.Tx): payout accounts and saved cards, our
+// side of the processor.
 var _ payments.Tx = (*Tx)(nil)
 
 const payoutColumns = `id, user_id, processor, external_id, status, payouts_enabled, onboarding_token, country, business_type,

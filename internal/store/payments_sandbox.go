@@ -8,9 +8,10 @@ import (
 	"marketplace/internal/payments"
 )
 
+// The payments area's sandbox processor (payments.SandboxTx): its
+// customers, setup intents, cards, payments, refunds, transfers and their
+// reversals, and dashboard links, kept in this service's database.
 var _ payments.SandboxTx = (*Tx)(nil)
-
-// ---- the sandbox processor ----
 
 // InsertSandboxCustomer adds c unless its user has a customer.
 func (tx *Tx) InsertSandboxCustomer(ctx context.Context, c *payments.SandboxCustomer) (bool, error) {
