@@ -22,7 +22,7 @@ var adminActor = market.Actor{Type: market.ActorAdmin, UserID: "admin-1", Admin:
 func newConfig(t *testing.T, db *store.DB) (*admin.Config, *market.FixedClock) {
 	t.Helper()
 	clock := market.NewFixedClock(t0)
-	return admin.NewConfig(store.For[admin.ConfigTx](db), clock), clock
+	return admin.NewConfig(store.AdminConfig(db), clock), clock
 }
 
 func TestConfigDefaults(t *testing.T) {

@@ -164,8 +164,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		cacheCheck = func(ctx context.Context) error { return a.redis.Ping(ctx).Err() }
 	}
 
-	a.Accounts = accounts.NewService(store.For[accounts.Tx](db), a.Clock, accounts.NewTokens(cfg.JWTSecret), limiter)
-	a.Agents = agents.NewService(store.For[agents.Tx](db), a.Clock, cfg.Mode == config.Live)
+	a.Accounts = accounts.NewService(store.Accounts(db), a.Clock, accounts.NewTokens(cfg.JWTSecret), limiter)
+	a.Agents = agents.NewService(store.Agents(db), a.Clock, cfg.Mode == config.Live)
 	proc, gateway, err := newPayments(cfg, db, a.Clock)
 	if err != nil {
 		return nil, err
@@ -173,8 +173,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if opts.Gateway != nil {
 		gateway = opts.Gateway
 	}
-	a.Payments = payments.NewService(store.For[payments.Tx](db), a.Clock, proc, gateway)
-	a.Settings = admin.NewConfig(store.For[admin.ConfigTx](db), a.Clock)
+	a.Payments = payments.NewService(store.Payments(db), a.Clock, proc, gateway)
+	a.Settings = admin.NewConfig(store.AdminConfig(db), a.Clock)
 	objects, err := newObjects(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -188,13 +188,13 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if gen == nil {
 		gen = newGenerator(cfg, db, a.Log)
 	}
-	a.Shipping = shipping.NewService(store.For[shipping.Tx](db), a.Clock, []byte(cfg.JWTSecret))
-	a.Listings = listings.NewService(store.For[listings.Tx](db), a.Clock, listings.Options{
+	a.Shipping = shipping.NewService(store.Shipping(db), a.Clock, []byte(cfg.JWTSecret))
+	a.Listings = listings.NewService(store.Listings(db), a.Clock, listings.Options{
 		Generator: gen, Settings: a.Settings, Photos: a.Photos, Budget: opts.GenerationBudget, Packages: sellerPackages{a.Shipping}})
 	if err := a.Listings.SeedCategories(ctx); err != nil {
 		return nil, fmt.Errorf("seed categories: %w", err)
 	}
-	a.Orders = orders.NewService(store.For[orders.Tx](db), a.Clock, orders.Options{
+	a.Orders = orders.NewService(store.Orders(db), a.Clock, orders.Options{
 		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping},
 		Labels:   &labelMaker{shipping: a.Shipping, objects: objects},
 		Taxonomy: listings.DefaultTaxonomy(), Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle,
@@ -267,7 +267,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 // else the built-in generator.
 func newGenerator(cfg config.Config, db *store.DB, log *slog.Logger) listings.Generator {
 	tax := listings.DefaultTaxonomy()
-	builtin := listings.NewBuiltin(tax, store.For[listings.Tx](db).Read())
+	builtin := listings.NewBuiltin(tax, store.Listings(db).Read())
 	var slugs []string
 	for _, c := range tax.All() {
 		slugs = append(slugs, c.Slug)
@@ -302,7 +302,7 @@ func newPhotos(cfg config.Config, db *store.DB, clock market.Clock, objects phot
 	if err != nil {
 		return nil, fmt.Errorf("MARKETPLACE_JWT_SECRET: %w", err)
 	}
-	return listings.NewPhotos(store.For[listings.Tx](db), clock, signer, objects, cfg.PublicURL), nil
+	return listings.NewPhotos(store.Listings(db), clock, signer, objects, cfg.PublicURL), nil
 }
 
 // shippingRates lets the purchase path verify the shipping service's signed

@@ -23,7 +23,7 @@ func newPayments(cfg config.Config, db *store.DB, clock market.Clock) (payments.
 		}
 		return s, s, nil
 	}
-	sb := payments.NewSandbox(cfg.PublicURL, store.For[payments.SandboxTx](db), clock)
+	sb := payments.NewSandbox(cfg.PublicURL, store.PaymentsSandbox(db), clock)
 	return sb, sb, nil
 }
 

@@ -43,7 +43,7 @@ func newSandbox(t *testing.T, db *store.DB) *sandboxFixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &sandboxFixture{db: db, clock: market.NewFixedClock(t0)}
-	f.sb = payments.NewSandbox("http://svc.test", store.For[payments.SandboxTx](db), f.clock)
+	f.sb = payments.NewSandbox("http://svc.test", store.PaymentsSandbox(db), f.clock)
 	u := &accounts.User{ID: market.NewID(), Email: "sb@example.com", Username: "sb", DisplayName: "SB", Role: accounts.RoleUser,
 		Status: accounts.StatusActive, TrustTier: accounts.TierNew, CreatedAt: t0, UpdatedAt: t0}
 	if err := db.InTx(ctx, func(tx *store.Tx) error { return tx.CreateUser(ctx, u) }); err != nil {
@@ -130,7 +130,7 @@ func TestSandboxTestTokens(t *testing.T) {
 		wantCode(t, err, market.CodeNotFound)
 
 		// A restarted processor (a new value on the same store) knows it all.
-		restarted := payments.NewSandbox("http://svc.test", store.For[payments.SandboxTx](db), f.clock)
+		restarted := payments.NewSandbox("http://svc.test", store.PaymentsSandbox(db), f.clock)
 		p, err := restarted.PaymentByKey(ctx, "order-pm_card_visa")
 		if err != nil || p.Status != payments.PaymentSucceeded {
 			t.Fatalf("after restart: %+v %v", p, err)
@@ -449,7 +449,7 @@ func TestSandboxTransferReversals(t *testing.T) {
 		_, err = f.sb.ReverseTransfer(ctx, payments.TransferReversalRequest{TransferID: other.ID, Amount: 1, IdempotencyKey: "reversal-1"})
 		wantCode(t, err, market.CodeInvalidState)
 
-		restarted := payments.NewSandbox("http://svc.test", store.For[payments.SandboxTx](db), f.clock)
+		restarted := payments.NewSandbox("http://svc.test", store.PaymentsSandbox(db), f.clock)
 		ts, err := restarted.TransfersTo(ctx, "acct_sandbox_rv")
 		if err != nil || len(ts) != 2 {
 			t.Fatalf("transfers: %+v %v", ts, err)

@@ -25,7 +25,7 @@ type fixture struct {
 func newFixture(t *testing.T, db *store.DB) *fixture {
 	clock := market.NewFixedClock(t0)
 	return &fixture{t: t, db: db, clock: clock,
-		svc: shipping.NewService(store.For[shipping.Tx](db), clock, []byte("test-secret-0123456789abcdef0123456789"))}
+		svc: shipping.NewService(store.Shipping(db), clock, []byte("test-secret-0123456789abcdef0123456789"))}
 }
 
 // seller makes a user, shipping from zip when it is not "".

@@ -1,20 +1,89 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/admin"
+	"marketplace/internal/agents"
+	"marketplace/internal/listings"
+	"marketplace/internal/orders"
+	"marketplace/internal/payments"
+	"marketplace/internal/shipping"
+)
 
 // Area adapts a DB to one area's Store interface: that area's code sees only
 // the methods its own Tx interface names, while every area shares the one
 // transaction type underneath (so work composes across areas in one tx).
-type Area[T any] struct{ db *DB }
+//
+// An Area is made by one of the constructors below, one per area. Each
+// converts *Tx to the area's interface in a function the compiler checks,
+// so a method *Tx lacks fails the build, not the first request.
+type Area[T any] struct {
+	db *DB
+	as func(*Tx) T
+}
 
-// For returns db as a Store over the area transaction interface T, which
-// *Tx must implement (each store file asserts this at compile time).
-func For[T any](db *DB) Area[T] { return Area[T]{db: db} }
+// area returns db as a Store over T, converting each transaction with as.
+func area[T any](db *DB, as func(*Tx) T) Area[T] { return Area[T]{db: db, as: as} }
+
+// Accounts is db as accounts.Store.
+func Accounts(db *DB) Area[accounts.Tx] {
+	return area(db, func(tx *Tx) accounts.Tx { return tx })
+}
+
+// Agents is db as agents.Store.
+func Agents(db *DB) Area[agents.Tx] {
+	return area(db, func(tx *Tx) agents.Tx { return tx })
+}
+
+// Listings is db as listings.Store.
+func Listings(db *DB) Area[listings.Tx] {
+	return area(db, func(tx *Tx) listings.Tx { return tx })
+}
+
+// Orders is db as orders.Store.
+func Orders(db *DB) Area[orders.Tx] {
+	return area(db, func(tx *Tx) orders.Tx { return tx })
+}
+
+// Payments is db as payments.Store.
+func Payments(db *DB) Area[payments.Tx] {
+	return area(db, func(tx *Tx) payments.Tx { return tx })
+}
+
+// PaymentsSandbox is db as payments.SandboxStore, the records of the
+// built-in sandbox processor.
+func PaymentsSandbox(db *DB) Area[payments.SandboxTx] {
+	return area(db, func(tx *Tx) payments.SandboxTx { return tx })
+}
+
+// Shipping is db as shipping.Store.
+func Shipping(db *DB) Area[shipping.Tx] {
+	return area(db, func(tx *Tx) shipping.Tx { return tx })
+}
+
+// AdminConfig is db as admin.ConfigStore.
+func AdminConfig(db *DB) Area[admin.ConfigTx] {
+	return area(db, func(tx *Tx) admin.ConfigTx { return tx })
+}
+
+// Each constructor's Area is its area's Store.
+var (
+	_ accounts.Store        = Area[accounts.Tx]{}
+	_ agents.Store          = Area[agents.Tx]{}
+	_ listings.Store        = Area[listings.Tx]{}
+	_ orders.Store          = Area[orders.Tx]{}
+	_ payments.Store        = Area[payments.Tx]{}
+	_ payments.SandboxStore = Area[payments.SandboxTx]{}
+	_ shipping.Store        = Area[shipping.Tx]{}
+	_ admin.ConfigStore     = Area[admin.ConfigTx]{}
+)
 
 // InTx runs fn in one transaction.
 func (a Area[T]) InTx(ctx context.Context, fn func(T) error) error {
-	return a.db.InTx(ctx, func(tx *Tx) error { return fn(any(tx).(T)) })
+	return a.db.InTx(ctx, func(tx *Tx) error { return fn(a.as(tx)) })
 }
 
 // Read returns a handle for reads outside any transaction.
-func (a Area[T]) Read() T { return any(a.db.Read()).(T) }
+func (a Area[T]) Read() T { return a.as(a.db.Read()) }

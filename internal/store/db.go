@@ -214,6 +214,15 @@ func (tx *Tx) forUpdate() string {
 	return ""
 }
 
+// lockInTx locks the selected rows when tx is a transaction; a read handle
+// takes no lock.
+func (tx *Tx) lockInTx() string {
+	if tx.sqlTx == nil {
+		return ""
+	}
+	return tx.forUpdate()
+}
+
 // sqlText is the text the engine runs for query. PostgreSQL: ? placeholders
 // become $n (queries never contain a literal question mark). SQLite:
 // "LIMIT ?" becomes "LIMIT +?". SQLite plans a bare "LIMIT ?" with the value

@@ -2,13 +2,14 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 
 	"marketplace/internal/events"
 	"marketplace/internal/market"
 )
 
+// The event log (events.Tx): appended by every area, read back per entity
+// (EventsFor, which orders.Tx names for an order's timeline).
 var _ events.Tx = (*Tx)(nil)
 
 // AppendEvent writes an event; the log is append-only, so there is no update.
@@ -42,8 +43,3 @@ func scanEvent(row scanner) (*events.Event, error) {
 	e.CreatedAt = e.CreatedAt.UTC()
 	return &e, nil
 }
-
-// scanner is a *sql.Row or *sql.Rows.
-type scanner interface{ Scan(dest ...any) error }
-
-var _ scanner = (*sql.Row)(nil)

@@ -4,29 +4,20 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
 )
 
+// The listings area (listings.Tx): listings, photo uploads, watches and
+// sellers' public faces. Categories (listings_categories.go) and search
+// (search*.go, listings.Searcher) serve listings.Tx too.
 var _ listings.Tx = (*Tx)(nil)
 
 const listingColumns = `id, seller_id, status, title, description, brief, brand, price, price_source, item_condition,
 	category_id, shipping_type, shipping_cost, accept_offers, min_offer_amount, floor_price, cost_basis, weight_oz,
 	dim_l, dim_w, dim_h, photo_ids, generator, watchers_count, created_at, updated_at, sold_at`
-
-func photoJSON(ids []string) (string, error) {
-	if ids == nil {
-		ids = []string{}
-	}
-	b, err := json.Marshal(ids)
-	if err != nil {
-		return "", market.Internal(err)
-	}
-	return string(b), nil
-}
 
 // CreateListing inserts l.
 func (tx *Tx) CreateListing(ctx context.Context, l *listings.Listing) error {
@@ -93,10 +84,6 @@ func (tx *Tx) ListingsBySeller(ctx context.Context, sellerID string, statuses []
 
 // Status is listings.Status, short for the signatures here.
 type Status = listings.Status
-
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
 
 func (tx *Tx) listingRows(ctx context.Context, query string, args ...any) ([]listings.Listing, error) {
 	return queryAll(ctx, tx, scanListing, query, args...)

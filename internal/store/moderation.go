@@ -7,6 +7,7 @@ import (
 	"marketplace/internal/moderation"
 )
 
+// The moderation area (moderation.Tx): rejections.
 var _ moderation.Tx = (*Tx)(nil)
 
 const rejectionColumns = `id, listing_id, user_id, reason, brand, field, status, created_at, resolved_at, resolved_by`

@@ -2,19 +2,12 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/pressly/goose/v3"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -23,119 +16,8 @@ import (
 	sqlitemig "marketplace/internal/store/sqlite"
 )
 
-// OpenSQLite opens (creating if needed) the SQLite database at path with
-// WAL, foreign keys and a busy timeout. Pages are read through a memory map
-// (up to 1 GiB): with each connection's default 2 MB page cache, searches
-// over 100,000 listings spent an eighth of their time in read calls.
-func OpenSQLite(path string) (*DB, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
-	}
-	if err := ownerOnly(path); err != nil {
-		return nil, err
-	}
-	pragmas := "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)" +
-		"&_pragma=mmap_size(1073741824)"
-	u := "file:" + (&url.URL{Path: path}).EscapedPath()
-	// Checkpoints run in the background (checkpointWAL), not in whichever
-	// request's commit crosses the threshold: that commit paid for the
-	// WAL's pages and two fsyncs.
-	write, err := sql.Open("sqlite", u+"?"+pragmas+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)")
-	if err != nil {
-		return nil, err
-	}
-	write.SetMaxOpenConns(1)
-	write.SetConnMaxIdleTime(0)
-	read, err := sql.Open("sqlite", u+"?"+pragmas+"&_pragma=query_only(1)")
-	if err != nil {
-		write.Close()
-		return nil, err
-	}
-	read.SetMaxOpenConns(8)
-	read.SetMaxIdleConns(8)
-	db := &DB{dialect: SQLite, write: write, read: read}
-	if err := db.Ping(context.Background()); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
-	}
-	ckpt, err := sql.Open("sqlite", u+"?"+pragmas)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	ckpt.SetMaxOpenConns(1)
-	db.checkpoints = checkpointWAL(ckpt, checkpointEvery)
-	return db, nil
-}
-
-// ownerOnly makes the database file readable by its owner alone (0600, like
-// the generated JWT secret), creating it if need be. SQLite gives its -wal
-// and -shm files the database file's mode; those of an older, looser
-// database are tightened too.
-func ownerOnly(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkpointEvery is how often the WAL is copied back into the database.
-const checkpointEvery = 200 * time.Millisecond
-
-// checkpointWAL runs passive checkpoints on their own connection until the
-// returned stop function is called (which waits for the last one and closes
-// the connection). Passive checkpoints never block readers or the writer.
-func checkpointWAL(conn *sql.DB, every time.Duration) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				_, _ = conn.Exec("PRAGMA wal_checkpoint(PASSIVE)")
-				return
-			case <-t.C:
-				_, _ = conn.Exec("PRAGMA wal_checkpoint(PASSIVE)")
-			}
-		}
-	}()
-	var once sync.Once
-	return func() { // Close may be called more than once
-		once.Do(func() {
-			close(done)
-			<-finished
-			conn.Close()
-		})
-	}
-}
-
-// OpenPostgres connects to the PostgreSQL database at dsn.
-func OpenPostgres(dsn string) (*DB, error) {
-	pool, err := sql.Open("pgx", dsn)
-	if err != nil {
-		return nil, err
-	}
-	pool.SetMaxOpenConns(20)
-	pool.SetMaxIdleConns(20)
-	db := &DB{dialect: Postgres, write: pool, read: pool}
-	if err := db.Ping(context.Background()); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open postgres: %w", err)
-	}
-	return db, nil
-}
+// Opening a store is each engine's own (open_sqlite.go, open_postgres.go);
+// here are what both share: migrations, and reading a unique violation.
 
 // Migrate applies the embedded migrations of the DB's dialect.
 func (db *DB) Migrate(ctx context.Context) error {

@@ -3,28 +3,63 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"time"
 
-	"marketplace/internal/market"
 	"marketplace/internal/payments"
 )
 
-var _ payments.SandboxTx = (*Tx)(nil)
+// The payments area (payments.Tx): payout accounts and saved cards, our
+// side of the processor.
+var _ payments.Tx = (*Tx)(nil)
 
-// lockInTx locks the selected rows when tx is a transaction; a read handle
-// takes no lock.
-func (tx *Tx) lockInTx() string {
-	if tx.sqlTx == nil {
-		return ""
-	}
-	return tx.forUpdate()
+const payoutColumns = `id, user_id, processor, external_id, status, payouts_enabled, onboarding_token, country, business_type,
+	created_at, updated_at, verified_at`
+
+// PayoutAccountOf finds a user's payout account.
+func (tx *Tx) PayoutAccountOf(ctx context.Context, userID string) (*payments.PayoutAccount, error) {
+	return scanPayout(tx.queryRow(ctx, `SELECT `+payoutColumns+` FROM payout_accounts WHERE user_id = ?`+tx.forUpdate(), userID))
+}
+
+// PayoutAccountByToken finds the account of an onboarding token.
+func (tx *Tx) PayoutAccountByToken(ctx context.Context, token string) (*payments.PayoutAccount, error) {
+	return scanPayout(tx.queryRow(ctx, `SELECT `+payoutColumns+` FROM payout_accounts WHERE onboarding_token = ?`+tx.forUpdate(), token))
 }
 
 // PayoutAccountByExternalID finds the payout account of a processor account
 // id.
 func (tx *Tx) PayoutAccountByExternalID(ctx context.Context, externalID string) (*payments.PayoutAccount, error) {
 	return scanPayout(tx.queryRow(ctx, `SELECT `+payoutColumns+` FROM payout_accounts WHERE external_id = ?`+tx.lockInTx(), externalID))
+}
+
+// CreatePayoutAccount inserts a.
+func (tx *Tx) CreatePayoutAccount(ctx context.Context, a *payments.PayoutAccount) error {
+	_, err := tx.exec(ctx, `INSERT INTO payout_accounts (`+payoutColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.UserID, a.Processor, a.ExternalID, string(a.Status), a.PayoutsEnabled, a.OnboardingToken, a.Country,
+		a.BusinessType, a.CreatedAt, a.UpdatedAt, a.VerifiedAt)
+	return wrap(err)
+}
+
+// UpdatePayoutAccount writes a's status and onboarding token.
+func (tx *Tx) UpdatePayoutAccount(ctx context.Context, a *payments.PayoutAccount) error {
+	res, err := tx.exec(ctx, `UPDATE payout_accounts SET status = ?, payouts_enabled = ?, onboarding_token = ?, updated_at = ?,
+		verified_at = ? WHERE id = ?`, string(a.Status), a.PayoutsEnabled, a.OnboardingToken, a.UpdatedAt, a.VerifiedAt, a.ID)
+	if err != nil {
+		return wrap(err)
+	}
+	return affectedOne(res, "payout account")
+}
+
+func scanPayout(row scanner) (*payments.PayoutAccount, error) {
+	var a payments.PayoutAccount
+	var status string
+	var verified sql.NullTime
+	if err := row.Scan(&a.ID, &a.UserID, &a.Processor, &a.ExternalID, &status, &a.PayoutsEnabled, &a.OnboardingToken,
+		&a.Country, &a.BusinessType, &a.CreatedAt, &a.UpdatedAt, &verified); err != nil {
+		return nil, notFound(err, "payout account")
+	}
+	a.Status, a.VerifiedAt = payments.AccountStatus(status), nullTime(verified)
+	a.CreatedAt, a.UpdatedAt = a.CreatedAt.UTC(), a.UpdatedAt.UTC()
+	return &a, nil
 }
 
 // ---- saved cards, our side ----
@@ -134,246 +169,4 @@ func scanMethod(row scanner) (*payments.PaymentMethod, error) {
 	}
 	m.CreatedAt = m.CreatedAt.UTC()
 	return &m, nil
-}
-
-// inserted reports whether an INSERT ... ON CONFLICT DO NOTHING added its row.
-func inserted(res sql.Result, err error) (bool, error) {
-	if err != nil {
-		return false, wrap(err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, wrap(err)
-	}
-	return n == 1, nil
-}
-
-// ---- the sandbox processor ----
-
-// InsertSandboxCustomer adds c unless its user has a customer.
-func (tx *Tx) InsertSandboxCustomer(ctx context.Context, c *payments.SandboxCustomer) (bool, error) {
-	res, err := tx.exec(ctx, `INSERT INTO sandbox_customers (id, user_id, email, created_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (user_id) DO NOTHING`, c.ID, c.UserID, c.Email, c.CreatedAt)
-	return inserted(res, err)
-}
-
-// SandboxCustomer finds a customer by id.
-func (tx *Tx) SandboxCustomer(ctx context.Context, id string) (*payments.SandboxCustomer, error) {
-	return scanSandboxCustomer(tx.queryRow(ctx, `SELECT id, user_id, email, created_at FROM sandbox_customers WHERE id = ?`, id))
-}
-
-// SandboxCustomerOf finds a user's customer.
-func (tx *Tx) SandboxCustomerOf(ctx context.Context, userID string) (*payments.SandboxCustomer, error) {
-	return scanSandboxCustomer(tx.queryRow(ctx, `SELECT id, user_id, email, created_at FROM sandbox_customers WHERE user_id = ?`, userID))
-}
-
-func scanSandboxCustomer(row scanner) (*payments.SandboxCustomer, error) {
-	var c payments.SandboxCustomer
-	if err := row.Scan(&c.ID, &c.UserID, &c.Email, &c.CreatedAt); err != nil {
-		return nil, notFound(err, "customer")
-	}
-	c.CreatedAt = c.CreatedAt.UTC()
-	return &c, nil
-}
-
-// CreateSandboxSetupIntent inserts si.
-func (tx *Tx) CreateSandboxSetupIntent(ctx context.Context, si *payments.SandboxSetupIntent) error {
-	_, err := tx.exec(ctx, `INSERT INTO sandbox_setup_intents (id, customer_id, client_secret, status, payment_method_id,
-		confirmed_with, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		si.ID, si.CustomerID, si.ClientSecret, si.Status, si.PaymentMethodID, si.ConfirmedWith, si.CreatedAt)
-	return wrap(err)
-}
-
-// SandboxSetupIntent finds a setup intent, locking it inside a transaction.
-func (tx *Tx) SandboxSetupIntent(ctx context.Context, id string) (*payments.SandboxSetupIntent, error) {
-	var si payments.SandboxSetupIntent
-	err := tx.queryRow(ctx, `SELECT id, customer_id, client_secret, status, payment_method_id, confirmed_with, created_at
-		FROM sandbox_setup_intents WHERE id = ?`+tx.lockInTx(), id).
-		Scan(&si.ID, &si.CustomerID, &si.ClientSecret, &si.Status, &si.PaymentMethodID, &si.ConfirmedWith, &si.CreatedAt)
-	if err != nil {
-		return nil, notFound(err, "setup intent")
-	}
-	si.CreatedAt = si.CreatedAt.UTC()
-	return &si, nil
-}
-
-// UpdateSandboxSetupIntent writes si's status and card.
-func (tx *Tx) UpdateSandboxSetupIntent(ctx context.Context, si *payments.SandboxSetupIntent) error {
-	res, err := tx.exec(ctx, `UPDATE sandbox_setup_intents SET status = ?, payment_method_id = ?, confirmed_with = ? WHERE id = ?`,
-		si.Status, si.PaymentMethodID, si.ConfirmedWith, si.ID)
-	if err != nil {
-		return wrap(err)
-	}
-	return affectedOne(res, "setup intent")
-}
-
-// CreateSandboxCard inserts c.
-func (tx *Tx) CreateSandboxCard(ctx context.Context, c *payments.SandboxCard) error {
-	_, err := tx.exec(ctx, `INSERT INTO sandbox_payment_methods (id, customer_id, outcome, brand, last4, exp_month, exp_year, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, c.ID, c.CustomerID, string(c.Outcome), c.Brand, c.Last4, c.ExpMonth, c.ExpYear, c.CreatedAt)
-	return wrap(err)
-}
-
-// SandboxCard finds a card.
-func (tx *Tx) SandboxCard(ctx context.Context, id string) (*payments.SandboxCard, error) {
-	var c payments.SandboxCard
-	var outcome string
-	err := tx.queryRow(ctx, `SELECT id, customer_id, outcome, brand, last4, exp_month, exp_year, created_at
-		FROM sandbox_payment_methods WHERE id = ?`, id).
-		Scan(&c.ID, &c.CustomerID, &outcome, &c.Brand, &c.Last4, &c.ExpMonth, &c.ExpYear, &c.CreatedAt)
-	if err != nil {
-		return nil, notFound(err, "payment method")
-	}
-	c.Outcome, c.CreatedAt = payments.CardOutcome(outcome), c.CreatedAt.UTC()
-	return &c, nil
-}
-
-// DetachSandboxCard detaches a card from its customer (again is fine).
-func (tx *Tx) DetachSandboxCard(ctx context.Context, id string) error {
-	res, err := tx.exec(ctx, `UPDATE sandbox_payment_methods SET customer_id = '' WHERE id = ?`, id)
-	if err != nil {
-		return wrap(err)
-	}
-	return affectedOne(res, "payment method")
-}
-
-const sandboxPaymentColumns = `id, idempotency_key, customer_id, payment_method_id, amount, amount_refunded, currency, status,
-	client_secret, failure_code, failure_message, description, metadata, created_at, updated_at`
-
-// InsertSandboxPayment adds p unless its idempotency key is taken. On
-// PostgreSQL a concurrent insert of the same key waits for the first
-// transaction and then does nothing, so the caller reads the winner's row.
-func (tx *Tx) InsertSandboxPayment(ctx context.Context, p *payments.SandboxPayment) (bool, error) {
-	meta, err := jsonText(p.Metadata)
-	if err != nil {
-		return false, err
-	}
-	res, err := tx.exec(ctx, `INSERT INTO sandbox_payments (`+sandboxPaymentColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`,
-		p.ID, p.IdempotencyKey, p.CustomerID, p.PaymentMethodID, p.Amount, p.AmountRefunded, p.Currency, string(p.Status),
-		p.ClientSecret, p.FailureCode, p.FailureMessage, p.Description, meta, p.CreatedAt, p.UpdatedAt)
-	return inserted(res, err)
-}
-
-// SandboxPayment finds a payment, locking it inside a transaction.
-func (tx *Tx) SandboxPayment(ctx context.Context, id string) (*payments.SandboxPayment, error) {
-	return scanSandboxPayment(tx.queryRow(ctx, `SELECT `+sandboxPaymentColumns+` FROM sandbox_payments WHERE id = ?`+tx.lockInTx(), id))
-}
-
-// SandboxPaymentByKey finds the payment of an idempotency key.
-func (tx *Tx) SandboxPaymentByKey(ctx context.Context, key string) (*payments.SandboxPayment, error) {
-	return scanSandboxPayment(tx.queryRow(ctx, `SELECT `+sandboxPaymentColumns+` FROM sandbox_payments WHERE idempotency_key = ?`, key))
-}
-
-// UpdateSandboxPayment writes p's state.
-func (tx *Tx) UpdateSandboxPayment(ctx context.Context, p *payments.SandboxPayment) error {
-	res, err := tx.exec(ctx, `UPDATE sandbox_payments SET status = ?, amount_refunded = ?, failure_code = ?, failure_message = ?,
-		updated_at = ? WHERE id = ?`, string(p.Status), p.AmountRefunded, p.FailureCode, p.FailureMessage, p.UpdatedAt, p.ID)
-	if err != nil {
-		return wrap(err)
-	}
-	return affectedOne(res, "payment")
-}
-
-func scanSandboxPayment(row scanner) (*payments.SandboxPayment, error) {
-	var p payments.SandboxPayment
-	var status, meta string
-	if err := row.Scan(&p.ID, &p.IdempotencyKey, &p.CustomerID, &p.PaymentMethodID, &p.Amount, &p.AmountRefunded, &p.Currency,
-		&status, &p.ClientSecret, &p.FailureCode, &p.FailureMessage, &p.Description, &meta, &p.CreatedAt, &p.UpdatedAt); err != nil {
-		return nil, notFound(err, "payment")
-	}
-	if err := json.Unmarshal([]byte(meta), &p.Metadata); err != nil {
-		return nil, market.Internal(err)
-	}
-	p.Status, p.CreatedAt, p.UpdatedAt = payments.PaymentStatus(status), p.CreatedAt.UTC(), p.UpdatedAt.UTC()
-	return &p, nil
-}
-
-// InsertSandboxRefund adds r unless its idempotency key is taken.
-func (tx *Tx) InsertSandboxRefund(ctx context.Context, r *payments.SandboxRefund) (bool, error) {
-	res, err := tx.exec(ctx, `INSERT INTO sandbox_refunds (id, payment_id, amount, status, idempotency_key, reason, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`,
-		r.ID, r.PaymentID, r.Amount, r.Status, r.IdempotencyKey, r.Reason, r.CreatedAt)
-	return inserted(res, err)
-}
-
-// SandboxRefundByKey finds the refund of an idempotency key.
-func (tx *Tx) SandboxRefundByKey(ctx context.Context, key string) (*payments.SandboxRefund, error) {
-	var r payments.SandboxRefund
-	err := tx.queryRow(ctx, `SELECT id, payment_id, amount, status, idempotency_key, reason, created_at
-		FROM sandbox_refunds WHERE idempotency_key = ?`, key).
-		Scan(&r.ID, &r.PaymentID, &r.Amount, &r.Status, &r.IdempotencyKey, &r.Reason, &r.CreatedAt)
-	if err != nil {
-		return nil, notFound(err, "refund")
-	}
-	r.CreatedAt = r.CreatedAt.UTC()
-	return &r, nil
-}
-
-const sandboxTransferColumns = `id, destination, amount, reversed, idempotency_key, metadata, created_at`
-
-// InsertSandboxTransfer adds t unless its idempotency key is taken.
-func (tx *Tx) InsertSandboxTransfer(ctx context.Context, t *payments.SandboxTransfer) (bool, error) {
-	meta, err := jsonText(t.Metadata)
-	if err != nil {
-		return false, err
-	}
-	res, err := tx.exec(ctx, `INSERT INTO sandbox_transfers (`+sandboxTransferColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (idempotency_key) DO NOTHING`, t.ID, t.Destination, t.Amount, t.Reversed, t.IdempotencyKey, meta, t.CreatedAt)
-	return inserted(res, err)
-}
-
-// SandboxTransferByKey finds the transfer of an idempotency key.
-func (tx *Tx) SandboxTransferByKey(ctx context.Context, key string) (*payments.SandboxTransfer, error) {
-	return scanSandboxTransfer(tx.queryRow(ctx, `SELECT `+sandboxTransferColumns+` FROM sandbox_transfers WHERE idempotency_key = ?`, key))
-}
-
-// SandboxTransfersTo lists the transfers to an account, newest first.
-func (tx *Tx) SandboxTransfersTo(ctx context.Context, destination string) ([]payments.SandboxTransfer, error) {
-	return queryAll(ctx, tx, scanSandboxTransfer, `SELECT `+sandboxTransferColumns+` FROM sandbox_transfers WHERE destination = ?
-		ORDER BY created_at DESC, id DESC`, destination)
-}
-
-func scanSandboxTransfer(row scanner) (*payments.SandboxTransfer, error) {
-	var t payments.SandboxTransfer
-	var meta string
-	if err := row.Scan(&t.ID, &t.Destination, &t.Amount, &t.Reversed, &t.IdempotencyKey, &meta, &t.CreatedAt); err != nil {
-		return nil, notFound(err, "transfer")
-	}
-	if err := json.Unmarshal([]byte(meta), &t.Metadata); err != nil {
-		return nil, market.Internal(err)
-	}
-	t.CreatedAt = t.CreatedAt.UTC()
-	return &t, nil
-}
-
-// CreateSandboxDashboardLink inserts l.
-func (tx *Tx) CreateSandboxDashboardLink(ctx context.Context, l *payments.SandboxDashboardLink) error {
-	_, err := tx.exec(ctx, `INSERT INTO sandbox_dashboard_links (token, account_id, expires_at, created_at) VALUES (?, ?, ?, ?)`,
-		l.Token, l.AccountID, l.ExpiresAt, l.CreatedAt)
-	return wrap(err)
-}
-
-// SandboxDashboardLink finds a dashboard link, expired or not.
-func (tx *Tx) SandboxDashboardLink(ctx context.Context, token string) (*payments.SandboxDashboardLink, error) {
-	var l payments.SandboxDashboardLink
-	err := tx.queryRow(ctx, `SELECT token, account_id, expires_at, created_at FROM sandbox_dashboard_links WHERE token = ?`, token).
-		Scan(&l.Token, &l.AccountID, &l.ExpiresAt, &l.CreatedAt)
-	if err != nil {
-		return nil, notFound(err, "dashboard link")
-	}
-	l.ExpiresAt, l.CreatedAt = l.ExpiresAt.UTC(), l.CreatedAt.UTC()
-	return &l, nil
-}
-
-// jsonText encodes metadata for a TEXT column ({} for none).
-func jsonText(m map[string]string) (string, error) {
-	if m == nil {
-		return "{}", nil
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "", market.Internal(err)
-	}
-	return string(b), nil
 }

@@ -1,6 +1,13 @@
 package store
 
-import "context"
+import (
+	"context"
+	"database/sql"
+
+	"marketplace/internal/market"
+)
+
+// Helpers that read rows and results, for every area.
 
 // queryAll runs query and scans every row with scan, the same scanX
 // functions that single-row lookups use; an empty result is an empty
@@ -29,4 +36,33 @@ func scanOne[T any](row scanner) (*T, error) {
 		return nil, wrap(err)
 	}
 	return &v, nil
+}
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+var _ scanner = (*sql.Row)(nil)
+
+// affectedOne answers NOT_FOUND for what when res changed no row.
+func affectedOne(res sql.Result, what string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return wrap(err)
+	}
+	if n == 0 {
+		return market.NotFound(what)
+	}
+	return nil
+}
+
+// inserted reports whether an INSERT ... ON CONFLICT DO NOTHING added its row.
+func inserted(res sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, wrap(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, wrap(err)
+	}
+	return n == 1, nil
 }

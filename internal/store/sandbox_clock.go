@@ -9,6 +9,8 @@ import (
 	"marketplace/internal/sandbox"
 )
 
+// The sandbox's clock (sandbox.OffsetStore): how far it runs ahead of real
+// time.
 var _ sandbox.OffsetStore = (*DB)(nil)
 
 // SandboxClockOffset is the stored offset of the sandbox clock (0 before

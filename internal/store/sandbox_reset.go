@@ -7,6 +7,7 @@ import (
 	"marketplace/internal/sandbox"
 )
 
+// The sandbox's reset (sandbox.Store): clearing one user's own data.
 var _ sandbox.Store = (*DB)(nil)
 
 // SandboxReset clears a user's own data for the sandbox (POST

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -55,6 +54,14 @@ import (
 //     SQLite's planner would read (and re-plan for on every binding) are
 //     bound as "+?" (docValue, and LIMIT in DB.sqlText).
 
+// The listings area's search (listings.Searcher, which listings.Tx
+// embeds): the shared code; each engine's own SQL is in search_sqlite.go
+// and search_postgres.go.
+var (
+	_ listings.Searcher    = (*Tx)(nil)
+	_ listings.Comparables = (*Tx)(nil)
+)
+
 // fewCategories is how many category ids a full-text search still filters
 // inside the index (a tag per category); more are filtered per match, which
 // is cheaper than merging many tag lists (a top-level category has ~35).
@@ -72,12 +79,6 @@ const (
 	tierTitle = 3 // every term in the title
 	tierBrand = 2 // every term in the title or brand
 	tierAny   = 1 // every term anywhere
-)
-
-// ftsColumns and pgVectors say where a tier's terms must be.
-var (
-	ftsColumns = [...]string{tierAny: "title brand description", tierBrand: "title brand", tierTitle: "title"}
-	pgVectors  = [...]string{tierAny: "l.search_vector", tierBrand: "l.head_vector", tierTitle: "l.title_vector"}
 )
 
 // matchSet is the FROM and WHERE of the listings a query matches.
@@ -106,64 +107,23 @@ func (m *matchSet) add(cond string, args ...any) {
 func (m *matchSet) whereSQL() string { return strings.Join(m.where, ` AND `) }
 
 // match builds the match set of q's text and filters (not the cursor) in
-// status. tier 0 is every match; 1 to 3 that tier alone.
+// status. tier 0 is every match; 1 to 3 that tier alone. A text search on
+// SQLite matches in the FTS5 index (ftsMatch); any other reads listings l,
+// on PostgreSQL with the text matched in its vectors (addTSText).
 func (tx *Tx) match(q listings.SearchQuery, terms []listings.TextTerm, status listings.Status, tier int) (*matchSet, error) {
 	if !searchable[status] {
 		return nil, market.Internal(errUnsearchable)
 	}
-	m := &matchSet{text: len(terms) > 0}
 	if len(terms) > 0 && tx.db.dialect == SQLite {
-		m.fts = true
-		m.from = `search_fts JOIN search_docs d ON d.docid = search_fts.rowid`
-		m.id, m.price, m.created = `d.listing_id`, `d.price`, `d.created_at`
-		var tagCats []string
-		if len(q.CategoryIDs) <= fewCategories {
-			tagCats = q.CategoryIDs
-		}
-		// The MATCH stays the first condition: broadMatch and
-		// sortedFTSPage read and replace it.
-		m.ftsText, m.tagCats, m.status = ftsTags(ftsTierText(terms, q.AnyTerms, tier), tagCats), tagCats, status
-		m.add(`search_fts MATCH ?`, ftsStatus(m.ftsText, status))
-		before := len(m.where)
-		if len(q.CategoryIDs) > fewCategories {
-			frag, arg := tx.inList(`d.category_id`, q.CategoryIDs)
-			m.add(frag, arg)
-		}
-		if len(q.Conditions) > 0 {
-			frag, arg := tx.inList(`d.item_condition`, q.Conditions)
-			m.add(frag, arg)
-		}
-		if q.MinPrice != nil {
-			m.add(`d.price >= `+docValue, *q.MinPrice)
-		}
-		if q.MaxPrice != nil {
-			m.add(`d.price <= `+docValue, *q.MaxPrice)
-		}
-		if q.ExcludeID != "" {
-			m.add(`d.listing_id <> ?`, q.ExcludeID)
-		}
-		if q.SellerID != "" {
-			m.add(`d.seller_id = ?`, q.SellerID)
-		}
-		m.docFilters = len(m.where) - before
-		m.uncovered = q.SellerID != "" || len(q.CategoryIDs) > fewCategories
-		return m, nil
+		return tx.ftsMatch(q, terms, status, tier), nil
 	}
+	m := &matchSet{text: len(terms) > 0}
 	m.from = `listings l`
 	m.id, m.price, m.created = `l.id`, `l.price`, `l.created_at`
 	m.add(`l.status = '` + string(status) + `'`)
-	tagCats, colCats, colConds := []string(nil), q.CategoryIDs, q.Conditions
-	if len(terms) > 0 {
-		// Conditions and a few categories are tag lexemes in the vectors.
-		if len(q.CategoryIDs) <= fewCategories {
-			tagCats, colCats = q.CategoryIDs, nil
-		}
-		t := max(tier, tierAny)
-		m.add(pgVectors[t]+` @@ to_tsquery('english', ?)`, tsQuery(terms, anyIn(q.AnyTerms, t))+tsTags(tagCats, q.Conditions))
-		if tier != 0 && tier < tierTitle {
-			m.add(`NOT `+pgVectors[t+1]+` @@ to_tsquery('english', ?)`, tsQuery(terms, anyIn(q.AnyTerms, t+1)))
-		}
-		colConds = nil
+	colCats, colConds := q.CategoryIDs, q.Conditions
+	if len(terms) > 0 { // PostgreSQL
+		colCats, colConds = m.addTSText(q, terms, tier)
 	}
 	if len(colCats) > 0 {
 		frag, arg := tx.inList(`l.category_id`, colCats)
@@ -188,82 +148,9 @@ func (tx *Tx) match(q listings.SearchQuery, terms []listings.TextTerm, status li
 	return m, nil
 }
 
-// docValue is the placeholder of a value compared with a column of
-// search_docs' indexes (price, created_at). Against a bare "?" SQLite reads
-// the bound value when it plans (in the index samples of sqlite_stat4) and
-// so plans the statement again each time it is bound anew, which is every
-// search; "+?" is the same value, which the planner does not read. Which
-// index a full-text search walks is decided by broadMatch, not by it.
-const docValue = `+?`
-
-// inList is "column is one of vals" with the list as one bound value, so
-// the SQL text does not change with the list's length.
-func (tx *Tx) inList(column string, vals []string) (string, any) {
-	if tx.db.dialect == Postgres {
-		return column + ` = ANY(?)`, vals
-	}
-	b, _ := json.Marshal(vals) // []string always marshals
-	return column + ` IN (SELECT value FROM json_each(?))`, string(b)
-}
-
-// ftsTerms is the terms as an FTS5 expression: each word quoted (terms hold
-// only letters and digits, so nothing the user typed is read as syntax),
-// phrases as quoted word sequences.
-func ftsTerms(terms []listings.TextTerm, anyTerm bool) string {
-	parts := make([]string, len(terms))
-	for i, t := range terms {
-		parts[i] = ftsQuote(strings.Join(t.Words, " "))
-	}
-	op := " AND "
-	if anyTerm {
-		op = " OR "
-	}
-	return "(" + strings.Join(parts, op) + ")"
-}
-
 // anyIn says whether a tier matches any of the terms: similar listings
 // (anyTerm) need all of them in the title for the top tier, any elsewhere.
 func anyIn(anyTerm bool, tier int) bool { return anyTerm && tier != tierTitle }
-
-// ftsTier matches the terms in tier's columns (tiers below included).
-func ftsTier(terms []listings.TextTerm, anyTerm bool, tier int) string {
-	return `{` + ftsColumns[tier] + `} : ` + ftsTerms(terms, anyIn(anyTerm, tier))
-}
-
-// ftsTierText matches the terms in tier (0: every match): the tier's
-// columns, less the tier above.
-func ftsTierText(terms []listings.TextTerm, anyTerm bool, tier int) string {
-	expr := func(t int) string { return ftsTier(terms, anyTerm, t) }
-	switch tier {
-	case 0:
-		return expr(tierAny)
-	case tierTitle:
-		return expr(tier)
-	}
-	return `(` + expr(tier) + `) NOT (` + expr(tier+1) + `)`
-}
-
-// ftsTags adds the category tags to a text expression.
-func ftsTags(text string, categoryIDs []string) string {
-	expr := `(` + text + `)`
-	if len(categoryIDs) > 0 {
-		tags := make([]string, len(categoryIDs))
-		for i, id := range categoryIDs {
-			tags[i] = ftsQuote("c" + tagPart(id) + "0")
-		}
-		expr = `(` + expr + ` AND tags : (` + strings.Join(tags, " OR ") + `))`
-	}
-	return expr
-}
-
-// ftsStatus adds the status to an expression: active is not tagged
-// inactive.
-func ftsStatus(expr string, status listings.Status) string {
-	if status == listings.StatusActive {
-		return expr + ` NOT tags : "xinactive"`
-	}
-	return expr + ` AND tags : ` + ftsQuote("s"+string(status))
-}
 
 // tagPart is a category id or condition as the migration writes it into a
 // tag: without dashes and underscores (anything else but ASCII letters and
@@ -275,60 +162,6 @@ func tagPart(s string) string {
 		}
 		return -1
 	}, strings.ToLower(s))
-}
-
-func ftsQuote(s string) string {
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
-// tsQuery is the to_tsquery input for the terms: each word single-quoted
-// (letters and digits only, so never syntax), phrases as <-> chains; all
-// terms (&) or any (|).
-func tsQuery(terms []listings.TextTerm, anyTerm bool) string {
-	parts := make([]string, len(terms))
-	for i, t := range terms {
-		words := make([]string, len(t.Words))
-		for j, w := range t.Words {
-			words[j] = `'` + strings.ReplaceAll(w, `'`, `''`) + `'`
-		}
-		parts[i] = strings.Join(words, " <-> ")
-	}
-	op := " & "
-	if anyTerm {
-		op = " | "
-	}
-	return "(" + strings.Join(parts, op) + ")"
-}
-
-// tsTags is the category and condition filter as tag lexemes to add to a
-// tsquery ("" for none); see migration 00005.
-func tsTags(categoryIDs, conditions []string) string {
-	var b strings.Builder
-	add := func(tags []string) {
-		b.WriteString(" & (")
-		for i, t := range tags {
-			if i > 0 {
-				b.WriteString(" | ")
-			}
-			b.WriteString(`'` + t + `'`)
-		}
-		b.WriteString(")")
-	}
-	if len(categoryIDs) > 0 {
-		tags := make([]string, len(categoryIDs))
-		for i, id := range categoryIDs {
-			tags[i] = "c" + tagPart(id) + "0"
-		}
-		add(tags)
-	}
-	if len(conditions) > 0 {
-		tags := make([]string, len(conditions))
-		for i, c := range conditions {
-			tags[i] = "k" + tagPart(c)
-		}
-		add(tags)
-	}
-	return b.String()
 }
 
 // searchSort is the effective sort: relevance needs text.
@@ -375,15 +208,9 @@ func (tx *Tx) cursorOf(ctx context.Context, id string, terms []listings.TextTerm
 	// whatever status it is now); its tier is where the next page starts.
 	var in [4]bool
 	if tx.db.dialect == SQLite {
-		tierSQL := `(SELECT COUNT(*) FROM search_fts WHERE search_fts MATCH ? AND rowid = d.docid)`
-		err = tx.queryRow(ctx, `SELECT d.docid, `+tierSQL+`, `+tierSQL+`, `+tierSQL+` FROM search_docs d WHERE d.listing_id = ?`,
-			ftsTier(terms, anyTerm, tierTitle), ftsTier(terms, anyTerm, tierBrand), ftsTier(terms, anyTerm, tierAny), id).Scan(
-			&c.docid, &in[tierTitle], &in[tierBrand], &in[tierAny])
+		in, err = tx.ftsCursorTiers(ctx, c, terms, anyTerm)
 	} else {
-		tier := func(t int) string { return pgVectors[t] + ` @@ to_tsquery('english', ?)` }
-		err = tx.queryRow(ctx, `SELECT `+tier(tierTitle)+`, `+tier(tierBrand)+`, `+tier(tierAny)+` FROM listings l WHERE l.id = ?`,
-			tsQuery(terms, anyIn(anyTerm, tierTitle)), tsQuery(terms, anyIn(anyTerm, tierBrand)), tsQuery(terms, anyIn(anyTerm, tierAny)),
-			id).Scan(&in[tierTitle], &in[tierBrand], &in[tierAny])
+		in, err = tx.tsCursorTiers(ctx, id, terms, anyTerm)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, invalidCursor("no listing has this id")
@@ -477,16 +304,6 @@ func pageKey(q listings.SearchQuery, terms []listings.TextTerm, sort listings.So
 		q.CategoryIDs, q.Conditions, price(q.MinPrice), price(q.MaxPrice), q.SellerID, q.ExcludeID, sort, q.After, q.Limit)
 }
 
-// idsJSON is the ids of list as a JSON array, for json_each.
-func idsJSON(list []listings.Listing) string {
-	ids := make([]string, len(list))
-	for i, l := range list {
-		ids[i] = l.ID
-	}
-	b, _ := json.Marshal(ids) // []string always marshals
-	return string(b)
-}
-
 // listingsByID reads listings in the order of ids, leaving out any that
 // is gone.
 func (tx *Tx) listingsByID(ctx context.Context, ids []string) ([]listings.Listing, error) {
@@ -507,12 +324,8 @@ func (tx *Tx) listingsByID(ctx context.Context, ids []string) ([]listings.Listin
 }
 
 // relevancePage reads tiers best first, each newest first, from the
-// cursor's place on, until it has n listings. On PostgreSQL, when all
-// (every tier) is narrow, each tier is read whole and sorted (ordering by
-// an expression keeps the planner off the primary key): the planner would
-// walk the key backwards, expecting its estimate of the matches spread
-// evenly, and words that seldom meet in one title (two colours) pass tens
-// of thousands of rows before the page fills.
+// cursor's place on, until it has n listings (each engine's page of a tier:
+// ftsRelevanceQuery, tsRelevanceQuery).
 func (tx *Tx) relevancePage(ctx context.Context, q listings.SearchQuery, terms []listings.TextTerm, cur *searchCursor, n int, all *matchSet) ([]listings.Listing, error) {
 	start := tierTitle
 	if cur != nil {
@@ -520,12 +333,9 @@ func (tx *Tx) relevancePage(ctx context.Context, q listings.SearchQuery, terms [
 	}
 	idOrder := `l.id DESC`
 	if tx.db.dialect == Postgres {
-		broad, err := tx.broadMatch(ctx, all, relevanceBroadMin)
-		if err != nil {
+		var err error
+		if idOrder, err = tx.tsRelevanceOrder(ctx, all); err != nil {
 			return nil, err
-		}
-		if !broad {
-			idOrder = `(l.id || '') DESC` // the same order: the same text, the same collation
 		}
 	}
 	var out []listings.Listing
@@ -537,32 +347,9 @@ func (tx *Tx) relevancePage(ctx context.Context, q listings.SearchQuery, terms [
 		after := cur != nil && tier == cur.tier
 		var query string
 		if m.fts {
-			// The status is read from the listing, which the page reads
-			// anyway: subtracting the inactive tag inside the text index
-			// costs a walk of every inactive listing's entry per query,
-			// as much as the match itself.
-			text := ftsTierText(terms, q.AnyTerms, tier)
-			if cur == nil && tier < start {
-				// The tiers above were read whole (a tier is left only
-				// when it runs out), so leaving out the listings already
-				// read is the same as subtracting those tiers' matches,
-				// without matching the terms once more.
-				text = ftsTier(terms, q.AnyTerms, tier)
-				m.add(`d.listing_id NOT IN (SELECT value FROM json_each(?))`, idsJSON(out))
-			}
-			m.args[0] = ftsTags(text, m.tagCats)
-			m.add(`l.status = '` + string(listings.StatusActive) + `'`)
-			if after {
-				m.add(`search_fts.rowid < ?`, cur.docid)
-			}
-			query = `SELECT ` + prefixed("l.", listingColumns) + ` FROM ` + m.from + ` JOIN listings l ON l.id = d.listing_id
-				WHERE ` + m.whereSQL() + ` ORDER BY search_fts.rowid DESC LIMIT ?`
+			query = ftsRelevanceQuery(m, q, terms, tier, cur == nil && tier < start, out, after, cur)
 		} else {
-			if after {
-				m.add(`l.id < ?`, cur.id)
-			}
-			query = `SELECT ` + prefixed("l.", listingColumns) + ` FROM ` + m.from + ` WHERE ` + m.whereSQL() +
-				` ORDER BY ` + idOrder + ` LIMIT ?`
+			query = tsRelevanceQuery(m, idOrder, after, cur)
 		}
 		list, err := tx.listingRows(ctx, query, append(m.args, n-len(out))...)
 		if err != nil {
@@ -598,26 +385,16 @@ func sortKey(m *matchSet, sort listings.Sort, cur *searchCursor) (string, any) {
 	return m.created, nil
 }
 
-// sortedPage is a price or newest page over listings l. With text, the
-// plan follows the size of the match set (see broadMatch): a broad one is
-// left to the planner, which walks the sort index and keeps what matches;
-// a narrow one is read whole from the text index and sorted (the key
-// expression, not a bare column, keeps the planner off the sort index,
-// whose walk can pass many thousand rows before it finds a few matches
-// that are rare, or cluster at the other end of the order).
+// sortedPage is a price or newest page over listings l. With text (on
+// PostgreSQL: SQLite's text searches take sortedFTSPage), the plan follows
+// the size of the match set (tsOrderKey).
 func (tx *Tx) sortedPage(ctx context.Context, m *matchSet, sort listings.Sort, cur *searchCursor, n int) ([]listings.Listing, error) {
 	key, curKey := sortKey(m, sort, cur)
 	orderKey := key
 	if m.text {
-		broad, err := tx.broadMatch(ctx, m, pgBroadMin)
-		if err != nil {
+		var err error
+		if orderKey, err = tx.tsOrderKey(ctx, m, key); err != nil {
 			return nil, err
-		}
-		if !broad {
-			orderKey = `(` + key + ` + 0)`
-			if key == m.created {
-				orderKey = `(` + key + ` + interval '0 s')`
-			}
 		}
 	}
 	orderBy, _ := order(sort, orderKey, m.id, `?`)
@@ -628,52 +405,6 @@ func (tx *Tx) sortedPage(ctx context.Context, m *matchSet, sort listings.Sort, c
 	}
 	return tx.listingRows(ctx, `SELECT `+prefixed("l.", listingColumns)+` FROM `+m.from+` WHERE `+strings.Join(where, ` AND `)+
 		` ORDER BY `+orderBy+` LIMIT ?`, append(args, n)...)
-}
-
-// sortedFTSPage is a price or newest page of a SQLite full-text search.
-// A broad match set walks search_docs in sort order (the search_docs_price
-// or search_docs_created index), keeping the listings in the match set,
-// which SQLite reads from the text index once into a temporary b-tree, and
-// then the listing's status (subtracting the inactive tag in the text index
-// cost as much as reading the match set; the walk reads a listing only for
-// the few it keeps). A narrow one reads every match, with its status from
-// the text index, and sorts the page's ids before reading their rows (a
-// walk would pass too many listings).
-func (tx *Tx) sortedFTSPage(ctx context.Context, m *matchSet, sort listings.Sort, cur *searchCursor, n int) ([]listings.Listing, error) {
-	// A filter on the seller or many categories would read a row of
-	// search_docs for every listing walked, which may be all of them.
-	broad := false
-	if !m.uncovered {
-		var err error
-		if broad, err = tx.broadMatch(ctx, m, broadMin); err != nil {
-			return nil, err
-		}
-	}
-	key, curKey := sortKey(m, sort, cur)
-	orderBy, after := order(sort, key, m.id, docValue)
-	from, where, args := m.from, slices.Clone(m.where), slices.Clone(m.args)
-	if broad {
-		index := `search_docs_created`
-		if key == m.price {
-			index = `search_docs_price`
-		}
-		// The unary + keeps SQLite from driving the walk by docid; CROSS
-		// JOIN keeps the walk outermost.
-		from = `search_docs d INDEXED BY ` + index + ` CROSS JOIN listings l ON l.id = d.listing_id`
-		where[0], args[0] = `+d.docid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)`, m.ftsText
-		where = append(where, `l.status = '`+string(m.status)+`'`)
-	}
-	if cur != nil {
-		where, args = append(where, after), append(args, curKey, cur.id)
-	}
-	if broad {
-		return tx.listingRows(ctx, `SELECT `+prefixed("l.", listingColumns)+` FROM `+from+` WHERE `+strings.Join(where, ` AND `)+
-			` ORDER BY `+orderBy+` LIMIT ?`, append(args, n)...)
-	}
-	outer, _ := order(sort, "m.k", "m.id", `?`)
-	return tx.listingRows(ctx, `SELECT `+prefixed("l.", listingColumns)+` FROM (SELECT `+m.id+` AS id, `+key+` AS k FROM `+
-		from+` WHERE `+strings.Join(where, ` AND `)+` ORDER BY `+orderBy+` LIMIT ?) m JOIN listings l ON l.id = m.id
-		ORDER BY `+outer, append(args, n)...)
 }
 
 // broadMin is the number of matches from which a sorted text search walks
@@ -688,42 +419,13 @@ const (
 	relevanceBroadMin = 500
 )
 
-// broadMatch says whether m holds at least least listings. SQLite
-// counts, stopping there, in the text index alone (the join to
-// search_docs is what a count would spend its time on), and asks for four
-// times as many when filters on search_docs will leave only part of them
-// (one condition keeps about a fifth; a walk that finds fewer passes more
-// of the index). PostgreSQL takes the planner's estimate, which its
-// statistics of the tsvector lexemes make close for words, from EXPLAIN:
-// a count of even a capped number of matches visits that many heap pages,
-// which cost more than the walk it chooses.
+// broadMatch says whether m holds at least least listings: SQLite counts
+// (ftsBroadMatch), PostgreSQL estimates (tsBroadMatch).
 func (tx *Tx) broadMatch(ctx context.Context, m *matchSet, least int) (bool, error) {
 	if tx.db.dialect == Postgres {
-		var plan []byte
-		err := tx.queryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1 FROM `+m.from+` WHERE `+m.whereSQL(), m.args...).Scan(&plan)
-		if err != nil {
-			return false, wrap(err)
-		}
-		var est []struct {
-			Plan struct {
-				Rows float64 `json:"Plan Rows"`
-			}
-		}
-		if err := json.Unmarshal(plan, &est); err != nil || len(est) == 0 {
-			return false, market.Internal(fmt.Errorf("search: reading a plan estimate: %v", err))
-		}
-		return est[0].Plan.Rows >= float64(least), nil
+		return tx.tsBroadMatch(ctx, m, least)
 	}
-	// Counted without the status (inactive listings are a small part of
-	// a match set), which halves the cost of the count.
-	where, args := `search_fts MATCH ?`, []any{m.ftsText}
-	if m.docFilters > 0 {
-		least *= 4
-	}
-	var n int
-	err := tx.queryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM search_fts WHERE `+where+` LIMIT ?)`,
-		append(args, least)...).Scan(&n)
-	return n >= least, wrap(err)
+	return tx.ftsBroadMatch(ctx, m, least)
 }
 
 // countMatches counts the whole match set (on SQLite without row filters
@@ -782,13 +484,11 @@ func (tx *Tx) searchCache(ctx context.Context) (*cacheView, error) {
 		return nil, nil
 	}
 	v := &cacheView{c: &tx.db.search}
-	var err error
+	version := tsSearchVersion
 	if tx.db.dialect == SQLite {
-		err = tx.queryRow(ctx, `SELECT n FROM search_version`).Scan(&v.version)
-	} else {
-		err = tx.queryRow(ctx, `SELECT pg_current_snapshot()::text`).Scan(&v.version)
+		version = ftsSearchVersion
 	}
-	return v, wrap(err)
+	return v, wrap(tx.queryRow(ctx, version).Scan(&v.version))
 }
 
 func (v *cacheView) get(key string) (cacheEntry, bool) {

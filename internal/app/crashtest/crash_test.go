@@ -71,7 +71,7 @@ func child() int {
 	case "settle":
 		opts.BeforeSettle = func(_ context.Context, orderID string) error { hang("settle", orderID); return nil }
 	case "charge":
-		sb := payments.NewSandbox(cfg.PublicURL, store.For[payments.SandboxTx](db), market.SystemClock{})
+		sb := payments.NewSandbox(cfg.PublicURL, store.PaymentsSandbox(db), market.SystemClock{})
 		opts.Gateway = hangingGateway{Gateway: sb, hang: hang}
 	}
 	a, err := app.New(ctx, cfg, db, opts)

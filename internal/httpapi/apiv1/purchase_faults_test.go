@@ -79,7 +79,7 @@ func faultHelperStart(t *testing.T, fn func(t *testing.T, s *testkit.Server, g *
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		g := &faultHelperGateway{}
 		s := testkit.Start(t, db, testkit.Options{Gateway: g})
-		g.Gateway = payments.NewSandbox(s.URL, store.For[payments.SandboxTx](db), s.Clock)
+		g.Gateway = payments.NewSandbox(s.URL, store.PaymentsSandbox(db), s.Clock)
 		fn(t, s, g)
 	})
 }

@@ -493,7 +493,7 @@ func TestRefundRetries(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		g := &refundFaultGateway{}
 		s := testkit.Start(t, db, testkit.Options{Gateway: g})
-		g.Gateway = payments.NewSandbox(s.URL, store.For[payments.SandboxTx](db), s.Clock)
+		g.Gateway = payments.NewSandbox(s.URL, store.PaymentsSandbox(db), s.Clock)
 
 		start := s.Ledger()
 		sc := fulfilPaid(t, s, "rfretry", nil)

@@ -120,7 +120,7 @@ func TestStripeWebhookVerifiesSeller(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		acct := "acct_1Web" + strings.ReplaceAll(market.NewID(), "-", "")[:8]
-		svc := payments.NewService(store.For[payments.Tx](db), market.SystemClock{}, stripeAccounts{id: acct}, nil)
+		svc := payments.NewService(store.Payments(db), market.SystemClock{}, stripeAccounts{id: acct}, nil)
 		now := time.Now().UTC()
 		u := &accounts.User{ID: market.NewID(), Email: "seller@example.com", Username: "seller", DisplayName: "Seller",
 			Role: accounts.RoleUser, Status: accounts.StatusActive, TrustTier: accounts.TierNew, CreatedAt: now, UpdatedAt: now}

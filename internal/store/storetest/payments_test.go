@@ -255,7 +255,7 @@ func TestSandboxChargeConcurrent(t *testing.T) {
 	Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		clock := market.NewFixedClock(t0)
-		sb := payments.NewSandbox("http://x", store.For[payments.SandboxTx](db), clock)
+		sb := payments.NewSandbox("http://x", store.PaymentsSandbox(db), clock)
 		var u string
 		mustTx(t, db, func(tx *store.Tx) error {
 			u = newUser(t, tx, "charge@example.com", "charge").ID
@@ -317,8 +317,8 @@ func TestOneDefaultCardConcurrent(t *testing.T) {
 	Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		clock := market.NewFixedClock(t0)
-		sb := payments.NewSandbox("http://x", store.For[payments.SandboxTx](db), clock)
-		svc := payments.NewService(store.For[payments.Tx](db), clock, sb, sb)
+		sb := payments.NewSandbox("http://x", store.PaymentsSandbox(db), clock)
+		svc := payments.NewService(store.Payments(db), clock, sb, sb)
 		var actor market.Actor
 		mustTx(t, db, func(tx *store.Tx) error {
 			actor = market.Actor{Type: market.ActorUser, UserID: newUser(t, tx, "cards@example.com", "cards").ID}

@@ -124,6 +124,9 @@ func dropOrphans(admin *sql.DB) {
 		}
 	}
 	rows.Close()
+	if rows.Err() != nil {
+		return // best effort, like the rest: a listing cut short is left to the next run
+	}
 	for _, n := range names {
 		for _, prefix := range []string{pgTemplatePrefix, pgTestPrefix} {
 			if pid, ok := pidOf(n, prefix); ok && !alive(pid) {

@@ -46,7 +46,7 @@ func newSearchFixture(t *testing.T, db *store.DB) *searchFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.svc = listings.NewService(store.For[listings.Tx](db), market.NewFixedClock(t0), listings.Options{})
+	f.svc = listings.NewService(store.Listings(db), market.NewFixedClock(t0), listings.Options{})
 	return f
 }
 

@@ -9,6 +9,8 @@ import (
 	"marketplace/internal/market"
 )
 
+// The admin area's audit log (admin.AuditStore): one entry per request,
+// append-only.
 var _ admin.AuditStore = (*Tx)(nil)
 
 // AppendAudit records one request.

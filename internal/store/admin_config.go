@@ -7,6 +7,7 @@ import (
 	"marketplace/internal/admin"
 )
 
+// The admin area's settings (admin.ConfigTx): the stored config values.
 var _ admin.ConfigTx = (*Tx)(nil)
 
 // ConfigValues returns every stored config value by key; keys never set are

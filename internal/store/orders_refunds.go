@@ -7,8 +7,10 @@ import (
 
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
-	"marketplace/internal/payments"
 )
+
+// The orders area's refunds (orders.RefundTx).
+var _ orders.RefundTx = (*Tx)(nil)
 
 const refundColumns = `id, order_id, amount, status, reason, message, requested_by, initiated_by, decided_by, seller_share,
 	platform_share, reverse_amount, reversed_amount, processor_refund_id, reversal_id, created_at, decided_at, issued_at,
@@ -84,41 +86,5 @@ func scanRefund(row scanner) (*orders.Refund, error) {
 	}
 	r.Status, r.DecidedAt, r.IssuedAt = orders.RefundStatus(status), nullTime(decided), nullTime(issued)
 	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
-	return &r, nil
-}
-
-// ---- the sandbox processor's transfer reversals ----
-
-// SandboxTransfer finds a transfer, locking it inside a transaction.
-func (tx *Tx) SandboxTransfer(ctx context.Context, id string) (*payments.SandboxTransfer, error) {
-	return scanSandboxTransfer(tx.queryRow(ctx, `SELECT `+sandboxTransferColumns+` FROM sandbox_transfers WHERE id = ?`+
-		tx.lockInTx(), id))
-}
-
-// AddSandboxReversal inserts r unless its idempotency key is taken, and adds
-// its amount to the transfer's reversed.
-func (tx *Tx) AddSandboxReversal(ctx context.Context, r *payments.SandboxReversal) (bool, error) {
-	added, err := inserted(tx.exec(ctx, `INSERT INTO sandbox_transfer_reversals (id, transfer_id, amount, idempotency_key,
-		created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`,
-		r.ID, r.TransferID, r.Amount, r.IdempotencyKey, r.CreatedAt))
-	if err != nil || !added {
-		return false, err
-	}
-	res, err := tx.exec(ctx, `UPDATE sandbox_transfers SET reversed = reversed + ? WHERE id = ?`, r.Amount, r.TransferID)
-	if err != nil {
-		return false, wrap(err)
-	}
-	return true, affectedOne(res, "transfer")
-}
-
-// SandboxReversalByKey finds the reversal of an idempotency key.
-func (tx *Tx) SandboxReversalByKey(ctx context.Context, key string) (*payments.SandboxReversal, error) {
-	var r payments.SandboxReversal
-	err := tx.queryRow(ctx, `SELECT id, transfer_id, amount, idempotency_key, created_at FROM sandbox_transfer_reversals
-		WHERE idempotency_key = ?`, key).Scan(&r.ID, &r.TransferID, &r.Amount, &r.IdempotencyKey, &r.CreatedAt)
-	if err != nil {
-		return nil, notFound(err, "transfer reversal")
-	}
-	r.CreatedAt = r.CreatedAt.UTC()
 	return &r, nil
 }

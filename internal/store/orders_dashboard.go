@@ -8,6 +8,9 @@ import (
 	"marketplace/internal/orders"
 )
 
+// The orders area's seller dashboard (orders.DashboardTx).
+var _ orders.DashboardTx = (*Tx)(nil)
+
 // liveSale is the statuses of a sale that went ahead: paid and not
 // cancelled, expired or refunded in full.
 const liveSale = `status IN ('paid', 'pickup_ready', 'shipped', 'delivered', 'completed', 'disputed')`
@@ -50,21 +53,15 @@ func (tx *Tx) SellerDashboard(ctx context.Context, sellerID string, since time.T
 	if err != nil {
 		return nil, wrap(err)
 	}
-	rows, err := tx.query(ctx, `SELECT payout_due_at FROM orders WHERE seller_id = ? AND payout_status = 'pending'
+	due, err := queryAll(ctx, tx, scanOne[time.Time], `SELECT payout_due_at FROM orders WHERE seller_id = ? AND payout_status = 'pending'
 		AND payout_due_at IS NOT NULL ORDER BY payout_due_at LIMIT 1`, sellerID)
 	if err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
-	for rows.Next() {
-		var at time.Time
-		if err := rows.Scan(&at); err != nil {
-			rows.Close()
-			return nil, wrap(err)
-		}
-		at = at.UTC()
+	if len(due) > 0 {
+		at := due[0].UTC()
 		p.NextReleaseAt = &at
 	}
-	rows.Close()
 	err = tx.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN status = 'open' THEN 1 ELSE 0 END), 0)
 		FROM disputes WHERE seller_id = ? AND status <> 'resolved'`, sellerID).Scan(&d.Disputes.Open, &d.Disputes.AwaitingResponse)
 	if err != nil {

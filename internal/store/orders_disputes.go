@@ -9,6 +9,10 @@ import (
 	"marketplace/internal/orders"
 )
 
+// The orders area's disputes (orders.DisputeTx). PhotoUploadByID, which it
+// names for evidence photos, is listings.go's.
+var _ orders.DisputeTx = (*Tx)(nil)
+
 const disputeColumns = `id, order_id, buyer_id, seller_id, status, reason, description, evidence_photos, seller_response,
 	seller_photos, responded_at, resolution, resolution_amount, resolution_note, resolved_by, resolved_at, created_at,
 	updated_at`

@@ -9,6 +9,8 @@ import (
 	"marketplace/internal/shipping"
 )
 
+// The shipping area (shipping.Tx): sellers' shipping preferences (the
+// listings, users and lock it reads too are listings.go's and accounts.go's).
 var _ shipping.Tx = (*Tx)(nil)
 
 // ShippingPrefs reads a seller's saved shipping preferences (NOT_FOUND when

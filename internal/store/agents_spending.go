@@ -10,6 +10,15 @@ import (
 	"marketplace/internal/market"
 )
 
+// The agents area's spending controls (agents.Tx), and what checking a
+// purchase against them reads (agents.SpendTx: the snapshot here, LockUser
+// in accounts.go). The orders area writes the spending rows
+// (orders_spending.go).
+var (
+	_ agents.Tx      = (*Tx)(nil)
+	_ agents.SpendTx = (*Tx)(nil)
+)
+
 // Controls returns an owner's saved spending controls (NOT_FOUND when the
 // owner never changed the defaults).
 func (tx *Tx) Controls(ctx context.Context, userID string) (*agents.Controls, error) {

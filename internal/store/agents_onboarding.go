@@ -10,6 +10,9 @@ import (
 	"marketplace/internal/market"
 )
 
+// The agents area (agents.Tx): agent-initiated onboarding sessions.
+var _ agents.Tx = (*Tx)(nil)
+
 const onboardingColumns = `id, magic_token_hash, poll_secret_hash, seal_public_key, status, owner_email, owner_first_name,
 	owner_last_name, desired_scope, agent_label, agent_metadata, user_id, key_id, sealed_key, key_delivered_at, expires_at,
 	created_at, updated_at`
@@ -80,11 +83,4 @@ func scanOnboarding(row scanner) (*agents.Onboarding, error) {
 		}
 	}
 	return &o, nil
-}
-
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }

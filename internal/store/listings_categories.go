@@ -11,6 +11,10 @@ import (
 	"marketplace/internal/market"
 )
 
+// The listings area (listings.Tx): the category taxonomy. (Search reads a
+// category's subtree: CategorySubtree, in search.go.)
+var _ listings.Tx = (*Tx)(nil)
+
 // seedBatch is how many categories one INSERT carries: start-up seeds on
 // every run, so it takes a handful of statements, not one per category.
 const seedBatch = 50

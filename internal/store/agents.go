@@ -11,6 +11,9 @@ import (
 	"marketplace/internal/market"
 )
 
+// The agents area (agents.Tx): agent keys, and one query for a key and its
+// owner. Onboarding sessions and spending controls serve agents.Tx too
+// (agents_onboarding.go, agents_spending.go).
 var _ agents.Tx = (*Tx)(nil)
 
 const keyColumns = `k.id, k.user_id, k.label, k.scope, k.status, k.key_prefix, k.key_hash, k.per_transaction_limit,
@@ -116,64 +119,4 @@ func scanKey(row scanner) (*agents.Key, error) {
 		return nil, notFound(err, "agent key")
 	}
 	return &k, d.finish()
-}
-
-// userDest returns scan targets for userColumns and a func that finishes
-// the user once scanned.
-func userDest(u *accounts.User) ([]any, func() error) {
-	var role, status, tier string
-	var shipFrom sql.NullString
-	ptrs := []any{&u.ID, &u.Email, &u.Username, &u.DisplayName, &u.AvatarURL, &u.PasswordHash, &role, &status,
-		&tier, &u.IdentityVerified, &shipFrom, &u.CreatedAt, &u.UpdatedAt}
-	return ptrs, func() error {
-		u.Role, u.Status, u.TrustTier = accounts.Role(role), accounts.Status(status), accounts.TrustTier(tier)
-		u.CreatedAt, u.UpdatedAt = u.CreatedAt.UTC(), u.UpdatedAt.UTC()
-		u.ShipFrom = nil
-		if shipFrom.Valid && shipFrom.String != "" {
-			u.ShipFrom = new(accounts.Address)
-			if err := json.Unmarshal([]byte(shipFrom.String), u.ShipFrom); err != nil {
-				return market.Internal(err)
-			}
-		}
-		return nil
-	}
-}
-
-// prefixed qualifies each column of a comma-separated list.
-func prefixed(p, cols string) string {
-	out := ""
-	for i, c := range splitColumns(cols) {
-		if i > 0 {
-			out += ", "
-		}
-		out += p + c
-	}
-	return out
-}
-
-func splitColumns(cols string) []string {
-	var out []string
-	cur := ""
-	for _, r := range cols {
-		switch r {
-		case ',':
-			out = append(out, cur)
-			cur = ""
-		case ' ', '\n', '\t':
-		default:
-			cur += string(r)
-		}
-	}
-	return append(out, cur)
-}
-
-func jsonOrNull(v map[string]any) (any, error) {
-	if v == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, market.Internal(err)
-	}
-	return string(b), nil
 }

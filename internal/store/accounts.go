@@ -9,6 +9,8 @@ import (
 	"marketplace/internal/market"
 )
 
+// The accounts area (accounts.Tx): users, the per-user lock and saved
+// addresses. userDest scans a user for other areas' joins too.
 var _ accounts.Tx = (*Tx)(nil)
 
 const userColumns = `id, email, username, display_name, avatar_url, password_hash, role, status, trust_tier, identity_verified, ship_from, created_at, updated_at`
@@ -54,17 +56,6 @@ func userConflict(err error) error {
 	return wrap(err)
 }
 
-func affectedOne(res sql.Result, what string) error {
-	n, err := res.RowsAffected()
-	if err != nil {
-		return wrap(err)
-	}
-	if n == 0 {
-		return market.NotFound(what)
-	}
-	return nil
-}
-
 // LockUser holds userID's row until the transaction ends, so that changes to
 // what hangs off one account (its saved addresses: the limit and the one
 // default) run one at a time. NO KEY UPDATE leaves inserts that merely
@@ -101,6 +92,27 @@ func scanUser(row scanner) (*accounts.User, error) {
 		return nil, notFound(err, "user")
 	}
 	return &u, finish()
+}
+
+// userDest returns scan targets for userColumns and a func that finishes
+// the user once scanned.
+func userDest(u *accounts.User) ([]any, func() error) {
+	var role, status, tier string
+	var shipFrom sql.NullString
+	ptrs := []any{&u.ID, &u.Email, &u.Username, &u.DisplayName, &u.AvatarURL, &u.PasswordHash, &role, &status,
+		&tier, &u.IdentityVerified, &shipFrom, &u.CreatedAt, &u.UpdatedAt}
+	return ptrs, func() error {
+		u.Role, u.Status, u.TrustTier = accounts.Role(role), accounts.Status(status), accounts.TrustTier(tier)
+		u.CreatedAt, u.UpdatedAt = u.CreatedAt.UTC(), u.UpdatedAt.UTC()
+		u.ShipFrom = nil
+		if shipFrom.Valid && shipFrom.String != "" {
+			u.ShipFrom = new(accounts.Address)
+			if err := json.Unmarshal([]byte(shipFrom.String), u.ShipFrom); err != nil {
+				return market.Internal(err)
+			}
+		}
+		return nil
+	}
 }
 
 func marshalShipFrom(a *accounts.Address) (any, error) {
