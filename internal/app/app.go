@@ -27,6 +27,7 @@ import (
 	"marketplace/internal/httpapi/web"
 	"marketplace/internal/jobs"
 	"marketplace/internal/listings"
+	"marketplace/internal/listings/generator"
 	"marketplace/internal/listings/photos"
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
@@ -267,12 +268,12 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 // else the built-in generator.
 func newGenerator(cfg config.Config, db *store.DB, log *slog.Logger) listings.Generator {
 	tax := listings.DefaultTaxonomy()
-	builtin := listings.NewBuiltin(tax, store.Listings(db).Read())
+	builtin := generator.NewBuiltin(tax, store.Listings(db).Read())
 	var slugs []string
 	for _, c := range tax.All() {
 		slugs = append(slugs, c.Slug)
 	}
-	return listings.NewOpenAI(listings.OpenAIConfig{URL: cfg.AIURL, Model: cfg.AIModel, Key: cfg.AIKey, Logger: log},
+	return generator.NewOpenAI(generator.OpenAIConfig{URL: cfg.AIURL, Model: cfg.AIModel, Key: cfg.AIKey, Logger: log},
 		slugs, builtin)
 }
 

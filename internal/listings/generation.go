@@ -1,6 +1,7 @@
 // Package listings holds listings and what makes them: categories, photos,
 // search, watches and generation (the AI step that turns photos and a short
-// brief into a complete listing).
+// brief into a complete listing). The generators themselves live in
+// listings/generator, which builds on this package.
 package listings
 
 import "context"

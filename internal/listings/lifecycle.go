@@ -100,7 +100,7 @@ func (s *Service) Create(ctx context.Context, actor market.Actor, in Input) (*Li
 		if rejection != nil {
 			l.Status = StatusRemoved
 			if l.Title == "" {
-				l.Title = clipTitle(l.Brief)
+				l.Title = ClipTitle(l.Brief)
 			}
 			l.Description = l.Brief
 		}

@@ -27,7 +27,7 @@ const DefaultBudget = 5 * time.Second
 
 // Options are the listings service's collaborators.
 type Options struct {
-	Generator Generator     // nil: the built-in generator
+	Generator Generator     // required: generator.NewBuiltin, or an AI adapter in front of it
 	Settings  Settings      // required for create and update
 	Photos    *Photos       // thumbnails for generators that look at images
 	Budget    time.Duration // 0: DefaultBudget
@@ -50,13 +50,15 @@ type Service struct {
 	packages  PackageDefaults
 }
 
-// NewService builds the listings service over the built-in taxonomy.
+// NewService builds the listings service over the built-in taxonomy. The
+// generators live in listings/generator, which builds on this package, so
+// the caller hands one in.
 func NewService(store Store, clock market.Clock, opts Options) *Service {
+	if opts.Generator == nil {
+		panic("listings: NewService needs Options.Generator")
+	}
 	s := &Service{store: store, clock: clock, tax: DefaultTaxonomy(), gen: opts.Generator, settings: opts.Settings,
 		photos: opts.Photos, budget: opts.Budget, packages: opts.Packages}
-	if s.gen == nil {
-		s.gen = NewBuiltin(s.tax, storeComparables{store})
-	}
 	if s.budget <= 0 {
 		s.budget = DefaultBudget
 	}
@@ -68,13 +70,6 @@ func (s *Service) Taxonomy() *Taxonomy { return s.tax }
 
 // SetScheduler hands the service its job queue, which is built after it.
 func (s *Service) SetScheduler(q Scheduler) { s.scheduler = q }
-
-// storeComparables reads comparable prices outside any transaction.
-type storeComparables struct{ store Store }
-
-func (c storeComparables) ComparablePrices(ctx context.Context, slug, condition string) (sold, active []int64, err error) {
-	return c.store.Read().ComparablePrices(ctx, slug, condition)
-}
 
 // SeedCategories makes sure every built-in category exists in the store.
 func (s *Service) SeedCategories(ctx context.Context) error {

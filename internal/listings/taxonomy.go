@@ -26,6 +26,10 @@ type Category struct {
 	PriorPrice      int64    // cents, a typical used price; 0 means "as the parent"
 }
 
+// FallbackSlug is the catch-all category: it has no keywords and takes a
+// brief nothing else in the taxonomy matched.
+const FallbackSlug = "everything-else"
+
 // categoryNamespace is the fixed UUIDv5 namespace of category ids. Changing
 // it would change every category id, so it never changes.
 var categoryNamespace = uuid.MustParse("3b0d2f6e-9a41-4c57-8e2a-6c1f0b7d5a93")

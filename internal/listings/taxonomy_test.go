@@ -27,7 +27,7 @@ func TestDefaultTaxonomyIsComplete(t *testing.T) {
 		if c.PriorPrice < 100 {
 			t.Errorf("%s: prior price %d cents is not a sane used price", c.Slug, c.PriorPrice)
 		}
-		if len(c.Keywords) == 0 && c.Slug != fallbackSlug {
+		if len(c.Keywords) == 0 && c.Slug != FallbackSlug {
 			t.Errorf("%s has no keywords", c.Slug)
 		}
 		if got := strings.Count(c.Path, " > "); got != c.Depth {
@@ -41,12 +41,12 @@ func TestDefaultTaxonomyIsComplete(t *testing.T) {
 		t.Errorf("deepest category is at depth %d, want a tree 3 levels deep", deepest)
 	}
 	for _, r := range roots {
-		if r.Slug != fallbackSlug && len(tax.Children(r.Slug)) == 0 {
+		if r.Slug != FallbackSlug && len(tax.Children(r.Slug)) == 0 {
 			t.Errorf("top-level %s has no sub-categories", r.Slug)
 		}
 	}
-	if _, ok := tax.BySlug(fallbackSlug); !ok {
-		t.Errorf("the fallback category %q is missing", fallbackSlug)
+	if _, ok := tax.BySlug(FallbackSlug); !ok {
+		t.Errorf("the fallback category %q is missing", FallbackSlug)
 	}
 }
 

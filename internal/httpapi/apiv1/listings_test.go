@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"marketplace/internal/listings"
+	"marketplace/internal/listings/generator"
 	"marketplace/internal/market"
 	"marketplace/internal/testkit"
 )
@@ -404,7 +405,7 @@ func (g *stallFirst) Generate(ctx context.Context, b listings.Brief) (listings.D
 }
 
 func TestGenerationInBackground(t *testing.T) {
-	gen := &stallFirst{next: listings.NewBuiltin(listings.DefaultTaxonomy(), nil)}
+	gen := &stallFirst{next: generator.NewBuiltin(listings.DefaultTaxonomy(), nil)}
 	opts := testkit.Options{WithJobs: true, Generator: gen, GenerationBudget: 50 * time.Millisecond}
 	testkit.Run(t, opts, func(t *testing.T, s *testkit.Server) {
 		gen.calls.Store(0)

@@ -488,7 +488,7 @@ func TestAgentPurchase(t *testing.T) {
 			parent, child := purchSubCategory(t, s)
 			s.SetControls(sh.User, map[string]any{"categoryRestrictions": []string{parent}})
 			inChild := purchListing(t, s, seller, 1000, map[string]any{"categoryId": child})
-			r = purchFail(t, s, sh, inChild, purchBody(inChild, 2000), http.StatusForbidden, "CATEGORY_RESTRICTED")
+			purchFail(t, s, sh, inChild, purchBody(inChild, 2000), http.StatusForbidden, "CATEGORY_RESTRICTED")
 			s.SetControls(sh.User, map[string]any{"categoryRestrictions": []string{}})
 			purchBuy(t, s, sh.Key, purchBody(inChild, 2000))
 		})

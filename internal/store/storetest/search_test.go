@@ -14,6 +14,7 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/listings"
+	"marketplace/internal/listings/generator"
 	"marketplace/internal/market"
 	"marketplace/internal/store"
 )
@@ -46,7 +47,9 @@ func newSearchFixture(t *testing.T, db *store.DB) *searchFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.svc = listings.NewService(store.Listings(db), market.NewFixedClock(t0), listings.Options{})
+	area := store.Listings(db)
+	f.svc = listings.NewService(area, market.NewFixedClock(t0),
+		listings.Options{Generator: generator.NewBuiltin(nil, area.Read())})
 	return f
 }
 

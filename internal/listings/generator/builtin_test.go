@@ -1,4 +1,4 @@
-package listings
+package generator
 
 import (
 	"context"
@@ -9,10 +9,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"marketplace/internal/listings"
 	"marketplace/internal/market"
 )
 
-func generate(t *testing.T, b Brief) Draft {
+func generate(t *testing.T, b listings.Brief) listings.Draft {
 	t.Helper()
 	d, err := NewBuiltin(nil, nil).Generate(context.Background(), b)
 	if err != nil {
@@ -56,7 +57,7 @@ func TestBuiltinTitles(t *testing.T) {
 		{"LOT OF 3 JCREW SWEATERS WOMENS XS", "Lot of 3 J.Crew Sweaters Women's XS"},
 	}
 	for _, tc := range cases {
-		if got := generate(t, Brief{Description: tc.brief}).Title; got != tc.want {
+		if got := generate(t, listings.Brief{Description: tc.brief}).Title; got != tc.want {
 			t.Errorf("title of %q\n got  %q\n want %q", tc.brief, got, tc.want)
 		}
 	}
@@ -65,19 +66,19 @@ func TestBuiltinTitles(t *testing.T) {
 func TestBuiltinTitleIsBounded(t *testing.T) {
 	long := "selling my barely used vintage 1970s mid century modern solid walnut credenza sideboard buffet cabinet " +
 		"with four sliding doors and adjustable shelves and original brass hardware and tapered legs"
-	title := generate(t, Brief{Description: long}).Title
-	if n := utf8.RuneCountInString(title); n > maxTitleRunes || n < 20 {
+	title := generate(t, listings.Brief{Description: long}).Title
+	if n := utf8.RuneCountInString(title); n > listings.MaxTitleLen || n < 20 {
 		t.Fatalf("title %q has %d runes", title, n)
 	}
 	last := strings.ToLower(title[strings.LastIndex(title, " ")+1:])
-	if titleSmallWords[last] {
+	if listings.IsTitleSmallWord(last) {
 		t.Errorf("title %q ends on %q", title, last)
 	}
 	if !strings.HasPrefix(title, "Vintage 1970s Mid Century") {
 		t.Errorf("title %q keeps the filler and condition words", title)
 	}
 	// Nothing to work with: the category name, never an empty title.
-	if got := generate(t, Brief{Description: "!!!"}).Title; got != "Everything Else" {
+	if got := generate(t, listings.Brief{Description: "!!!"}).Title; got != "Everything Else" {
 		t.Errorf("title of punctuation = %q", got)
 	}
 }
@@ -112,7 +113,7 @@ func TestBuiltinConditions(t *testing.T) {
 		{"iphone 12 64gb blue", "good"},        // nothing said
 	}
 	for _, tc := range cases {
-		if got := generate(t, Brief{Description: tc.brief}).Condition; got != tc.want {
+		if got := generate(t, listings.Brief{Description: tc.brief}).Condition; got != tc.want {
 			t.Errorf("condition of %q = %s, want %s", tc.brief, got, tc.want)
 		}
 	}
@@ -135,7 +136,7 @@ func TestBuiltinBrands(t *testing.T) {
 		{"mid century walnut coffee table", ""},
 	}
 	for _, tc := range cases {
-		if got := generate(t, Brief{Description: tc.brief}).Brand; got != tc.want {
+		if got := generate(t, listings.Brief{Description: tc.brief}).Brand; got != tc.want {
 			t.Errorf("brand of %q = %q, want %q", tc.brief, got, tc.want)
 		}
 	}
@@ -153,27 +154,27 @@ func TestBuiltinCategories(t *testing.T) {
 		{"tom ford oud wood 50ml", "fragrance"}, // "ford" inside a brand is not the car
 		{"bike", "cycling"},                     // no evidence for a leaf: the parent
 		{"guitar", "guitars-basses"},
-		{"qwzx plmk", fallbackSlug},
+		{"qwzx plmk", listings.FallbackSlug},
 	}
 	for _, tc := range cases {
-		if got := generate(t, Brief{Description: tc.brief}).CategorySlug; got != tc.want {
+		if got := generate(t, listings.Brief{Description: tc.brief}).CategorySlug; got != tc.want {
 			t.Errorf("category of %q = %s, want %s", tc.brief, got, tc.want)
 		}
 	}
 }
 
 func TestBuiltinDraft(t *testing.T) {
-	d := generate(t, Brief{Description: "samsung 55 inch 4k smart tv UN55TU7000, remote included, no stand, scratched bezel"})
+	d := generate(t, listings.Brief{Description: "samsung 55 inch 4k smart tv UN55TU7000, remote included, no stand, scratched bezel"})
 	if d.Generator != "builtin" || d.CategorySlug != "televisions" || d.Condition != "fair" || d.Brand != "Samsung" {
 		t.Fatalf("draft = %+v", d)
 	}
 	// Weight and size are the category's defaults.
-	tv := mustSlug(t, DefaultTaxonomy(), "televisions")
+	tv := mustSlug(t, listings.DefaultTaxonomy(), "televisions")
 	if d.WeightOz != tv.DefaultWeightOz || d.Dimensions != tv.DefaultDims {
 		t.Errorf("weight %d, dims %+v; want the category's %d, %+v", d.WeightOz, d.Dimensions, tv.DefaultWeightOz, tv.DefaultDims)
 	}
 	// No seller price: the prior of televisions, scaled for "fair".
-	if d.PriceSource != "ai" || d.Price != NicePrice(ScaleCents(tv.PriorPrice, 75)) {
+	if d.PriceSource != "ai" || d.Price != listings.NicePrice(listings.ScaleCents(tv.PriorPrice, 75)) {
 		t.Errorf("price %d from %s", d.Price, d.PriceSource)
 	}
 	paras := strings.Split(d.Description, "\n\n")
@@ -196,7 +197,7 @@ func TestBuiltinDraft(t *testing.T) {
 // The description says only what the brief, the grade and the category
 // defaults say: no brand, inclusions or flaws the seller did not give.
 func TestBuiltinDescriptionInventsNothing(t *testing.T) {
-	d := generate(t, Brief{Description: "mid century walnut coffee table"})
+	d := generate(t, listings.Brief{Description: "mid century walnut coffee table"})
 	want := "Mid century walnut coffee table. Category: Home & Garden > Furniture > Tables & Desks.\n\n" +
 		"Condition: good. Previously used, with normal signs of wear.\n\n" +
 		"Included: the item itself; the seller lists no accessories.\n\n" +
@@ -204,14 +205,14 @@ func TestBuiltinDescriptionInventsNothing(t *testing.T) {
 	if d.Description != want {
 		t.Errorf("description\n got  %q\n want %q", d.Description, want)
 	}
-	d = generate(t, Brief{Description: "nintendo switch oled white, comes with dock and joycons"})
+	d = generate(t, listings.Brief{Description: "nintendo switch oled white, comes with dock and joycons"})
 	if !strings.Contains(d.Description, "\n\nIncluded: dock and joycons.\n\n") {
 		t.Errorf("inclusions missing:\n%s", d.Description)
 	}
 	if strings.Contains(d.Description, "Comes with") {
 		t.Errorf("the inclusion clause is repeated in the first paragraph:\n%s", d.Description)
 	}
-	for _, cond := range AllConditions {
+	for _, cond := range listings.AllConditions {
 		if conditionWording[cond] == "" {
 			t.Errorf("no wording for condition %s", cond)
 		}
@@ -222,43 +223,43 @@ func TestBuiltinKeepsSellerFields(t *testing.T) {
 	price := int64(12345)
 	cases := []struct {
 		name  string
-		brief Brief
-		check func(t *testing.T, d Draft)
+		brief listings.Brief
+		check func(t *testing.T, d listings.Draft)
 	}{
-		{"price", Brief{Description: "iphone 12 64gb", Price: &price}, func(t *testing.T, d Draft) {
+		{"price", listings.Brief{Description: "iphone 12 64gb", Price: &price}, func(t *testing.T, d listings.Draft) {
 			if d.Price != 12345 || d.PriceSource != "seller" {
 				t.Errorf("price %d from %s, want 12345 from seller", d.Price, d.PriceSource)
 			}
 		}},
-		{"zero price is the seller's", Brief{Description: "iphone 12 64gb", Price: new(int64)}, func(t *testing.T, d Draft) {
+		{"zero price is the seller's", listings.Brief{Description: "iphone 12 64gb", Price: new(int64)}, func(t *testing.T, d listings.Draft) {
 			if d.Price != 0 || d.PriceSource != "seller" {
 				t.Errorf("price %d from %s", d.Price, d.PriceSource)
 			}
 		}},
-		{"condition", Brief{Description: "iphone 12 for parts", Condition: "like_new"}, func(t *testing.T, d Draft) {
+		{"condition", listings.Brief{Description: "iphone 12 for parts", Condition: "like_new"}, func(t *testing.T, d listings.Draft) {
 			if d.Condition != "like_new" {
 				t.Errorf("condition %s, want the seller's like_new", d.Condition)
 			}
-			if d.Price != NicePrice(ScaleCents(25000, 110)) {
+			if d.Price != listings.NicePrice(listings.ScaleCents(25000, 110)) {
 				t.Errorf("price %d does not follow the seller's condition", d.Price)
 			}
 		}},
-		{"category by slug", Brief{Description: "iphone 12 64gb", Category: "phone-accessories"}, func(t *testing.T, d Draft) {
+		{"category by slug", listings.Brief{Description: "iphone 12 64gb", Category: "phone-accessories"}, func(t *testing.T, d listings.Draft) {
 			if d.CategorySlug != "phone-accessories" || d.WeightOz != 4 {
 				t.Errorf("category %s, weight %d", d.CategorySlug, d.WeightOz)
 			}
 		}},
-		{"category by id", Brief{Description: "iphone 12 64gb", Category: CategoryID("tablets")}, func(t *testing.T, d Draft) {
+		{"category by id", listings.Brief{Description: "iphone 12 64gb", Category: listings.CategoryID("tablets")}, func(t *testing.T, d listings.Draft) {
 			if d.CategorySlug != "tablets" {
 				t.Errorf("category %s, want tablets", d.CategorySlug)
 			}
 		}},
-		{"unknown category is classified", Brief{Description: "iphone 12 64gb", Category: "no-such-slug"}, func(t *testing.T, d Draft) {
+		{"unknown category is classified", listings.Brief{Description: "iphone 12 64gb", Category: "no-such-slug"}, func(t *testing.T, d listings.Draft) {
 			if d.CategorySlug != "smartphones" {
 				t.Errorf("category %s, want smartphones", d.CategorySlug)
 			}
 		}},
-		{"unknown condition is inferred", Brief{Description: "iphone 12 64gb, cracked", Condition: "mint-ish"}, func(t *testing.T, d Draft) {
+		{"unknown condition is inferred", listings.Brief{Description: "iphone 12 64gb, cracked", Condition: "mint-ish"}, func(t *testing.T, d listings.Draft) {
 			if d.Condition != "fair" {
 				t.Errorf("condition %s, want fair", d.Condition)
 			}
@@ -271,7 +272,7 @@ func TestBuiltinKeepsSellerFields(t *testing.T) {
 
 func TestBuiltinPricesFromComparables(t *testing.T) {
 	comps := &fakeComps{byCond: map[string][2][]int64{"fair": {{20000, 22000, 30000}, nil}}}
-	d, err := NewBuiltin(nil, comps).Generate(context.Background(), Brief{Description: "iphone 12 64gb, small crack"})
+	d, err := NewBuiltin(nil, comps).Generate(context.Background(), listings.Brief{Description: "iphone 12 64gb, small crack"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +283,7 @@ func TestBuiltinPricesFromComparables(t *testing.T) {
 		t.Errorf("look-ups %v", comps.calls)
 	}
 	boom := errors.New("down")
-	_, err = NewBuiltin(nil, &fakeComps{err: map[string]error{"good": boom}}).Generate(context.Background(), Brief{Description: "iphone 12"})
+	_, err = NewBuiltin(nil, &fakeComps{err: map[string]error{"good": boom}}).Generate(context.Background(), listings.Brief{Description: "iphone 12"})
 	if !errors.Is(err, boom) {
 		t.Errorf("err = %v, want the comparables error", err)
 	}
@@ -290,13 +291,13 @@ func TestBuiltinPricesFromComparables(t *testing.T) {
 
 func TestBuiltinRefusesBadInput(t *testing.T) {
 	g := NewBuiltin(nil, nil)
-	_, err := g.Generate(context.Background(), Brief{Description: "  "})
+	_, err := g.Generate(context.Background(), listings.Brief{Description: "  "})
 	if market.CodeOf(err) != market.CodeValidation {
 		t.Errorf("empty brief: err = %v, want a validation error", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := g.Generate(ctx, Brief{Description: "iphone"}); !errors.Is(err, context.Canceled) {
+	if _, err := g.Generate(ctx, listings.Brief{Description: "iphone"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: err = %v", err)
 	}
 }
@@ -311,9 +312,9 @@ func TestBuiltinIsDeterministic(t *testing.T) {
 		"signed derek jeter baseball with coa",
 		"mario kart 8 deluxe nintendo switch",
 	}
-	want := make([]Draft, len(briefs))
+	want := make([]listings.Draft, len(briefs))
 	for i, b := range briefs {
-		want[i] = generate(t, Brief{Description: b})
+		want[i] = generate(t, listings.Brief{Description: b})
 	}
 	g := NewBuiltin(nil, nil)
 	var wg sync.WaitGroup
@@ -323,7 +324,7 @@ func TestBuiltinIsDeterministic(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i, b := range briefs {
-				d, err := g.Generate(context.Background(), Brief{Description: b})
+				d, err := g.Generate(context.Background(), listings.Brief{Description: b})
 				if err != nil || !reflect.DeepEqual(d, want[i]) {
 					errs <- b
 				}
@@ -340,7 +341,7 @@ func TestBuiltinIsDeterministic(t *testing.T) {
 // The cue tables name only categories of the seed taxonomy and valid
 // conditions, in the form the matcher reads.
 func TestCueTablesAreValid(t *testing.T) {
-	tax := DefaultTaxonomy()
+	tax := listings.DefaultTaxonomy()
 	lowerTrimmed := func(s string) bool { return s != "" && s == strings.ToLower(strings.TrimSpace(s)) }
 	for _, b := range brandCues {
 		if strings.TrimSpace(b.brand) == "" {
@@ -365,7 +366,7 @@ func TestCueTablesAreValid(t *testing.T) {
 		}
 	}
 	for _, c := range conditionCues {
-		if c.condition != "" && !ValidCondition(c.condition) {
+		if c.condition != "" && !listings.ValidCondition(c.condition) {
 			t.Errorf("condition cue names %q", c.condition)
 		}
 		for _, p := range strings.Split(c.patterns, "|") {

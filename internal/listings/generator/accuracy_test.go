@@ -1,9 +1,10 @@
-package listings
+package generator
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"marketplace/internal/listings"
 	"os"
 	"sort"
 	"strings"
@@ -33,7 +34,7 @@ func loadLabelledBriefs(t *testing.T, file string) []labelledBrief {
 // TestLabelledBriefsAreSound keeps the labelled set usable: large enough,
 // every label a real category path, every top level represented.
 func TestLabelledBriefsAreSound(t *testing.T) {
-	tax := DefaultTaxonomy()
+	tax := listings.DefaultTaxonomy()
 	set := loadLabelledBriefs(t, "testdata/briefs.json")
 	if len(set) < 150 {
 		t.Fatalf("labelled set has %d briefs, want at least 150", len(set))
@@ -87,7 +88,7 @@ func TestClassifierAccuracy(t *testing.T) {
 
 func measureAccuracy(t *testing.T, name string, set []labelledBrief) (top, leaf int) {
 	t.Helper()
-	tax := DefaultTaxonomy()
+	tax := listings.DefaultTaxonomy()
 	gen := NewBuiltin(tax, nil)
 	var misses []string
 	perTop := map[string][2]int{} // top level -> {right, total}
@@ -96,7 +97,7 @@ func measureAccuracy(t *testing.T, name string, set []labelledBrief) (top, leaf 
 		if !ok {
 			t.Fatalf("unknown path %q", lb.Category)
 		}
-		d, err := gen.Generate(context.Background(), Brief{Description: lb.Brief})
+		d, err := gen.Generate(context.Background(), listings.Brief{Description: lb.Brief})
 		if err != nil {
 			t.Fatalf("%q: %v", lb.Brief, err)
 		}

@@ -1,4 +1,8 @@
-package listings
+// Package generator holds the listing generators, what turns a seller's
+// brief into a draft listing (listings.Generator): the built-in generator,
+// which needs no network, and the adapter for an OpenAI-compatible
+// chat-completions endpoint, which falls back to it.
+package generator
 
 import (
 	"context"
@@ -8,17 +12,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"marketplace/internal/listings"
 	"marketplace/internal/market"
 )
 
-// GeneratorBuiltin names the built-in generator in drafts.
-const GeneratorBuiltin = "builtin"
-
-// maxTitleRunes bounds a generated title.
-const maxTitleRunes = 80
-
-// fallbackSlug takes a brief nothing in the taxonomy matched.
-const fallbackSlug = "everything-else"
+// BuiltinName names the built-in generator in drafts.
+const BuiltinName = "builtin"
 
 // NewBuiltin returns the generator that needs no network: it classifies the
 // brief by keyword, brand and material cues, writes the title and
@@ -27,25 +26,25 @@ const fallbackSlug = "everything-else"
 // comps is nil or has too few). It does not look at the photos. A nil tax
 // means DefaultTaxonomy. The output depends only on the brief, the taxonomy
 // and the comparables.
-func NewBuiltin(tax *Taxonomy, comps Comparables) Generator {
+func NewBuiltin(tax *listings.Taxonomy, comps listings.Comparables) listings.Generator {
 	if tax == nil {
-		tax = DefaultTaxonomy()
+		tax = listings.DefaultTaxonomy()
 	}
 	return &builtin{tax: tax, comps: comps, cls: newClassifier(tax)}
 }
 
 type builtin struct {
-	tax   *Taxonomy
-	comps Comparables
+	tax   *listings.Taxonomy
+	comps listings.Comparables
 	cls   *classifier
 }
 
-func (g *builtin) Generate(ctx context.Context, b Brief) (Draft, error) {
+func (g *builtin) Generate(ctx context.Context, b listings.Brief) (listings.Draft, error) {
 	if err := ctx.Err(); err != nil {
-		return Draft{}, err
+		return listings.Draft{}, err
 	}
 	if strings.TrimSpace(b.Description) == "" {
-		return Draft{}, market.Invalid(market.FieldError{Field: "description", Message: "is required"})
+		return listings.Draft{}, market.Invalid(market.FieldError{Field: "description", Message: "is required"})
 	}
 	doc := parseBrief(b.Description)
 	res := g.cls.classify(doc)
@@ -59,16 +58,16 @@ func (g *builtin) Generate(ctx context.Context, b Brief) (Draft, error) {
 	cat := g.cls.cats[g.cls.index[slug]]
 
 	condition := b.Condition
-	if !ValidCondition(condition) {
+	if !listings.ValidCondition(condition) {
 		condition = inferCondition(doc)
 	}
 	brand := g.cls.brandFor(res, slug)
 
-	d := Draft{
+	d := listings.Draft{
 		CategorySlug: slug,
 		Condition:    condition,
 		Brand:        brand.name,
-		Generator:    GeneratorBuiltin,
+		Generator:    BuiltinName,
 	}
 	d.WeightOz, d.Dimensions, _ = g.tax.Defaults(slug)
 	d.Title = buildTitle(doc, res, brand, cat)
@@ -77,9 +76,9 @@ func (g *builtin) Generate(ctx context.Context, b Brief) (Draft, error) {
 	if b.Price != nil {
 		d.Price, d.PriceSource = *b.Price, "seller"
 	} else {
-		p, err := EstimatePrice(ctx, g.tax, g.comps, slug, condition)
+		p, err := listings.EstimatePrice(ctx, g.tax, g.comps, slug, condition)
 		if err != nil {
-			return Draft{}, err
+			return listings.Draft{}, err
 		}
 		d.Price, d.PriceSource = p, "ai"
 	}
@@ -383,7 +382,7 @@ type cue struct {
 }
 
 type classifier struct {
-	cats    []*Category
+	cats    []*listings.Category
 	index   map[string]int
 	parent  []int // -1 for a root
 	root    []int
@@ -391,8 +390,12 @@ type classifier struct {
 	byFirst map[string][]int
 }
 
-func newClassifier(tax *Taxonomy) *classifier {
-	c := &classifier{cats: tax.cats, index: map[string]int{}, byFirst: map[string][]int{}}
+func newClassifier(tax *listings.Taxonomy) *classifier {
+	all := tax.All() // depth first: every parent before its children
+	c := &classifier{cats: make([]*listings.Category, len(all)), index: map[string]int{}, byFirst: map[string][]int{}}
+	for i := range all {
+		c.cats[i] = &all[i]
+	}
 	for i, cat := range c.cats {
 		c.index[cat.Slug] = i
 	}
@@ -405,7 +408,7 @@ func newClassifier(tax *Taxonomy) *classifier {
 		}
 		c.root[i] = i
 		if p := c.parent[i]; p >= 0 {
-			c.root[i] = c.root[p] // parents come first in tax.cats
+			c.root[i] = c.root[p] // parents come first in tax.All()
 		}
 	}
 	add := func(pattern string, kind cueKind, cats []int, weight, brand int) {
@@ -621,8 +624,8 @@ func (c *classifier) decide(res classification, doc *briefDoc) string {
 		}
 	}
 	if bestScore == 0 {
-		if _, ok := c.index[fallbackSlug]; ok {
-			return fallbackSlug
+		if _, ok := c.index[listings.FallbackSlug]; ok {
+			return listings.FallbackSlug
 		}
 		return c.cats[0].Slug
 	}
@@ -881,7 +884,7 @@ var titleStops = map[string]bool{
 // buildTitle writes a title from the clause that names the item: brand
 // first, condition words and filler out, known words properly spelled, and
 // the size, colour or capacity the seller gave elsewhere added at the end.
-func buildTitle(doc *briefDoc, res classification, brand brandMatch, cat *Category) string {
+func buildTitle(doc *briefDoc, res classification, brand brandMatch, cat *listings.Category) string {
 	mainClause := res.main
 	if mainClause < 0 && len(doc.clauses) > 0 {
 		mainClause = 0
@@ -959,11 +962,11 @@ func buildTitle(doc *briefDoc, res classification, brand brandMatch, cat *Catego
 			have["size"] = true
 		}
 	}
-	title := titleCase(trimDangling(parts))
+	title := titleCase(listings.TrimDangling(parts))
 	if title == "" {
 		title = cat.Name
 	}
-	return clipTitle(title)
+	return listings.ClipTitle(title)
 }
 
 // mentionsBrand reports whether words already hold a word of the brand's
@@ -972,7 +975,7 @@ func buildTitle(doc *briefDoc, res classification, brand brandMatch, cat *Catego
 func mentionsBrand(doc *briefDoc, words []int, brand string) bool {
 	name := map[string]bool{}
 	for _, s := range phraseStems(brand) {
-		if !titleSmallWords[s] && s != "co" {
+		if !listings.IsTitleSmallWord(s) && s != "co" {
 			name[s] = true
 		}
 	}
@@ -1051,38 +1054,6 @@ func splitNumberUnit(w string) (num, unit string) {
 	return w[:i], w[i:]
 }
 
-// trimDangling drops words a cut left hanging at either end ("with", "and",
-// "-").
-func trimDangling(parts []string) []string {
-	dangling := func(s string) bool {
-		l := strings.ToLower(s)
-		return titleSmallWords[l] || l == "&" || l == "+" || l == "-" || l == "/" || l == "w" || l == "w/"
-	}
-	for len(parts) > 0 && dangling(parts[len(parts)-1]) {
-		parts = parts[:len(parts)-1]
-	}
-	for len(parts) > 0 && dangling(parts[0]) && strings.ToLower(parts[0]) != "the" {
-		parts = parts[1:]
-	}
-	return parts
-}
-
-// clipTitle keeps a title within maxTitleRunes, cutting at a word.
-func clipTitle(t string) string {
-	if utf8.RuneCountInString(t) <= maxTitleRunes {
-		return t
-	}
-	parts := strings.Fields(t)
-	for len(parts) > 1 && utf8.RuneCountInString(strings.Join(parts, " ")) > maxTitleRunes {
-		parts = trimDangling(parts[:len(parts)-1])
-	}
-	out := strings.Join(parts, " ")
-	if utf8.RuneCountInString(out) > maxTitleRunes {
-		out = string([]rune(out)[:maxTitleRunes])
-	}
-	return out
-}
-
 func titleCase(parts []string) string {
 	out := make([]string, 0, len(parts))
 	for i, p := range parts {
@@ -1104,7 +1075,7 @@ func caseWord(w string, first, title bool) string {
 	if s, ok := wordCasing[key]; ok {
 		return s
 	}
-	if title && !first && titleSmallWords[lw] {
+	if title && !first && listings.IsTitleSmallWord(lw) {
 		return lw
 	}
 	// Hyphenated and slashed words are cased part by part; in a model code
@@ -1115,7 +1086,7 @@ func caseWord(w string, first, title bool) string {
 	part := func(end int) {
 		p := w[start:end]
 		lp := strings.ToLower(p)
-		if model && len(p) <= 3 && isLetterString(lp) && !titleSmallWords[lp] {
+		if model && len(p) <= 3 && isLetterString(lp) && !listings.IsTitleSmallWord(lp) {
 			b.WriteString(strings.ToUpper(p))
 			return
 		}
@@ -1179,7 +1150,7 @@ func casePart(p string, first, title bool) string {
 	if isAbbreviation(lp) {
 		return strings.ToUpper(lp)
 	}
-	if title && !first && titleSmallWords[lp] {
+	if title && !first && listings.IsTitleSmallWord(lp) {
 		return lp
 	}
 	return upperFirst(lp)
@@ -1234,7 +1205,7 @@ func upperFirst(s string) string {
 // what the item is in the seller's words, its condition, what comes with
 // it, and a shipping note. Every statement comes from the brief, the
 // condition grade or the category defaults (said to be estimates).
-func buildDescription(doc *briefDoc, res classification, d Draft, cat *Category) string {
+func buildDescription(doc *briefDoc, res classification, d listings.Draft, cat *listings.Category) string {
 	condClause := map[int]bool{}
 	for _, m := range findConditionCues(doc) {
 		if m.condition != "" {

@@ -1,4 +1,4 @@
-package listings
+package generator
 
 // The cue tables of the built-in generator: brands and product lines,
 // materials, condition wording, and how words are spelled in titles. They
@@ -717,11 +717,4 @@ var unitCasing = map[string]string{
 	"mm": "mm", "cm": "cm", "m": "m", "ml": "ml", "l": "L", "oz": "oz", "qt": "qt", "in": "in", "inch": "inch",
 	"ft": "ft", "lb": "lb", "lbs": "lbs", "kg": "kg", "g": "g", "mg": "mg", "ct": "ct", "pc": "pc", "pcs": "pcs",
 	"s": "s", "d": "D", "r": "R",
-}
-
-// titleSmallWords stay lower case inside a title.
-var titleSmallWords = map[string]bool{
-	"a": true, "an": true, "and": true, "the": true, "or": true, "of": true, "for": true, "with": true,
-	"in": true, "on": true, "to": true, "by": true, "at": true, "as": true, "per": true, "from": true,
-	"nor": true, "but": true, "w/": true,
 }

@@ -1,4 +1,4 @@
-package listings
+package generator
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"marketplace/internal/listings"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -25,19 +26,19 @@ const oaiKey = "sk-test-secret-key"
 type oaiFallback struct {
 	mu     sync.Mutex
 	calls  int
-	briefs []Brief
+	briefs []listings.Brief
 	err    error
 }
 
-func (f *oaiFallback) Generate(_ context.Context, b Brief) (Draft, error) {
+func (f *oaiFallback) Generate(_ context.Context, b listings.Brief) (listings.Draft, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
 	f.briefs = append(f.briefs, b)
 	if f.err != nil {
-		return Draft{}, f.err
+		return listings.Draft{}, f.err
 	}
-	return Draft{Title: "fallback title", Generator: "fake-fallback"}, nil
+	return listings.Draft{Title: "fallback title", Generator: "fake-fallback"}, nil
 }
 
 func (f *oaiFallback) count() int {
@@ -139,17 +140,17 @@ func oaiReply(status int, body []byte) http.HandlerFunc {
 	}
 }
 
-func oaiBrief() Brief {
-	return Brief{
+func oaiBrief() listings.Brief {
+	return listings.Brief{
 		Description: "iphone 12, 64gb, blue, works fine",
-		Images: []Image{
+		Images: []listings.Image{
 			{MIME: "image/jpeg", Data: []byte("\xff\xd8\xff jpeg bytes one")},
 			{MIME: "image/png", Data: []byte("\x89PNG png bytes two")},
 		},
 	}
 }
 
-func newOAIGen(t *testing.T, url, key string, timeout time.Duration, fb Generator, log *slog.Logger) Generator {
+func newOAIGen(t *testing.T, url, key string, timeout time.Duration, fb listings.Generator, log *slog.Logger) listings.Generator {
 	t.Helper()
 	g := NewOpenAI(OpenAIConfig{URL: url, Model: "test-model", Key: key, Timeout: timeout, Logger: log}, oaiSlugs, fb)
 	if _, ok := g.(*openAIGenerator); !ok {
@@ -161,12 +162,12 @@ func newOAIGen(t *testing.T, url, key string, timeout time.Duration, fb Generato
 func TestOpenAIRequestShape(t *testing.T) {
 	for name, tc := range map[string]struct {
 		base, key string
-		brief     Brief
+		brief     listings.Brief
 	}{
 		"key, no trailing slash": {base: "/v1", key: oaiKey, brief: oaiBrief()},
 		"key, trailing slash":    {base: "/v1/", key: oaiKey, brief: oaiBrief()},
 		"no key sends no header": {base: "/v1", key: "", brief: oaiBrief()},
-		"seller fields in prompt": {base: "/v1", key: oaiKey, brief: func() Brief {
+		"seller fields in prompt": {base: "/v1", key: oaiKey, brief: func() listings.Brief {
 			b := oaiBrief()
 			p := int64(4500)
 			b.Price, b.Condition, b.Category = &p, "fair", "home"
@@ -290,7 +291,7 @@ func checkOAISchema(t *testing.T, s map[string]any) {
 	if got := enum("category_slug"); !reflect.DeepEqual(got, oaiSlugs) {
 		t.Errorf("category_slug enum = %v, want %v", got, oaiSlugs)
 	}
-	if got := enum("condition"); !reflect.DeepEqual(got, AllConditions) {
+	if got := enum("condition"); !reflect.DeepEqual(got, listings.AllConditions) {
 		t.Errorf("condition enum = %v", got)
 	}
 	price := props["price_cents"].(map[string]any)
@@ -307,33 +308,33 @@ func TestOpenAIParsesDraft(t *testing.T) {
 	long := strings.Repeat("é", 100)
 	for name, tc := range map[string]struct {
 		content string
-		brief   func(*Brief)
-		want    Draft
+		brief   func(*listings.Brief)
+		want    listings.Draft
 	}{
 		"plain": {
 			content: oaiContent(oaiGoodDraft()),
-			want: Draft{Title: "Apple iPhone 12 64GB Blue", Description: "Unlocked iPhone 12 in blue with light wear on the frame.",
+			want: listings.Draft{Title: "Apple iPhone 12 64GB Blue", Description: "Unlocked iPhone 12 in blue with light wear on the frame.",
 				CategorySlug: "electronics-phones", Condition: "good", Brand: "Apple", Price: 32000, PriceSource: "ai",
-				WeightOz: 12, Dimensions: Dimensions{7, 4, 2.5}, Generator: "openai:test-model"},
+				WeightOz: 12, Dimensions: listings.Dimensions{L: 7, W: 4, H: 2.5}, Generator: "openai:test-model"},
 		},
 		"title cut to 80 runes, whitespace folded": {
 			content: oaiContent(oaiWith("title", "  "+long+"\n")),
-			want: Draft{Title: strings.Repeat("é", 80), Description: "Unlocked iPhone 12 in blue with light wear on the frame.",
+			want: listings.Draft{Title: strings.Repeat("é", 80), Description: "Unlocked iPhone 12 in blue with light wear on the frame.",
 				CategorySlug: "electronics-phones", Condition: "good", Brand: "Apple", Price: 32000, PriceSource: "ai",
-				WeightOz: 12, Dimensions: Dimensions{7, 4, 2.5}, Generator: "openai:test-model"},
+				WeightOz: 12, Dimensions: listings.Dimensions{L: 7, W: 4, H: 2.5}, Generator: "openai:test-model"},
 		},
 		"fenced JSON and integral float": {
 			content: "```json\n" + oaiContent(oaiWith("price_cents", 32000.0)) + "\n```",
-			want: Draft{Title: "Apple iPhone 12 64GB Blue", Description: "Unlocked iPhone 12 in blue with light wear on the frame.",
+			want: listings.Draft{Title: "Apple iPhone 12 64GB Blue", Description: "Unlocked iPhone 12 in blue with light wear on the frame.",
 				CategorySlug: "electronics-phones", Condition: "good", Brand: "Apple", Price: 32000, PriceSource: "ai",
-				WeightOz: 12, Dimensions: Dimensions{7, 4, 2.5}, Generator: "openai:test-model"},
+				WeightOz: 12, Dimensions: listings.Dimensions{L: 7, W: 4, H: 2.5}, Generator: "openai:test-model"},
 		},
 		"seller fields override the model's": {
 			content: oaiContent(oaiGoodDraft()),
-			brief:   func(b *Brief) { p := int64(4500); b.Price, b.Condition, b.Category = &p, "fair", "home" },
-			want: Draft{Title: "Apple iPhone 12 64GB Blue", Description: "Unlocked iPhone 12 in blue with light wear on the frame.",
+			brief:   func(b *listings.Brief) { p := int64(4500); b.Price, b.Condition, b.Category = &p, "fair", "home" },
+			want: listings.Draft{Title: "Apple iPhone 12 64GB Blue", Description: "Unlocked iPhone 12 in blue with light wear on the frame.",
 				CategorySlug: "home", Condition: "fair", Brand: "Apple", Price: 4500, PriceSource: "seller",
-				WeightOz: 12, Dimensions: Dimensions{7, 4, 2.5}, Generator: "openai:test-model"},
+				WeightOz: 12, Dimensions: listings.Dimensions{L: 7, W: 4, H: 2.5}, Generator: "openai:test-model"},
 		},
 		"seller fields excuse the model's bad ones": {
 			content: func() string {
@@ -341,10 +342,13 @@ func TestOpenAIParsesDraft(t *testing.T) {
 				m["category_slug"], m["condition"], m["price_cents"] = "nope", "mint", -5
 				return oaiContent(m)
 			}(),
-			brief: func(b *Brief) { p := int64(100); b.Price, b.Condition, b.Category = &p, "like_new", "electronics" },
-			want: Draft{Title: "Apple iPhone 12 64GB Blue", Description: "Unlocked iPhone 12 in blue with light wear on the frame.",
+			brief: func(b *listings.Brief) {
+				p := int64(100)
+				b.Price, b.Condition, b.Category = &p, "like_new", "electronics"
+			},
+			want: listings.Draft{Title: "Apple iPhone 12 64GB Blue", Description: "Unlocked iPhone 12 in blue with light wear on the frame.",
 				CategorySlug: "electronics", Condition: "like_new", Brand: "Apple", Price: 100, PriceSource: "seller",
-				WeightOz: 12, Dimensions: Dimensions{7, 4, 2.5}, Generator: "openai:test-model"},
+				WeightOz: 12, Dimensions: listings.Dimensions{L: 7, W: 4, H: 2.5}, Generator: "openai:test-model"},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -510,7 +514,7 @@ func TestOpenAIDisabledReturnsFallback(t *testing.T) {
 		"no categories": {OpenAIConfig{URL: "http://127.0.0.1:1/v1", Model: "m"}, nil},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if g := NewOpenAI(tc.cfg, tc.slugs, fb); g != Generator(fb) {
+			if g := NewOpenAI(tc.cfg, tc.slugs, fb); g != listings.Generator(fb) {
 				t.Errorf("NewOpenAI = %T, want the fallback itself", g)
 			}
 		})
