@@ -169,12 +169,22 @@ func refundBookedData(r *Refund, o *Order) map[string]any {
 		"initiatedBy": r.InitiatedBy}
 }
 
-// bookRefund splits r.Amount between the seller and the platform and applies it
-// to o in memory (see planRefund); r becomes pending.
-func (s *Service) bookRefund(ctx context.Context, tx Tx, o *Order, r *Refund, actor market.Actor, now time.Time) error {
+// splitRefund says who pays a refund of amount cents on o: the seller's
+// side first, up to what is left of their payout (SellerPayout less what
+// refunds took from it already), and the platform's fees the rest.
+func splitRefund(o *Order, amount int64) (sellerShare, platformShare int64) {
 	sellerLeft := max(0, SellerPayout(o)-o.SellerRefunded)
-	share := min(r.Amount, sellerLeft)
-	r.SellerShare, r.PlatformShare, r.Status, r.UpdatedAt = share, r.Amount-share, RefundPending, now
+	sellerShare = min(amount, sellerLeft)
+	return sellerShare, amount - sellerShare
+}
+
+// applyRefund books r's split on r and o in memory: r becomes pending with
+// its shares, o's refunded amounts grow, a payout still waiting shrinks to
+// what the seller is owed now, and a payout already transferred gets the
+// seller's share to reverse.
+func applyRefund(o *Order, r *Refund, now time.Time) {
+	share, platform := splitRefund(o, r.Amount)
+	r.SellerShare, r.PlatformShare, r.Status, r.UpdatedAt = share, platform, RefundPending, now
 	o.AmountRefunded += r.Amount
 	o.SellerRefunded += share
 	o.UpdatedAt = now
@@ -186,6 +196,12 @@ func (s *Service) bookRefund(ctx context.Context, tx Tx, o *Order, r *Refund, ac
 	case PayoutPending, PayoutFrozen:
 		o.PayoutAmount = max(0, SellerPayout(o)-o.SellerRefunded)
 	}
+}
+
+// bookRefund splits r.Amount between the seller and the platform and applies it
+// to o in memory (see planRefund); r becomes pending.
+func (s *Service) bookRefund(ctx context.Context, tx Tx, o *Order, r *Refund, actor market.Actor, now time.Time) error {
+	applyRefund(o, r, now)
 	if refundLeft(o) > 0 {
 		return tx.GiveBackSpend(ctx, o.ID, r.Amount)
 	}
