@@ -22,13 +22,14 @@ type memTx struct {
 	orders    map[string]Order
 	refunds   []Refund // oldest first
 	events    []events.Event
-	givenBack map[string]int64 // order id -> cents given back to the spending caps
-	released  []string         // orders whose spending was released
-	relisted  []string         // listings moved sold -> active
+	givenBack map[string]int64                  // order id -> cents given back to the spending caps
+	released  []string                          // orders whose spending was released
+	relisted  []string                          // listings moved sold -> active
+	accounts  map[string]payments.PayoutAccount // seller id -> payout account
 }
 
 func newMemTx(os ...Order) *memTx {
-	m := &memTx{orders: map[string]Order{}, givenBack: map[string]int64{}}
+	m := &memTx{orders: map[string]Order{}, givenBack: map[string]int64{}, accounts: map[string]payments.PayoutAccount{}}
 	for _, o := range os {
 		m.orders[o.ID] = o
 	}
@@ -38,7 +39,8 @@ func newMemTx(os ...Order) *memTx {
 // clone is a copy for a transaction to roll back to.
 func (m *memTx) clone() *memTx {
 	return &memTx{orders: maps.Clone(m.orders), refunds: slices.Clone(m.refunds), events: slices.Clone(m.events),
-		givenBack: maps.Clone(m.givenBack), released: slices.Clone(m.released), relisted: slices.Clone(m.relisted)}
+		givenBack: maps.Clone(m.givenBack), released: slices.Clone(m.released), relisted: slices.Clone(m.relisted),
+		accounts: maps.Clone(m.accounts)}
 }
 
 func (m *memTx) OrderByID(_ context.Context, id string) (*Order, error) {
@@ -125,6 +127,14 @@ func (m *memTx) MoveListing(_ context.Context, id string, from []listings.Status
 	return true, nil
 }
 
+func (m *memTx) PayoutAccountOf(_ context.Context, userID string) (*payments.PayoutAccount, error) {
+	a, ok := m.accounts[userID]
+	if !ok {
+		return nil, market.NotFound("payout account")
+	}
+	return &a, nil
+}
+
 func (m *memTx) AppendEvent(_ context.Context, e *events.Event) error {
 	m.events = append(m.events, *e)
 	return nil
@@ -154,17 +164,32 @@ func (s *memStore) InTx(_ context.Context, fn func(Tx) error) error {
 
 func (s *memStore) Read() Tx { return s.tx }
 
-// memGateway is a processor that takes every refund and reversal, or
-// refuses them all while failing is set, and counts the calls by key.
+// memGateway is a processor that takes every refund, transfer and
+// reversal, or refuses them all while failing is set, and records the
+// amounts by idempotency key. onTransfer, when set, runs while a transfer
+// is under way.
 type memGateway struct {
 	payments.Gateway
-	failing   error
-	refunds   map[string]int64 // idempotency key -> amount
-	reversals map[string]int64
+	failing    error
+	refunds    map[string]int64 // idempotency key -> amount
+	reversals  map[string]int64
+	transfers  map[string]int64
+	onTransfer func()
 }
 
 func newMemGateway() *memGateway {
-	return &memGateway{refunds: map[string]int64{}, reversals: map[string]int64{}}
+	return &memGateway{refunds: map[string]int64{}, reversals: map[string]int64{}, transfers: map[string]int64{}}
+}
+
+func (g *memGateway) Transfer(_ context.Context, req payments.TransferRequest) (*payments.Transfer, error) {
+	if g.failing != nil {
+		return nil, g.failing
+	}
+	if g.onTransfer != nil {
+		g.onTransfer()
+	}
+	g.transfers[req.IdempotencyKey] = req.Amount
+	return &payments.Transfer{ID: "tr_" + req.IdempotencyKey, Destination: req.Destination, Amount: req.Amount}, nil
 }
 
 func (g *memGateway) Refund(_ context.Context, req payments.RefundRequest) (*payments.Refund, error) {

@@ -1,8 +1,12 @@
 package orders
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	"marketplace/internal/market"
+	"marketplace/internal/payments"
 )
 
 // TestBps pins the one rounding rule of CONTRACT.md section 3: half up, on
@@ -170,4 +174,131 @@ func TestAutoDeliverAt(t *testing.T) {
 			t.Errorf("estimated %v: autoDeliverAt = %v, want %v", c.estimated, got, c.want)
 		}
 	}
+}
+
+// TestPayOut releases payouts on the in-memory store and processor: the
+// transfer of the net payout once the hold has ended (at its last instant
+// too) and the seller has a verified payout account, the order completed;
+// nothing before, without an account or under a dispute; no transfer for a
+// payout of nothing; and a refund booked while the transfer was under way
+// reversed from it, so the seller nets what they are owed.
+func TestPayOut(t *testing.T) {
+	verified := payments.PayoutAccount{ID: "pa_1", UserID: "seller-1", ExternalID: "acct_1", Status: payments.AccountVerified}
+	pending := verified
+	pending.Status = payments.AccountPending
+	type want struct {
+		transferred  int64 // 0: no transfer
+		status       Status
+		payout       PayoutStatus
+		payoutAmount int64
+		net          int64
+		events       []string
+	}
+	paid := want{transferred: 10500, status: StatusCompleted, payout: PayoutReleased, payoutAmount: 10500, net: 10500,
+		events: []string{"payment.released", "order.completed"}}
+	waiting := want{status: StatusDelivered, payout: PayoutPending, payoutAmount: 10500, net: 10500}
+	cases := []struct {
+		name    string
+		due     time.Duration // PayoutDueAt relative to now
+		force   bool
+		account *payments.PayoutAccount
+		edit    func(o *Order)
+		want    want
+	}{
+		{name: "the hold is over", due: -time.Hour, account: &verified, want: paid},
+		{name: "the hold ends now", due: 0, account: &verified, want: paid},
+		{name: "the hold runs another second", due: time.Second, account: &verified, want: waiting},
+		{name: "an admin forces it during the hold", due: time.Hour, force: true, account: &verified, want: paid},
+		{name: "no payout account", due: -time.Hour, want: waiting},
+		{name: "an account not verified", due: -time.Hour, account: &pending, want: waiting},
+		{name: "frozen by a dispute", due: -time.Hour, account: &verified, edit: func(o *Order) {
+			o.Status, o.PayoutStatus, o.StatusBeforeDispute = StatusDisputed, PayoutFrozen, StatusDelivered
+		}, want: want{status: StatusDisputed, payout: PayoutFrozen, payoutAmount: 10500, net: 10500}},
+		{name: "after a partial refund", due: -time.Hour, account: &verified, edit: func(o *Order) {
+			o.AmountRefunded, o.SellerRefunded, o.PayoutAmount = 3000, 3000, 7500
+		}, want: want{transferred: 7500, status: StatusCompleted, payout: PayoutReleased, payoutAmount: 7500, net: 7500,
+			events: []string{"payment.released", "order.completed"}}},
+		{name: "a payout of nothing", due: -time.Hour, account: &verified, edit: func(o *Order) {
+			o.AmountRefunded, o.SellerRefunded, o.PayoutAmount = 10500, 10500, 0
+		}, want: want{status: StatusCompleted, payout: PayoutReleased, events: []string{"payment.released", "order.completed"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := soldOrder(StatusDelivered)
+			due := testNow.Add(c.due)
+			o.DeliveredAt, o.PayoutDueAt, o.PayoutStatus, o.PayoutAmount = &testNow, &due, PayoutPending, 10500
+			if c.edit != nil {
+				c.edit(&o)
+			}
+			tx := newMemTx(o)
+			if c.account != nil {
+				tx.accounts["seller-1"] = *c.account
+			}
+			gw := newMemGateway()
+			got, err := newMemService(tx, gw).payOut(t.Context(), o.ID, c.force)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := c.want
+			if gw.transfers["payout-"+o.ID] != w.transferred || len(gw.transfers) > 1 {
+				t.Fatalf("transfers %v, want %d keyed payout-%s", gw.transfers, w.transferred, o.ID)
+			}
+			if got.Status != w.status || got.PayoutStatus != w.payout || got.PayoutAmount != w.payoutAmount || got.NetPayout() != w.net {
+				t.Fatalf("order %s payout %q %d net %d; want %s %q %d %d", got.Status, got.PayoutStatus, got.PayoutAmount,
+					got.NetPayout(), w.status, w.payout, w.payoutAmount, w.net)
+			}
+			if wantID := map[bool]string{true: "tr_payout-" + o.ID}[w.transferred > 0]; got.TransferID != wantID {
+				t.Fatalf("transfer id %q, want %q", got.TransferID, wantID)
+			}
+			if !slices.Equal(tx.eventTypes(), w.events) {
+				t.Fatalf("events %v, want %v", tx.eventTypes(), w.events)
+			}
+		})
+	}
+
+	t.Run("a refund booked during the transfer is reversed from it", func(t *testing.T) {
+		o := soldOrder(StatusDelivered)
+		due := testNow.Add(-time.Hour)
+		o.DeliveredAt, o.PayoutDueAt, o.PayoutStatus, o.PayoutAmount = &testNow, &due, PayoutPending, 10500
+		tx := newMemTx(o)
+		tx.accounts["seller-1"] = verified
+		gw := newMemGateway()
+		s := newMemService(tx, gw)
+		var refundID string
+		gw.onTransfer = func() {
+			// The seller refunds 3000 while the processor pays the 10500
+			// read before: the pending payout shrinks to 7500 in the store.
+			err := s.store.InTx(t.Context(), func(tx Tx) error {
+				cur, err := tx.OrderByID(t.Context(), o.ID)
+				if err != nil {
+					return err
+				}
+				r, err := s.planRefund(t.Context(), tx, cur, 3000, market.Actor{Type: market.ActorUser, UserID: "seller-1"}, "late", testNow)
+				if err != nil {
+					return err
+				}
+				refundID = r.ID
+				return saveRefunded(t.Context(), tx, cur, cur.Status)
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		got, err := s.payOut(t.Context(), o.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gw.transfers["payout-"+o.ID] != 10500 || gw.reversals["reversal-"+refundID] != 3000 || gw.refunds["refund-"+refundID] != 3000 {
+			t.Fatalf("transfers %v reversals %v refunds %v", gw.transfers, gw.reversals, gw.refunds)
+		}
+		r, _ := tx.RefundByID(t.Context(), refundID)
+		if r.Status != RefundSucceeded || r.ReverseAmount != 3000 || r.ReversedAmount != 3000 || r.SellerShare != 3000 {
+			t.Fatalf("refund %+v", r)
+		}
+		if got.Status != StatusCompleted || got.PayoutStatus != PayoutReleased || got.PayoutAmount != 10500 ||
+			got.TransferReversed != 3000 || got.NetPayout() != 7500 {
+			t.Fatalf("order %s %q paid %d reversed %d net %d; want completed, released 10500, 3000 reversed, net 7500",
+				got.Status, got.PayoutStatus, got.PayoutAmount, got.TransferReversed, got.NetPayout())
+		}
+	})
 }
