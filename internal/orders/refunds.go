@@ -169,12 +169,22 @@ func refundBookedData(r *Refund, o *Order) map[string]any {
 		"initiatedBy": r.InitiatedBy}
 }
 
-// bookRefund splits r.Amount between the seller and the platform and applies it
-// to o in memory (see planRefund); r becomes pending.
-func (s *Service) bookRefund(ctx context.Context, tx Tx, o *Order, r *Refund, actor market.Actor, now time.Time) error {
+// splitRefund says who pays a refund of amount cents on o: the seller's
+// side first, up to what is left of their payout (SellerPayout less what
+// refunds took from it already), and the platform's fees the rest.
+func splitRefund(o *Order, amount int64) (sellerShare, platformShare int64) {
 	sellerLeft := max(0, SellerPayout(o)-o.SellerRefunded)
-	share := min(r.Amount, sellerLeft)
-	r.SellerShare, r.PlatformShare, r.Status, r.UpdatedAt = share, r.Amount-share, RefundPending, now
+	sellerShare = min(amount, sellerLeft)
+	return sellerShare, amount - sellerShare
+}
+
+// applyRefund books r's split on r and o in memory: r becomes pending with
+// its shares, o's refunded amounts grow, a payout still waiting shrinks to
+// what the seller is owed now, and a payout already transferred gets the
+// seller's share to reverse.
+func applyRefund(o *Order, r *Refund, now time.Time) {
+	share, platform := splitRefund(o, r.Amount)
+	r.SellerShare, r.PlatformShare, r.Status, r.UpdatedAt = share, platform, RefundPending, now
 	o.AmountRefunded += r.Amount
 	o.SellerRefunded += share
 	o.UpdatedAt = now
@@ -186,6 +196,12 @@ func (s *Service) bookRefund(ctx context.Context, tx Tx, o *Order, r *Refund, ac
 	case PayoutPending, PayoutFrozen:
 		o.PayoutAmount = max(0, SellerPayout(o)-o.SellerRefunded)
 	}
+}
+
+// bookRefund splits r.Amount between the seller and the platform and applies it
+// to o in memory (see planRefund); r becomes pending.
+func (s *Service) bookRefund(ctx context.Context, tx Tx, o *Order, r *Refund, actor market.Actor, now time.Time) error {
+	applyRefund(o, r, now)
 	if refundLeft(o) > 0 {
 		return tx.GiveBackSpend(ctx, o.ID, r.Amount)
 	}
@@ -498,100 +514,177 @@ func openRefundRequest(ctx context.Context, tx Tx, orderID string) (*Refund, err
 //
 // It returns the refund and the order after the processor's answer.
 func (s *Service) RespondRefund(ctx context.Context, actor market.Actor, orderID string, in RefundAnswer) (*Refund, *Order, error) {
-	var c market.Check
-	c.Require(in.Action == "" || in.Action == ActionApprove || in.Action == ActionDecline, "action", "must be approve or decline")
-	c.Require(in.Amount == nil || *in.Amount > 0, "amount", "must be a positive number of cents")
-	c.Require(in.RefundID == "" || market.ValidID(in.RefundID), "refund_id", "must be a refund id")
-	in.Reason = c.Text("reason", in.Reason, maxRefundText, false)
-	in.Message = c.Text("message", in.Message, maxRefundText, false)
-	if err := c.Err(); err != nil {
+	if err := checkRefundAnswer(&in); err != nil {
 		return nil, nil, err
 	}
 	var r *Refund
 	var o *Order
 	err := s.store.InTx(ctx, func(tx Tx) error {
 		var err error
-		if o, err = s.visible(ctx, tx, actor, orderID); err != nil {
-			return err
-		}
-		if o.SellerID != actor.UserID && !privileged(actor) {
-			return market.Errorf(market.CodeForbidden, "only the seller may answer a refund request or refund")
-		}
-		if r, err = s.keyedRefund(ctx, tx, o.ID, actor.UserID); err != nil || r != nil {
-			return err // a retry of a request whose process died: its refund stands
-		}
-		if r, err = s.answeredRequest(ctx, tx, o, in); err != nil {
-			return err
-		}
-		now := s.clock.Now()
-		if r == nil { // the seller's own refund
-			if err := refundableNow(o); err != nil {
-				return err
-			}
-			var amount int64
-			if in.Amount != nil {
-				amount = *in.Amount
-			}
-			from := o.Status
-			if r, err = s.planRefund(ctx, tx, o, amount, actor, in.Reason, now); err != nil {
-				return err
-			}
-			r.Message = in.Message
-			if err := tx.UpdateRefund(ctx, r); err != nil {
-				return err
-			}
-			return saveRefunded(ctx, tx, o, from)
-		}
-		if r.Status != RefundRequested {
-			return s.sameRefundAnswer(r, in.Action)
-		}
-		r.DecidedBy, r.DecidedAt, r.UpdatedAt = actor.ID(), &now, now
-		if in.Message != "" {
-			r.Message = in.Message
-		}
-		if in.Action == ActionDecline {
-			r.Status = RefundDeclined
-			if err := tx.UpdateRefund(ctx, r); err != nil {
-				return err
-			}
-			return events.Record(ctx, tx, now, actor, "refund.declined", "order", o.ID, map[string]any{
-				"refundId": r.ID, "amount": r.Amount, "message": r.Message})
-		}
-		if err := refundableNow(o); err != nil {
-			return err
-		}
-		if in.Amount != nil {
-			if *in.Amount > r.Amount {
-				return market.Invalid(market.FieldError{Field: "amount",
-					Message: "must be at most the requested " + centsText(r.Amount) + " cents"})
-			}
-			r.Amount = *in.Amount
-		}
-		if r.Amount, err = refundAmount(o, r.Amount); err != nil {
-			return err
-		}
-		from := o.Status
-		if err := s.bookRefund(ctx, tx, o, r, actor, now); err != nil {
-			return err
-		}
-		if err := tx.UpdateRefund(ctx, r); err != nil {
-			return err
-		}
-		if err := events.Record(ctx, tx, now, actor, "refund.approved", "order", o.ID, refundBookedData(r, o)); err != nil {
-			return err
-		}
-		return saveRefunded(ctx, tx, o, from)
+		r, o, err = s.answerRefund(ctx, tx, actor, orderID, in)
+		return err
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.unfinished() {
-		if o, err = s.executeRefunds(ctx, o.ID); err != nil {
-			return nil, nil, err
+	return s.finishRefund(ctx, r, o)
+}
+
+// checkRefundAnswer validates an answer's fields and trims its texts.
+func checkRefundAnswer(in *RefundAnswer) error {
+	var c market.Check
+	c.Require(in.Action == "" || in.Action == ActionApprove || in.Action == ActionDecline, "action", "must be approve or decline")
+	c.Require(in.Amount == nil || *in.Amount > 0, "amount", "must be a positive number of cents")
+	c.Require(in.RefundID == "" || market.ValidID(in.RefundID), "refund_id", "must be a refund id")
+	in.Reason = c.Text("reason", in.Reason, maxRefundText, false)
+	in.Message = c.Text("message", in.Message, maxRefundText, false)
+	return c.Err()
+}
+
+// answerRefund is RespondRefund's transaction: it loads the order for its
+// seller (or an admin), finds what the answer is about and books it: a
+// retry's refund as it stands, the seller's own refund, an answer given
+// before given again, or the open request declined or approved. It returns
+// the refund and the order, both as booked.
+func (s *Service) answerRefund(ctx context.Context, tx Tx, actor market.Actor, orderID string, in RefundAnswer) (*Refund, *Order, error) {
+	o, err := s.orderForRefundAnswer(ctx, tx, actor, orderID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r, err := s.keyedRefund(ctx, tx, o.ID, actor.UserID); err != nil || r != nil {
+		return r, o, err // a retry of a request whose process died: its refund stands
+	}
+	r, err := s.answeredRequest(ctx, tx, o, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := s.clock.Now()
+	switch {
+	case r == nil:
+		r, err = s.refundBySeller(ctx, tx, actor, o, in, now)
+	case r.Status != RefundRequested:
+		err = s.sameRefundAnswer(r, in.Action)
+	case in.Action == ActionDecline:
+		err = declineRequest(ctx, tx, actor, o, r, in.Message, now)
+	default:
+		err = s.approveRequest(ctx, tx, actor, o, r, in, now)
+	}
+	return r, o, err
+}
+
+// orderForRefundAnswer loads an order whose refunds the actor may answer or
+// make: its seller's, or any for an admin.
+func (s *Service) orderForRefundAnswer(ctx context.Context, tx Tx, actor market.Actor, orderID string) (*Order, error) {
+	o, err := s.visible(ctx, tx, actor, orderID)
+	if err != nil {
+		return nil, err
+	}
+	if o.SellerID != actor.UserID && !privileged(actor) {
+		return nil, market.Errorf(market.CodeForbidden, "only the seller may answer a refund request or refund")
+	}
+	return o, nil
+}
+
+// refundBySeller books the seller's (or an admin's) own refund of in.Amount
+// (nil: all that is refundable) on the locked order o and saves o.
+func (s *Service) refundBySeller(ctx context.Context, tx Tx, actor market.Actor, o *Order, in RefundAnswer,
+	now time.Time) (*Refund, error) {
+	if err := refundableNow(o); err != nil {
+		return nil, err
+	}
+	var amount int64
+	if in.Amount != nil {
+		amount = *in.Amount
+	}
+	from := o.Status
+	r, err := s.planRefund(ctx, tx, o, amount, actor, in.Reason, now)
+	if err != nil {
+		return nil, err
+	}
+	r.Message = in.Message
+	if err := tx.UpdateRefund(ctx, r); err != nil {
+		return nil, err
+	}
+	return r, saveRefunded(ctx, tx, o, from)
+}
+
+// decideRequest marks the open request r as decided now by actor, with the
+// answer's message when it gave one.
+func decideRequest(r *Refund, actor market.Actor, message string, now time.Time) {
+	r.DecidedBy, r.DecidedAt, r.UpdatedAt = actor.ID(), &now, now
+	if message != "" {
+		r.Message = message
+	}
+}
+
+// declineRequest closes the open request r without a refund; the order does
+// not change.
+func declineRequest(ctx context.Context, tx Tx, actor market.Actor, o *Order, r *Refund, message string, now time.Time) error {
+	decideRequest(r, actor, message, now)
+	r.Status = RefundDeclined
+	if err := tx.UpdateRefund(ctx, r); err != nil {
+		return err
+	}
+	return events.Record(ctx, tx, now, actor, "refund.declined", "order", o.ID, map[string]any{
+		"refundId": r.ID, "amount": r.Amount, "message": r.Message})
+}
+
+// approveRequest books the open request r as a refund of the requested
+// amount (or the smaller amount the answer gives) on the locked order o and
+// saves o.
+func (s *Service) approveRequest(ctx context.Context, tx Tx, actor market.Actor, o *Order, r *Refund, in RefundAnswer,
+	now time.Time) error {
+	decideRequest(r, actor, in.Message, now)
+	if err := refundableNow(o); err != nil {
+		return err
+	}
+	amount, err := approvedAmount(o, r, in.Amount)
+	if err != nil {
+		return err
+	}
+	r.Amount = amount
+	from := o.Status
+	if err := s.bookRefund(ctx, tx, o, r, actor, now); err != nil {
+		return err
+	}
+	if err := tx.UpdateRefund(ctx, r); err != nil {
+		return err
+	}
+	if err := events.Record(ctx, tx, now, actor, "refund.approved", "order", o.ID, refundBookedData(r, o)); err != nil {
+		return err
+	}
+	return saveRefunded(ctx, tx, o, from)
+}
+
+// approvedAmount is what approving request r pays: the requested amount, or
+// the smaller amount the seller gives (never more than asked), and never
+// more than is left of the charge.
+func approvedAmount(o *Order, r *Refund, amount *int64) (int64, error) {
+	want := r.Amount
+	if amount != nil {
+		if *amount > r.Amount {
+			return 0, market.Invalid(market.FieldError{Field: "amount",
+				Message: "must be at most the requested " + centsText(r.Amount) + " cents"})
 		}
-		if r, err = s.store.Read().RefundByID(ctx, r.ID); err != nil {
-			return nil, nil, err
-		}
+		want = *amount
+	}
+	return refundAmount(o, want)
+}
+
+// finishRefund asks the processor for what is unfinished of the answered
+// refund r (a refund just booked, or one an earlier call left pending) and
+// reads the refund and its order back; a finished refund is answered as it
+// is.
+func (s *Service) finishRefund(ctx context.Context, r *Refund, o *Order) (*Refund, *Order, error) {
+	if !r.unfinished() {
+		return r, o, nil
+	}
+	o, err := s.executeRefunds(ctx, o.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r, err = s.store.Read().RefundByID(ctx, r.ID); err != nil {
+		return nil, nil, err
 	}
 	return r, o, nil
 }

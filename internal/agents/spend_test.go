@@ -1,0 +1,238 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"marketplace/internal/market"
+)
+
+// fakeSpendTx is a SpendTx that answers one snapshot and records what it
+// was asked, in order.
+type fakeSpendTx struct {
+	snap    SpendingSnapshot
+	lockErr error
+	calls   []string
+	locked  string
+	query   SpentQuery
+}
+
+func (f *fakeSpendTx) LockUser(_ context.Context, userID string) error {
+	f.calls = append(f.calls, "lock")
+	f.locked = userID
+	return f.lockErr
+}
+
+func (f *fakeSpendTx) SpendingSnapshot(_ context.Context, q SpentQuery) (*SpendingSnapshot, error) {
+	f.calls = append(f.calls, "snapshot")
+	f.query = q
+	s := f.snap
+	return &s, nil
+}
+
+func cents(n int64) *int64 { return &n }
+
+// spendRefusal is what a SPENDING_LIMIT_EXCEEDED says (details of CONTRACT.md
+// section 2); a zero value means the check passes.
+type spendRefusal struct {
+	kind             string
+	limit, remaining int64
+}
+
+// TestCheckSpendCaps runs the caps of CONTRACT.md section 5 on totalCharged:
+// the owner's per-transaction, daily, weekly and monthly caps over all keys,
+// a key's own tighter caps on top, the amount exactly at a cap passing and
+// one cent more refused, and which cap is reported when several fail.
+func TestCheckSpendCaps(t *testing.T) {
+	def := DefaultControls()
+	custom := func(per, daily, weekly, monthly int64) *Controls {
+		c := Controls{PerTransaction: per, Daily: daily, Weekly: weekly, Monthly: monthly, CategoryRestrictions: []string{}}
+		return &c
+	}
+	cases := []struct {
+		name     string
+		controls *Controls // nil: the defaults
+		limits   Limits    // the key's own caps
+		owner    Spent
+		key      Spent
+		amount   int64
+		want     spendRefusal
+	}{
+		{name: "defaults: exactly the per-transaction cap passes", amount: def.PerTransaction},
+		{name: "defaults: a cent over the per-transaction cap", amount: def.PerTransaction + 1,
+			want: spendRefusal{"per_transaction", 10000, 10000}},
+		{name: "daily: the purchase that fills the day passes", owner: Spent{Today: 45000, ThisWeek: 45000, ThisMonth: 45000},
+			amount: 5000},
+		{name: "daily: a cent more is refused", owner: Spent{Today: 45000, ThisWeek: 45000, ThisMonth: 45000},
+			amount: 5001, want: spendRefusal{"daily", 50000, 5000}},
+		{name: "weekly: fills the week", owner: Spent{ThisWeek: 195000, ThisMonth: 195000}, amount: 5000},
+		{name: "weekly: a cent more", owner: Spent{ThisWeek: 195000, ThisMonth: 195000}, amount: 5001,
+			want: spendRefusal{"weekly", 200000, 5000}},
+		{name: "monthly: fills the month", owner: Spent{ThisMonth: 495000}, amount: 5000},
+		{name: "monthly: a cent more", owner: Spent{ThisMonth: 495000}, amount: 5001,
+			want: spendRefusal{"monthly", 500000, 5000}},
+		{name: "per-transaction is reported before daily", owner: Spent{Today: 49000, ThisWeek: 49000, ThisMonth: 49000},
+			amount: 10001, want: spendRefusal{"per_transaction", 10000, 10000}},
+		{name: "daily is reported before monthly", owner: Spent{Today: 45000, ThisWeek: 45000, ThisMonth: 499000},
+			amount: 6000, want: spendRefusal{"daily", 50000, 5000}},
+		{name: "weekly is reported before monthly", owner: Spent{ThisWeek: 199000, ThisMonth: 499500},
+			amount: 2000, want: spendRefusal{"weekly", 200000, 1000}},
+		{name: "a cap lowered below what was spent leaves nothing", controls: custom(10000, 1000, 200000, 500000),
+			owner: Spent{Today: 3000, ThisWeek: 3000, ThisMonth: 3000}, amount: 1, want: spendRefusal{"daily", 1000, 0}},
+		{name: "a zero cap refuses every purchase", controls: custom(0, 50000, 200000, 500000), amount: 1,
+			want: spendRefusal{"per_transaction", 0, 0}},
+		{name: "key per-transaction cap tighter than the owner's", limits: Limits{PerTransaction: cents(500)}, amount: 501,
+			want: spendRefusal{"per_transaction", 500, 500}},
+		{name: "key per-transaction cap: exactly at it", limits: Limits{PerTransaction: cents(500)}, amount: 500},
+		{name: "key daily cap counts the key's own spending", limits: Limits{Daily: cents(1000)},
+			owner: Spent{Today: 900, ThisWeek: 900, ThisMonth: 900}, key: Spent{Today: 900, ThisWeek: 900, ThisMonth: 900},
+			amount: 101, want: spendRefusal{"daily", 1000, 100}},
+		{name: "key daily cap ignores the other keys' spending", limits: Limits{Daily: cents(1000)},
+			owner: Spent{Today: 40000, ThisWeek: 40000, ThisMonth: 40000}, key: Spent{Today: 100, ThisWeek: 100, ThisMonth: 100},
+			amount: 900},
+		{name: "owner and key both over: the one with less left is reported", limits: Limits{Daily: cents(5000)},
+			owner: Spent{Today: 49000, ThisWeek: 49000, ThisMonth: 49000}, key: Spent{Today: 4500, ThisWeek: 4500, ThisMonth: 4500},
+			amount: 1500, want: spendRefusal{"daily", 5000, 500}},
+		{name: "owner and key both over: the owner has less left", limits: Limits{Daily: cents(5000)},
+			owner: Spent{Today: 49800, ThisWeek: 49800, ThisMonth: 49800}, key: Spent{Today: 4000, ThisWeek: 4000, ThisMonth: 4000},
+			amount: 1500, want: spendRefusal{"daily", 50000, 200}},
+		{name: "a looser key cap does not lift the owner's", limits: Limits{Weekly: cents(1_000_000)},
+			owner: Spent{ThisWeek: 199000, ThisMonth: 199000}, amount: 1001, want: spendRefusal{"weekly", 200000, 1000}},
+		{name: "key weekly and monthly caps", limits: Limits{Weekly: cents(3000), Monthly: cents(2500)},
+			key: Spent{ThisWeek: 2000, ThisMonth: 2000}, amount: 600, want: spendRefusal{"monthly", 2500, 500}},
+		{name: "a key without caps is not counted on its own", limits: Limits{},
+			key: Spent{Today: 1_000_000, ThisWeek: 1_000_000, ThisMonth: 1_000_000}, amount: 100},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tx := &fakeSpendTx{snap: SpendingSnapshot{Controls: c.controls, Owner: c.owner, Key: c.key}}
+			key := &Key{ID: "key-1", Limits: c.limits}
+			v, err := CheckSpend(t.Context(), tx, time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC),
+				SpendRequest{OwnerID: "owner-1", Key: key, Amount: c.amount})
+			if c.want == (spendRefusal{}) {
+				if err != nil || v.NeedsApproval {
+					t.Fatalf("CheckSpend(%d) = %+v, %v; want it to pass", c.amount, v, err)
+				}
+				return
+			}
+			e := market.ErrorOf(err)
+			if e.Code != market.CodeSpendingLimitExceeded {
+				t.Fatalf("CheckSpend(%d) = %v; want SPENDING_LIMIT_EXCEEDED", c.amount, err)
+			}
+			d := e.Details
+			got := spendRefusal{kind: d["limit_type"].(string), limit: d["limit"].(int64), remaining: d["remaining"].(int64)}
+			if got != c.want || d["requested_amount"] != c.amount {
+				t.Fatalf("refusal %+v (requested %v), want %+v (requested %d)", got, d["requested_amount"], c.want, c.amount)
+			}
+		})
+	}
+}
+
+// TestCheckSpendApprovalAndCategories covers what comes around the caps: a
+// restricted category refuses before any cap, the approval threshold asks
+// for approval only strictly above it and only once the caps pass, and an
+// approved purchase is not asked again.
+func TestCheckSpendApprovalAndCategories(t *testing.T) {
+	withThreshold := func(n int64) *Controls {
+		c := DefaultControls()
+		c.ApprovalThreshold = &n
+		return &c
+	}
+	restricted := DefaultControls()
+	restricted.CategoryRestrictions = []string{"sneakers", "cat-watches"}
+	inWatches := func(r string) bool { return r == "cat-watches" }
+	cases := []struct {
+		name       string
+		controls   *Controls
+		amount     int64
+		approved   bool
+		inCategory func(string) bool
+		owner      Spent
+		wantCode   market.Code
+		wantAsk    bool
+	}{
+		{name: "no threshold: never asks", amount: 10000},
+		{name: "at the threshold: no approval", controls: withThreshold(5000), amount: 5000},
+		{name: "a cent above the threshold: approval", controls: withThreshold(5000), amount: 5001, wantAsk: true},
+		{name: "approved already: not asked again", controls: withThreshold(5000), amount: 5001, approved: true},
+		{name: "caps refuse before approval is asked", controls: withThreshold(5000), amount: 10001,
+			wantCode: market.CodeSpendingLimitExceeded},
+		{name: "an approved purchase still meets the caps", controls: withThreshold(5000), amount: 6000, approved: true,
+			owner: Spent{Today: 45000, ThisWeek: 45000, ThisMonth: 45000}, wantCode: market.CodeSpendingLimitExceeded},
+		{name: "a restricted category", controls: &restricted, amount: 100, inCategory: inWatches,
+			wantCode: market.CodeCategoryRestricted},
+		{name: "a restricted category refuses before the caps", controls: &restricted, amount: 10001, inCategory: inWatches,
+			wantCode: market.CodeCategoryRestricted},
+		{name: "another category passes", controls: &restricted, amount: 100, inCategory: func(string) bool { return false }},
+		{name: "no category test: restrictions cannot match", controls: &restricted, amount: 100},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tx := &fakeSpendTx{snap: SpendingSnapshot{Controls: c.controls, Owner: c.owner}}
+			v, err := CheckSpend(t.Context(), tx, time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC), SpendRequest{
+				OwnerID: "owner-1", Key: &Key{ID: "key-1"}, Amount: c.amount, InCategory: c.inCategory, Approved: c.approved})
+			if got := market.CodeOf(err); got != c.wantCode {
+				t.Fatalf("code %q (%v), want %q", got, err, c.wantCode)
+			}
+			if v.NeedsApproval != c.wantAsk {
+				t.Fatalf("NeedsApproval = %v, want %v", v.NeedsApproval, c.wantAsk)
+			}
+			if c.wantAsk && v.Threshold != *c.controls.ApprovalThreshold {
+				t.Fatalf("Threshold = %d, want %d", v.Threshold, *c.controls.ApprovalThreshold)
+			}
+			if c.wantCode == market.CodeCategoryRestricted {
+				d := market.ErrorOf(err).Details
+				if d["category"] != "cat-watches" {
+					t.Fatalf("details %v, want the restriction that matched", d)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckSpendQuery checks what CheckSpend asks the store: the owner is
+// locked before spending is read (so concurrent purchases are checked one
+// after another), the windows are those of the purchase's instant, and the
+// key's own spending is read only when the key has caps of its own.
+func TestCheckSpendQuery(t *testing.T) {
+	now := time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC) // a Wednesday, the first of the month
+	for _, c := range []struct {
+		name    string
+		key     *Key
+		wantKey string
+	}{
+		{"a key with caps", &Key{ID: "key-1", Limits: Limits{Monthly: cents(1)}}, "key-1"},
+		{"a key without caps", &Key{ID: "key-1"}, ""},
+		{"no key", nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tx := &fakeSpendTx{}
+			if _, err := CheckSpend(t.Context(), tx, now, SpendRequest{OwnerID: "owner-1", Key: c.key, Amount: 1}); err != nil {
+				t.Fatal(err)
+			}
+			want := SpentQuery{UserID: "owner-1", KeyID: c.wantKey,
+				DayStart:   time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC),
+				WeekStart:  time.Date(2026, 6, 29, 0, 0, 0, 0, time.UTC),
+				MonthStart: time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)}
+			if tx.query != want {
+				t.Fatalf("query %+v, want %+v", tx.query, want)
+			}
+			if !slices.Equal(tx.calls, []string{"lock", "snapshot"}) || tx.locked != "owner-1" {
+				t.Fatalf("calls %v on %q, want the owner locked before the snapshot", tx.calls, tx.locked)
+			}
+		})
+	}
+	t.Run("a failed lock reads nothing", func(t *testing.T) {
+		boom := errors.New("boom")
+		tx := &fakeSpendTx{lockErr: boom}
+		if _, err := CheckSpend(t.Context(), tx, now, SpendRequest{OwnerID: "owner-1", Amount: 1}); !errors.Is(err, boom) {
+			t.Fatalf("err %v, want the lock's", err)
+		}
+		if !slices.Equal(tx.calls, []string{"lock"}) {
+			t.Fatalf("calls %v", tx.calls)
+		}
+	})
+}
