@@ -33,6 +33,9 @@ func processDir() (string, error) {
 			}
 		}
 		processDirPath = filepath.Join(os.TempDir(), fmt.Sprintf("%s%d", processPrefix, os.Getpid()))
+		// A directory of this pid already is a dead process's whose pid
+		// came round again: its templates may hold other migrations.
+		_ = os.RemoveAll(processDirPath)
 		processDirErr = os.MkdirAll(processDirPath, 0o700)
 	})
 	return processDirPath, processDirErr
