@@ -116,7 +116,11 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 			river.NewPeriodicJob(river.PeriodicInterval(PurgeKeysEvery),
 				func() (river.JobArgs, *river.InsertOpts) { return PurgeKeysArgs{}, nil }, nil),
 		},
-		Logger: log.With("component", "river"),
+		// River polls on SQLite, as it did before its SQLite driver had a
+		// listener (v0.40): the listener reads its notification table every
+		// 50 ms, on the store's one write connection.
+		PollOnly: db.Dialect() == store.SQLite,
+		Logger:   log.With("component", "river"),
 	})
 	if err != nil {
 		return nil, err
