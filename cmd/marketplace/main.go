@@ -4,6 +4,8 @@
 //	marketplace migrate [flags]   apply database migrations and exit
 //	marketplace seed --listings N [flags]
 //	                              add N synthetic listings (benchmarks, demos)
+//	marketplace openapi [-variant a|b]
+//	                              print a published OpenAPI document (JSON)
 //	marketplace version           print the version
 package main
 
@@ -50,6 +52,8 @@ func run(ctx context.Context, args []string, getenv config.Lookup, stdout, stder
 		fmt.Fprintln(stdout, app.Version)
 		return 0
 	case "serve", "migrate":
+	case "openapi":
+		return runOpenAPI(args, stdout, stderr)
 	case "seed":
 		var err error
 		var opts seed.Options
@@ -62,7 +66,7 @@ func run(ctx context.Context, args []string, getenv config.Lookup, stdout, stder
 		}
 		return runSeed(ctx, opts, args, getenv, stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "unknown command %q; use serve, migrate, seed or version\n", cmd)
+		fmt.Fprintf(stderr, "unknown command %q; use serve, migrate, seed, openapi or version\n", cmd)
 		return 2
 	}
 	cfg, code, ok := loadConfig(getenv, args, stderr)

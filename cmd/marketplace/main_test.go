@@ -81,6 +81,9 @@ func TestRunCommands(t *testing.T) {
 		{name: "non-postgres database url", args: []string{"migrate"}, env: map[string]string{"MARKETPLACE_DATABASE_URL": "mysql://x"}, wantCode: 2, wantStderr: "postgres://"},
 		{name: "seed", args: []string{"seed", "--listings", "30", "-log-level", "warn", "--sold-percent=20"}, wantCode: 0, wantStdout: "30/30 listings\nadded 30 listings ("},
 		{name: "seed without count", args: []string{"seed"}, wantCode: 2, wantStderr: "--listings"},
+		{name: "openapi", args: []string{"openapi"}, wantCode: 0, wantStdout: `{"components":`},
+		{name: "openapi b", args: []string{"openapi", "-variant", "b"}, wantCode: 0, wantStdout: `{"components":`},
+		{name: "openapi bad variant", args: []string{"openapi", "-variant", "c"}, wantCode: 2, wantStderr: "-variant must be a or b"},
 		{name: "seed bad flag", args: []string{"seed", "--listings", "x"}, wantCode: 2, wantStderr: "invalid value"},
 	}
 	for _, tc := range tests {
