@@ -273,5 +273,10 @@ func (a *API) addresses(w http.ResponseWriter, r *http.Request) error {
 	for i, ad := range list {
 		out[i] = address{ID: ad.ID, shipTo: toShipTo(ad), IsDefault: ad.IsDefault, CreatedAt: ad.CreatedAt}
 	}
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{"addresses": out, "total": len(out)})
+	return httpapi.OK(w, r, http.StatusOK, addressList{Addresses: out, Total: len(out)})
+}
+
+type addressList struct {
+	Addresses []address `json:"addresses"`
+	Total     int       `json:"total"`
 }

@@ -40,5 +40,10 @@ func (a *API) categories(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{"categories": toCategories(tree), "total": total})
+	return httpapi.OK(w, r, http.StatusOK, categoryTree{Categories: toCategories(tree), Total: total})
+}
+
+type categoryTree struct {
+	Categories []category `json:"categories"`
+	Total      int        `json:"total"`
 }

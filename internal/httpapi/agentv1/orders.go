@@ -225,7 +225,15 @@ func (a *API) listOrders(w http.ResponseWriter, r *http.Request) error {
 	for i := range os {
 		out[i] = toOrder(&os[i], p.User.ID)
 	}
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{"orders": out, "total": total, "limit": limit, "offset": offset})
+	return httpapi.OK(w, r, http.StatusOK, orderPage{Orders: out, Total: total, Limit: limit, Offset: offset})
+}
+
+// orderPage's fields are in the order of the map it replaces.
+type orderPage struct {
+	Limit  int     `json:"limit"`
+	Offset int     `json:"offset"`
+	Orders []order `json:"orders"`
+	Total  int     `json:"total"`
 }
 
 // getOrder is GET /v1/orders/{id}.

@@ -34,5 +34,10 @@ func (a *API) paymentMethods(w http.ResponseWriter, r *http.Request) error {
 		out[i] = paymentMethod{ID: m.ID, Type: "card", Brand: m.Brand, Last4: m.Last4, ExpMonth: m.ExpMonth,
 			ExpYear: m.ExpYear, IsDefault: m.IsDefault, CreatedAt: m.CreatedAt}
 	}
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{"payment_methods": out, "total": len(out)})
+	return httpapi.OK(w, r, http.StatusOK, paymentMethodList{PaymentMethods: out, Total: len(out)})
+}
+
+type paymentMethodList struct {
+	PaymentMethods []paymentMethod `json:"payment_methods"`
+	Total          int             `json:"total"`
 }

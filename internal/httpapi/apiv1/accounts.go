@@ -49,12 +49,19 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.OK(w, r, http.StatusOK, authResult{User: toUser(u), AccessToken: tok.Value, ExpiresAt: tok.ExpiresAt})
 }
 
+// usernameCheck's fields are in the order of the map it replaces.
+type usernameCheck struct {
+	Available bool    `json:"available"`
+	Reason    *string `json:"reason"`
+	Username  string  `json:"username"`
+}
+
 func (a *API) checkUsername(w http.ResponseWriter, r *http.Request) error {
 	c, err := a.Accounts.CheckUsername(r.Context(), r.PathValue("username"))
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{"username": c.Username, "available": c.Available, "reason": strOrNil(c.Reason)})
+	return httpapi.OK(w, r, http.StatusOK, usernameCheck{Username: c.Username, Available: c.Available, Reason: strOrNil(c.Reason)})
 }
 
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {
@@ -137,7 +144,11 @@ func (a *API) setPassword(w http.ResponseWriter, r *http.Request) error {
 	if err := a.Accounts.SetPassword(r.Context(), p.Actor, b.CurrentPassword, b.NewPassword); err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{"passwordSet": true})
+	return httpapi.OK(w, r, http.StatusOK, passwordSet{PasswordSet: true})
+}
+
+type passwordSet struct {
+	PasswordSet bool `json:"passwordSet"`
 }
 
 func (a *API) listAddresses(w http.ResponseWriter, r *http.Request) error {
@@ -165,13 +176,20 @@ func (a *API) addAddress(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.OK(w, r, http.StatusCreated, toAddress(*ad))
 }
 
+// deleted answers a deletion; the fields are in the order of the map it
+// replaces.
+type deleted struct {
+	Deleted bool   `json:"deleted"`
+	ID      string `json:"id"`
+}
+
 func (a *API) deleteAddress(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "address", id)
 	if err := a.Accounts.DeleteAddress(r.Context(), actor(r).Actor, id); err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{"id": id, "deleted": true})
+	return httpapi.OK(w, r, http.StatusOK, deleted{Deleted: true, ID: id})
 }
 
 func (a *API) defaultAddress(w http.ResponseWriter, r *http.Request) error {

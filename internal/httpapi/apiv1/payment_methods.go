@@ -116,7 +116,7 @@ func (a *API) deletePaymentMethod(w http.ResponseWriter, r *http.Request) error 
 	if err := a.Payments.DeletePaymentMethod(r.Context(), actor(r).Actor, id); err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{"id": id, "deleted": true})
+	return httpapi.OK(w, r, http.StatusOK, deleted{Deleted: true, ID: id})
 }
 
 type cardStatus struct {

@@ -49,35 +49,67 @@ func document(doc []byte) http.Handler {
 	})
 }
 
-func (o *Ops) links() map[string]string {
-	return map[string]string{
-		"self":          o.PublicURL + "/api/v1/",
-		"openapi":       o.PublicURL + "/api/v1/openapi.json",
-		"openapiAgent":  o.PublicURL + "/v1/openapi.json",
-		"manifest":      o.PublicURL + "/api/v1/manifest",
-		"health":        o.PublicURL + "/api/v1/health",
-		"agentSurface":  o.PublicURL + "/v1",
-		"humanSurface":  o.PublicURL + "/api/v1",
-		"documentation": o.PublicURL + "/api/v1/openapi.json",
+// links are the directory's and the manifest's pointers, in the order of
+// the map they replace.
+type links struct {
+	AgentSurface  string `json:"agentSurface"`
+	Documentation string `json:"documentation"`
+	Health        string `json:"health"`
+	HumanSurface  string `json:"humanSurface"`
+	Manifest      string `json:"manifest"`
+	OpenAPI       string `json:"openapi"`
+	OpenAPIAgent  string `json:"openapiAgent"`
+	Self          string `json:"self"`
+}
+
+func (o *Ops) links() links {
+	return links{
+		Self:          o.PublicURL + "/api/v1/",
+		OpenAPI:       o.PublicURL + "/api/v1/openapi.json",
+		OpenAPIAgent:  o.PublicURL + "/v1/openapi.json",
+		Manifest:      o.PublicURL + "/api/v1/manifest",
+		Health:        o.PublicURL + "/api/v1/health",
+		AgentSurface:  o.PublicURL + "/v1",
+		HumanSurface:  o.PublicURL + "/api/v1",
+		Documentation: o.PublicURL + "/api/v1/openapi.json",
 	}
 }
 
+type directoryView struct {
+	Description string `json:"description"`
+	Links       links  `json:"links"`
+	Mode        string `json:"mode"`
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+}
+
 func (o *Ops) directory(w http.ResponseWriter, r *http.Request) error {
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{
-		"name": "marketplace", "version": o.Version, "mode": o.Mode,
-		"description": "A resale marketplace where AI agents and humans buy and sell second-hand goods.",
-		"links":       o.links(),
+	return httpapi.OK(w, r, http.StatusOK, directoryView{
+		Name: "marketplace", Version: o.Version, Mode: o.Mode,
+		Description: "A resale marketplace where AI agents and humans buy and sell second-hand goods.",
+		Links:       o.links(),
 	})
 }
 
+type healthView struct {
+	Status  string `json:"status"`
+	Version string `json:"version"`
+}
+
 func (o *Ops) health(w http.ResponseWriter, r *http.Request) error {
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{"status": "ok", "version": o.Version})
+	return httpapi.OK(w, r, http.StatusOK, healthView{Status: "ok", Version: o.Version})
 }
 
 type checkResult struct {
 	Status    string  `json:"status"`
 	LatencyMs float64 `json:"latencyMs"`
 	Error     string  `json:"error,omitempty"`
+}
+
+type deepHealthView struct {
+	Checks  map[string]checkResult `json:"checks"`
+	Status  string                 `json:"status"`
+	Version string                 `json:"version"`
 }
 
 func (o *Ops) deep(w http.ResponseWriter, r *http.Request) error {
@@ -99,21 +131,34 @@ func (o *Ops) deep(w http.ResponseWriter, r *http.Request) error {
 		return market.Errorf(market.CodeUnavailable, "unhealthy: %v", failed).
 			WithDetails(map[string]any{"status": "fail", "failed": failed, "checks": results})
 	}
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{"status": "ok", "version": o.Version, "checks": results})
+	return httpapi.OK(w, r, http.StatusOK, deepHealthView{Status: "ok", Version: o.Version, Checks: results})
+}
+
+type publishableKeyView struct {
+	Mode           string `json:"mode"`
+	PublishableKey string `json:"publishableKey"`
 }
 
 func (o *Ops) publishableKey(w http.ResponseWriter, r *http.Request) error {
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{"publishableKey": o.PublishableKey, "mode": o.Mode})
+	return httpapi.OK(w, r, http.StatusOK, publishableKeyView{PublishableKey: o.PublishableKey, Mode: o.Mode})
+}
+
+type manifestView struct {
+	APIVersion   string   `json:"apiVersion"`
+	Capabilities []string `json:"capabilities"`
+	Links        links    `json:"links"`
+	Name         string   `json:"name"`
+	Version      string   `json:"version"`
 }
 
 func (o *Ops) manifest(w http.ResponseWriter, r *http.Request) error {
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{
-		"name":       "marketplace",
-		"version":    o.Version,
-		"apiVersion": "1.0",
-		"capabilities": []string{
+	return httpapi.OK(w, r, http.StatusOK, manifestView{
+		Name:       "marketplace",
+		Version:    o.Version,
+		APIVersion: "1.0",
+		Capabilities: []string{
 			"accounts", "agent_keys", "agent_onboarding", "spending_controls", "identity_verification", "categories",
 		},
-		"links": o.links(),
+		Links: o.links(),
 	})
 }

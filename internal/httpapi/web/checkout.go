@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
@@ -84,8 +85,17 @@ func (c *Checkout) data(w http.ResponseWriter, p *orders.CheckoutPage, message s
 	return d
 }
 
-func checkoutJSON(o *orders.Order) map[string]any {
-	return map[string]any{"orderId": o.ID, "status": o.Status, "totalCharged": o.Fees.TotalCharged, "expiresAt": o.ReservedUntil}
+// checkoutView is the page's JSON answer; the fields are in the order of
+// the map it replaces.
+type checkoutView struct {
+	ExpiresAt    *time.Time `json:"expiresAt"`
+	OrderID      string     `json:"orderId"`
+	Status       string     `json:"status"`
+	TotalCharged int64      `json:"totalCharged"`
+}
+
+func checkoutJSON(o *orders.Order) checkoutView {
+	return checkoutView{OrderID: o.ID, Status: string(o.Status), TotalCharged: o.Fees.TotalCharged, ExpiresAt: o.ReservedUntil}
 }
 
 func (c *Checkout) page(w http.ResponseWriter, r *http.Request) error {

@@ -62,9 +62,18 @@ func (s *Sandbox) onboardingPage(w http.ResponseWriter, r *http.Request) error {
 	return render(w, "onboarding", pageData{AccountID: a.ExternalID, Verified: a.Status == payments.AccountVerified})
 }
 
-func onboardingJSON(a *payments.PayoutAccount) map[string]any {
-	return map[string]any{"accountId": a.ExternalID, "status": a.Status, "payoutsEnabled": a.PayoutsEnabled,
-		"identityVerified": a.Status == payments.AccountVerified}
+// onboardingView is the onboarding page's JSON answer; the fields are in the
+// order of the map it replaces.
+type onboardingView struct {
+	AccountID        string `json:"accountId"`
+	IdentityVerified bool   `json:"identityVerified"`
+	PayoutsEnabled   bool   `json:"payoutsEnabled"`
+	Status           string `json:"status"`
+}
+
+func onboardingJSON(a *payments.PayoutAccount) onboardingView {
+	return onboardingView{AccountID: a.ExternalID, Status: string(a.Status), PayoutsEnabled: a.PayoutsEnabled,
+		IdentityVerified: a.Status == payments.AccountVerified}
 }
 
 // completeOnboarding is the sandbox's "the processor verified this person".

@@ -45,7 +45,14 @@ func (h *StripeWebhook) receive(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, map[string]any{
-		"received": true, "eventId": d.EventID, "type": d.Type, "applied": d.Applied,
-	})
+	return httpapi.OK(w, r, http.StatusOK, webhookReceipt{Received: true, EventID: d.EventID, Type: d.Type, Applied: d.Applied})
+}
+
+// webhookReceipt acknowledges a delivery; the fields are in the order of the
+// map it replaces.
+type webhookReceipt struct {
+	Applied  bool   `json:"applied"`
+	EventID  string `json:"eventId"`
+	Received bool   `json:"received"`
+	Type     string `json:"type"`
 }
