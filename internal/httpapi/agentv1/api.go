@@ -93,13 +93,13 @@ func toLimits(l agents.Limits) *limits {
 
 type agentKey struct {
 	ID               string     `json:"id"`
-	KeyID            string     `json:"key_id"`
-	Key              string     `json:"key,omitempty"`
-	KeyPrefix        string     `json:"key_prefix"`
+	KeyID            string     `json:"key_id" doc:"Same as 'id'."`
+	Key              string     `json:"key,omitempty" doc:"The secret, in the answer that creates the key only (see 'NewAgentKey')."`
+	KeyPrefix        string     `json:"key_prefix" doc:"The first characters of the secret, to tell keys apart."`
 	Label            string     `json:"label"`
-	Scope            string     `json:"scope"`
-	Status           string     `json:"status"`
-	SpendingControls *limits    `json:"spending_controls"`
+	Scope            string     `json:"scope" ref:"Scope"`
+	Status           string     `json:"status" ref:"KeyStatus"`
+	SpendingControls *limits    `json:"spending_controls" doc:"The key's own caps, or null when it has none."`
 	CreatedAt        time.Time  `json:"created_at"`
 	LastUsedAt       *time.Time `json:"last_used_at"`
 	RevokedAt        *time.Time `json:"revoked_at"`
@@ -111,12 +111,12 @@ func toKey(k *agents.Key) agentKey {
 }
 
 type createKeyBody struct {
-	Label            string  `json:"label"`
-	Scope            string  `json:"scope"`
-	SpendingControls *limits `json:"spending_controls"`
+	Label            string  `json:"label" minLength:"1" maxLength:"100" required:"true" doc:"Trimmed; 1 to 100 characters."`
+	Scope            string  `json:"scope" enum:"buy,sell,buy_sell,buy_only,sell_only" required:"true" doc:"Variant B names; 'buy_only' and 'sell_only' are accepted too."`
+	SpendingControls *limits `json:"spending_controls" ref:"KeyLimitsInput"`
 	// The Variant B body does not carry the terms flag; calling this route is
 	// taken as accepting the agent terms unless it says false.
-	AcceptedAgentTerms *bool `json:"accepted_agent_terms"`
+	AcceptedAgentTerms *bool `json:"accepted_agent_terms" doc:"Absent or null counts as acceptance; 'false' is refused."`
 }
 
 func (a *API) createKey(w http.ResponseWriter, r *http.Request) error {
@@ -153,19 +153,19 @@ type whoami struct {
 	Agent struct {
 		KeyID string `json:"key_id"`
 		Label string `json:"label"`
-		Scope string `json:"scope"`
+		Scope string `json:"scope" ref:"Scope"`
 	} `json:"agent"`
 	Owner struct {
 		UserID           string `json:"user_id"`
 		DisplayName      string `json:"display_name"`
-		TrustTier        string `json:"trust_tier"`
+		TrustTier        string `json:"trust_tier" ref:"TrustTier"`
 		IdentityVerified bool   `json:"identity_verified"`
 	} `json:"owner"`
 	Spending struct {
 		PerTransactionLimit int64 `json:"per_transaction_limit"`
-		DailyRemaining      int64 `json:"daily_remaining"`
-		WeeklyRemaining     int64 `json:"weekly_remaining"`
-		MonthlyRemaining    int64 `json:"monthly_remaining"`
+		DailyRemaining      int64 `json:"daily_remaining" minimum:"0"`
+		WeeklyRemaining     int64 `json:"weekly_remaining" minimum:"0"`
+		MonthlyRemaining    int64 `json:"monthly_remaining" minimum:"0"`
 	} `json:"spending"`
 }
 
@@ -205,13 +205,13 @@ func perTransaction(st *agents.SpendingStatus) int64 {
 type account struct {
 	ID               string    `json:"id"`
 	UserID           string    `json:"user_id"`
-	Email            string    `json:"email"`
+	Email            string    `json:"email" format:"email"`
 	Username         string    `json:"username"`
 	DisplayName      string    `json:"display_name"`
 	AvatarURL        *string   `json:"avatar_url"`
-	Role             string    `json:"role"`
-	Status           string    `json:"status"`
-	TrustTier        string    `json:"trust_tier"`
+	Role             string    `json:"role" enum:"user,admin"`
+	Status           string    `json:"status" enum:"active,suspended,banned"`
+	TrustTier        string    `json:"trust_tier" ref:"TrustTier"`
 	IdentityVerified bool      `json:"identity_verified"`
 	CreatedAt        time.Time `json:"created_at"`
 }
@@ -228,15 +228,15 @@ type spendingStatus struct {
 	DailyLimit           int64    `json:"daily_limit"`
 	WeeklyLimit          int64    `json:"weekly_limit"`
 	MonthlyLimit         int64    `json:"monthly_limit"`
-	CategoryRestrictions []string `json:"category_restrictions"`
+	CategoryRestrictions []string `json:"category_restrictions" doc:"Blocked category ids or slugs."`
 	ApprovalThreshold    *int64   `json:"approval_threshold"`
-	KeyLimits            *limits  `json:"key_limits"`
+	KeyLimits            *limits  `json:"key_limits" doc:"The calling key's own caps; null for humans and for keys without caps."`
 	SpentToday           int64    `json:"spent_today"`
 	SpentThisWeek        int64    `json:"spent_this_week"`
 	SpentThisMonth       int64    `json:"spent_this_month"`
-	DailyRemaining       int64    `json:"daily_remaining"`
-	WeeklyRemaining      int64    `json:"weekly_remaining"`
-	MonthlyRemaining     int64    `json:"monthly_remaining"`
+	DailyRemaining       int64    `json:"daily_remaining" minimum:"0"`
+	WeeklyRemaining      int64    `json:"weekly_remaining" minimum:"0"`
+	MonthlyRemaining     int64    `json:"monthly_remaining" minimum:"0"`
 }
 
 func (a *API) spending(w http.ResponseWriter, r *http.Request) error {
@@ -278,5 +278,5 @@ func (a *API) addresses(w http.ResponseWriter, r *http.Request) error {
 
 type addressList struct {
 	Addresses []address `json:"addresses"`
-	Total     int       `json:"total"`
+	Total     int       `json:"total" minimum:"0"`
 }

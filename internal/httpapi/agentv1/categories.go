@@ -14,14 +14,14 @@ type dimensions struct {
 }
 
 type category struct {
-	ID                string     `json:"id"`
-	Slug              string     `json:"slug"`
+	ID                string     `json:"id" format:"uuid"`
+	Slug              string     `json:"slug" example:"smartphones"`
 	Name              string     `json:"name"`
-	Path              string     `json:"path"`
-	ParentID          *string    `json:"parent_id"`
-	Depth             int        `json:"depth"`
+	Path              string     `json:"path" example:"Electronics > Phones > Smartphones"`
+	ParentID          *string    `json:"parent_id" format:"uuid"`
+	Depth             int        `json:"depth" minimum:"0"`
 	DefaultWeightOz   int        `json:"default_weight_oz"`
-	DefaultDimensions dimensions `json:"default_dimensions"`
+	DefaultDimensions dimensions `json:"default_dimensions" doc:"Package size in inches."`
 	Children          []category `json:"children"`
 }
 
@@ -45,5 +45,5 @@ func (a *API) categories(w http.ResponseWriter, r *http.Request) error {
 
 type categoryTree struct {
 	Categories []category `json:"categories"`
-	Total      int        `json:"total"`
+	Total      int        `json:"total" minimum:"0"`
 }

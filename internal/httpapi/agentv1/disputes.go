@@ -21,15 +21,15 @@ type dispute struct {
 	OrderID              string     `json:"order_id"`
 	BuyerID              string     `json:"buyer_id"`
 	SellerID             string     `json:"seller_id"`
-	Status               string     `json:"status"`
-	Reason               string     `json:"reason"`
+	Status               string     `json:"status" enum:"open,seller_responded,resolved"`
+	Reason               string     `json:"reason" enum:"not_received,not_as_described,damaged,counterfeit,other"`
 	Description          string     `json:"description"`
-	EvidencePhotos       []string   `json:"evidence_photos"`
+	EvidencePhotos       []string   `json:"evidence_photos" doc:"The buyer's photo URLs."`
 	SellerResponse       *string    `json:"seller_response"`
 	SellerEvidencePhotos []string   `json:"seller_evidence_photos"`
 	RespondedAt          *time.Time `json:"responded_at"`
-	Resolution           *string    `json:"resolution"`
-	ResolutionAmount     *int64     `json:"resolution_amount"`
+	Resolution           *string    `json:"resolution" enum:"refund_buyer,release_seller,partial_refund" doc:"'refund_buyer' (full refund), 'release_seller' (nothing refunded), 'partial_refund'."`
+	ResolutionAmount     *int64     `json:"resolution_amount" minimum:"0" doc:"Cents refunded by the resolution (0 for 'release_seller'); null until resolved."`
 	ResolutionNote       *string    `json:"resolution_note"`
 	ResolvedBy           *string    `json:"resolved_by"`
 	ResolvedAt           *time.Time `json:"resolved_at"`
@@ -54,9 +54,9 @@ func (a *API) toDispute(d *orders.Dispute) dispute {
 }
 
 type disputeBody struct {
-	Reason         string   `json:"reason"`
-	Description    string   `json:"description"`
-	EvidencePhotos []string `json:"evidence_photos"`
+	Reason         string   `json:"reason" enum:"not_received,not_as_described,damaged,counterfeit,other" required:"true"`
+	Description    string   `json:"description" minLength:"1" maxLength:"2000" required:"true" doc:"What went wrong; leading and trailing spaces are dropped."`
+	EvidencePhotos []string `json:"evidence_photos" maxItems:"8" uniqueItems:"true" nullable:"true" doc:"Photo URLs uploaded by the caller's owner to this service."`
 }
 
 // openDispute is POST /v1/orders/{id}/dispute: the buyer (an agent with buy

@@ -25,46 +25,46 @@ type listingSeller struct {
 }
 
 type aiProcessing struct {
-	Status           string `json:"status"`
-	EstimatedSeconds int    `json:"estimated_seconds"`
+	Status           string `json:"status" enum:"queued"`
+	EstimatedSeconds int    `json:"estimated_seconds" minimum:"0"`
 }
 
 // listing is Variant B's view: pending_ai reads "processing", and the
 // condition filter vocabulary (new, like_new, good, fair, poor) is used.
 type listing struct {
-	ID               string        `json:"id"`
-	ListingID        string        `json:"listing_id"`
-	Status           string        `json:"status"`
-	AIProcessing     *aiProcessing `json:"ai_processing,omitempty"`
+	ID               string        `json:"id" format:"uuid"`
+	ListingID        string        `json:"listing_id" format:"uuid" doc:"Same as 'id'."`
+	Status           string        `json:"status" ref:"ListingStatus"`
+	AIProcessing     *aiProcessing `json:"ai_processing,omitempty" doc:"Present while 'status' is 'processing'."`
 	Title            string        `json:"title"`
 	Description      string        `json:"description"`
 	Brand            *string       `json:"brand"`
-	Price            int64         `json:"price"`
-	PriceSource      *string       `json:"price_source"`
-	Condition        *string       `json:"condition"`
-	ConditionDetail  *string       `json:"condition_detail"`
-	Category         *string       `json:"category"`
+	Price            int64         `json:"price" minimum:"0" doc:"Cents."`
+	PriceSource      *string       `json:"price_source" enum:"seller,ai" doc:"Who set the price; null while the AI step has not priced it."`
+	Condition        *string       `json:"condition" enum:"new,like_new,good,fair,poor" doc:"The Variant B word ('new' for both new conditions)."`
+	ConditionDetail  *string       `json:"condition_detail" enum:"new_with_tags,new_without_tags,like_new,good,fair,poor" doc:"The stored condition."`
+	Category         *string       `json:"category" example:"Electronics > Phones > Smartphones" doc:"The category path, names joined by ' > '."`
 	CategoryID       *string       `json:"category_id"`
-	Photos           []string      `json:"photos"`
-	ShippingType     string        `json:"shipping_type"`
-	ShippingCost     *int64        `json:"shipping_cost"`
+	Photos           []string      `json:"photos" doc:"Photo URLs in display order."`
+	ShippingType     string        `json:"shipping_type" ref:"ShippingType"`
+	ShippingCost     *int64        `json:"shipping_cost" doc:"Cents; set for 'flat_rate' and 'both' only."`
 	AcceptOffers     bool          `json:"accept_offers"`
 	MinOfferAmount   *int64        `json:"min_offer_amount"`
-	WeightOz         int           `json:"weight_oz"`
+	WeightOz         int           `json:"weight_oz" minimum:"0" doc:"Packed weight in ounces."`
 	Dimensions       dimensions    `json:"dimensions"`
 	Seller           listingSeller `json:"seller"`
-	WatchersCount    int           `json:"watchers_count"`
+	WatchersCount    int           `json:"watchers_count" minimum:"0"`
 	CreatedAt        time.Time     `json:"created_at"`
 	UpdatedAt        time.Time     `json:"updated_at"`
-	SoldAt           *time.Time    `json:"sold_at,omitempty"`
-	BriefDescription *string       `json:"brief_description,omitempty"`
+	SoldAt           *time.Time    `json:"sold_at,omitempty" doc:"Present once sold."`
+	BriefDescription *string       `json:"brief_description,omitempty" doc:"What the seller wrote at create; the seller's view only, absent when empty."`
 }
 
 // ownListing adds the seller-only fields.
 type ownListing struct {
 	listing
-	FloorPrice *int64 `json:"floor_price"`
-	CostBasis  *int64 `json:"cost_basis"`
+	FloorPrice *int64 `json:"floor_price" doc:"Offers below it are rejected at once; never shown to buyers."`
+	CostBasis  *int64 `json:"cost_basis" doc:"What the item cost the seller, for their own accounting."`
 }
 
 // conditionB is the Variant B word for a stored condition.
@@ -191,10 +191,10 @@ func (a *API) archiveListing(w http.ResponseWriter, r *http.Request) error {
 }
 
 type listingList struct {
-	Listings []any `json:"listings"`
-	Total    int   `json:"total"`
-	Limit    int   `json:"limit"`
-	Offset   int   `json:"offset"`
+	Listings []any `json:"listings" items.ref:"OwnListing"`
+	Total    int   `json:"total" minimum:"0" doc:"Matches over all pages."`
+	Limit    int   `json:"limit" minimum:"1" maximum:"100"`
+	Offset   int   `json:"offset" minimum:"0"`
 }
 
 func (a *API) myListings(w http.ResponseWriter, r *http.Request) error {

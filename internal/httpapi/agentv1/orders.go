@@ -21,8 +21,8 @@ func (a *API) RegisterOrders(rt *httpapi.Router) {
 }
 
 type shipBody struct {
-	Carrier        string `json:"carrier"`
-	TrackingNumber string `json:"tracking_number"`
+	Carrier        string `json:"carrier" example:"ups" required:"true" doc:"'usps', 'ups', 'fedex' or 'dhl', in any case; kept on the order as sent."`
+	TrackingNumber string `json:"tracking_number" example:"1Z999AA10123456784" required:"true" doc:"The carrier's tracking number; spaces and dashes are ignored."`
 }
 
 // ship is POST /v1/orders/{id}/ship {carrier, tracking_number}: the seller
@@ -53,7 +53,7 @@ type shipTo struct {
 	City    string `json:"city"`
 	State   string `json:"state"`
 	Zip     string `json:"zip"`
-	Country string `json:"country"`
+	Country string `json:"country" doc:"ISO 3166-1 alpha-2, upper case."`
 	Phone   string `json:"phone"`
 }
 
@@ -65,19 +65,19 @@ func toShipTo(a accounts.Address) shipTo {
 // purchaseBody is Variant B's purchase: the spec's fields plus the
 // address, offer and payment method fields of Variant A in snake_case.
 type purchaseBody struct {
-	ListingID            string  `json:"listing_id"`
-	MaxPrice             *int64  `json:"max_price"`
-	ExpectedPrice        *int64  `json:"expected_price"`
-	ShippingMethod       string  `json:"shipping_method"`
-	SelectedShippingCost *int64  `json:"selected_shipping_cost"`
-	CarrierRateID        string  `json:"carrier_rate_id"`
-	SelectedCarrier      string  `json:"selected_carrier"`
-	SelectedService      string  `json:"selected_service"`
+	ListingID            string  `json:"listing_id" format:"uuid" required:"true"`
+	MaxPrice             *int64  `json:"max_price" minimum:"1" maximum:"1000000000" doc:"The most, in cents, the item may cost (before fees and shipping). Required for agents."`
+	ExpectedPrice        *int64  `json:"expected_price" minimum:"0" maximum:"1000000000" doc:"The item price the caller saw; any other current price is 'PRICE_CHANGED'."`
+	ShippingMethod       string  `json:"shipping_method" enum:",carrier,flat_rate,free,local_pickup" doc:"'local_pickup' collects the item (as 'fulfillment_type: local_pickup'); the other values ship."`
+	SelectedShippingCost *int64  `json:"selected_shipping_cost" minimum:"0" maximum:"1000000000" doc:"The shipping cost the caller expects, in cents; must equal the resolved shipping cost."`
+	CarrierRateID        string  `json:"carrier_rate_id" maxLength:"2048" doc:"The 'rate_id' of a shipping quote for this listing and the address's ZIP code; required for calculated shipping."`
+	SelectedCarrier      string  `json:"selected_carrier" doc:"Must match the quoted rate's carrier when sent."`
+	SelectedService      string  `json:"selected_service" doc:"Must match the quoted rate's service when sent."`
 	ShippingAddress      *shipTo `json:"shipping_address"`
-	ShippingAddressID    string  `json:"shipping_address_id"`
-	FulfillmentType      string  `json:"fulfillment_type"`
-	OfferID              string  `json:"offer_id"`
-	PaymentMethodID      string  `json:"payment_method_id"`
+	ShippingAddressID    string  `json:"shipping_address_id" doc:"The id of one of the buyer's saved addresses."`
+	FulfillmentType      string  `json:"fulfillment_type" enum:",shipping,local_pickup"`
+	OfferID              string  `json:"offer_id" doc:"An accepted offer of the buyer's on this listing."`
+	PaymentMethodID      string  `json:"payment_method_id" doc:"A saved card of the buyer's; the default card otherwise."`
 }
 
 func (b *purchaseBody) input() (orders.PurchaseInput, error) {
@@ -128,7 +128,7 @@ func (a *API) purchase(w http.ResponseWriter, r *http.Request) error {
 
 type orderFees struct {
 	ItemPrice    int64 `json:"item_price"`
-	ServiceFee   int64 `json:"service_fee"`
+	ServiceFee   int64 `json:"service_fee" doc:"'max(99, round(3.5% x (item_price + shipping_cost)))' by default."`
 	ShippingCost int64 `json:"shipping_cost"`
 	TotalCharged int64 `json:"total_charged"`
 }
@@ -136,39 +136,39 @@ type orderFees struct {
 type orderListing struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
-	Price int64  `json:"price"`
+	Price int64  `json:"price" doc:"The item price of this order in cents."`
 }
 
 // order is Variant B's order; commission and payout go to the seller only.
 type order struct {
 	ID                string       `json:"id"`
-	OrderID           string       `json:"order_id"`
-	Status            string       `json:"status"`
-	Role              string       `json:"role,omitempty"`
-	Channel           string       `json:"channel"`
+	OrderID           string       `json:"order_id" doc:"The same as 'id'."`
+	Status            string       `json:"status" ref:"OrderStatus"`
+	Role              string       `json:"role,omitempty" enum:"buyer,seller" doc:"The caller's side; absent for an admin who is neither."`
+	Channel           string       `json:"channel" enum:"agent,human"`
 	ListingID         string       `json:"listing_id"`
 	Listing           orderListing `json:"listing"`
 	BuyerID           string       `json:"buyer_id"`
 	SellerID          string       `json:"seller_id"`
 	Fees              orderFees    `json:"fees"`
-	Commission        *int64       `json:"commission,omitempty"`
-	SellerPayout      *int64       `json:"seller_payout,omitempty"`
-	FulfillmentType   string       `json:"fulfillment_type"`
-	ShippingAddress   *shipTo      `json:"shipping_address,omitempty"`
-	Carrier           *string      `json:"carrier"`
+	Commission        *int64       `json:"commission,omitempty" doc:"Seller only. 'round(3% x item_price)' by default."`
+	SellerPayout      *int64       `json:"seller_payout,omitempty" doc:"Seller only. What the seller is paid: 'item_price - commission + shipping_cost', or\n'item_price - commission' when the platform bought the shipping label."`
+	FulfillmentType   string       `json:"fulfillment_type" enum:"shipping,local_pickup"`
+	ShippingAddress   *shipTo      `json:"shipping_address,omitempty" ref:"OrderShippingAddress"`
+	Carrier           *string      `json:"carrier" doc:"The carrier of the rate chosen at purchase (calculated shipping)."`
 	Service           *string      `json:"service"`
 	EstimatedDays     *int         `json:"estimated_days"`
-	EstimatedDelivery *string      `json:"estimated_delivery"`
+	EstimatedDelivery *string      `json:"estimated_delivery" format:"date"`
 	OfferID           *string      `json:"offer_id"`
-	AmountRefunded    int64        `json:"amount_refunded"`
-	TrackingCarrier   *string      `json:"tracking_carrier"`
-	TrackingNumber    *string      `json:"tracking_number"`
+	AmountRefunded    int64        `json:"amount_refunded" minimum:"0"`
+	TrackingCarrier   *string      `json:"tracking_carrier" doc:"The carrier the parcel travels with, once shipped (as the seller entered it, or the label's)."`
+	TrackingNumber    *string      `json:"tracking_number" doc:"The parcel's tracking number, once shipped (normalized)."`
 	ShippedAt         *time.Time   `json:"shipped_at"`
-	DeliveredAt       *time.Time   `json:"delivered_at"`
-	CompletedAt       *time.Time   `json:"completed_at"`
-	PayoutStatus      *string      `json:"payout_status,omitempty"`
-	PayoutDueAt       *time.Time   `json:"payout_due_at,omitempty"`
-	ExpiresAt         *time.Time   `json:"expires_at,omitempty"`
+	DeliveredAt       *time.Time   `json:"delivered_at" doc:"When the buyer confirmed delivery or pickup (or it was confirmed for them); the hold period starts here."`
+	CompletedAt       *time.Time   `json:"completed_at" doc:"When the payout was released and the order completed."`
+	PayoutStatus      *string      `json:"payout_status,omitempty" enum:"pending,frozen,released,void" doc:"Seller only, once the order was delivered or cancelled: 'pending' (waiting for the\nhold period to end, or for a verified payout account), 'frozen' (a dispute holds\nit), 'released' (transferred), 'void' (cancelled or refunded: nothing to pay)."`
+	PayoutDueAt       *time.Time   `json:"payout_due_at,omitempty" doc:"Seller only, once delivered. When the hold period ends and the payout is due ('payouts.hold_hours' after delivery unless an admin changed it)."`
+	ExpiresAt         *time.Time   `json:"expires_at,omitempty" doc:"Human checkouts - when the reservation of the listing ends; absent once paid."`
 	PaidAt            *time.Time   `json:"paid_at"`
 	CancelledAt       *time.Time   `json:"cancelled_at"`
 	CreatedAt         time.Time    `json:"created_at"`
@@ -230,10 +230,10 @@ func (a *API) listOrders(w http.ResponseWriter, r *http.Request) error {
 
 // orderPage's fields are in the order of the map it replaces.
 type orderPage struct {
-	Limit  int     `json:"limit"`
-	Offset int     `json:"offset"`
+	Limit  int     `json:"limit" minimum:"1" maximum:"100"`
+	Offset int     `json:"offset" minimum:"0"`
 	Orders []order `json:"orders"`
-	Total  int     `json:"total"`
+	Total  int     `json:"total" minimum:"0" doc:"Matches over all pages."`
 }
 
 // getOrder is GET /v1/orders/{id}.

@@ -15,10 +15,10 @@ func (a *API) RegisterPayments(rt *httpapi.Router) {
 
 type paymentMethod struct {
 	ID        string    `json:"id"`
-	Type      string    `json:"type"`
-	Brand     string    `json:"brand"`
-	Last4     string    `json:"last4"`
-	ExpMonth  int       `json:"exp_month"`
+	Type      string    `json:"type" enum:"card"`
+	Brand     string    `json:"brand" example:"visa"`
+	Last4     string    `json:"last4" example:"4242"`
+	ExpMonth  int       `json:"exp_month" minimum:"1" maximum:"12"`
 	ExpYear   int       `json:"exp_year"`
 	IsDefault bool      `json:"is_default"`
 	CreatedAt time.Time `json:"created_at"`
@@ -39,5 +39,5 @@ func (a *API) paymentMethods(w http.ResponseWriter, r *http.Request) error {
 
 type paymentMethodList struct {
 	PaymentMethods []paymentMethod `json:"payment_methods"`
-	Total          int             `json:"total"`
+	Total          int             `json:"total" minimum:"0"`
 }

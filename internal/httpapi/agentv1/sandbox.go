@@ -43,10 +43,10 @@ type sandboxOps struct {
 }
 
 type advanced struct {
-	AdvancedHours int       `json:"advanced_hours"`
-	Now           time.Time `json:"now"`
-	OrdersChanged int       `json:"orders_changed"`
-	OrdersFailed  int       `json:"orders_failed"`
+	AdvancedHours int       `json:"advanced_hours" minimum:"1" maximum:"720" doc:"How far this call moved the clock."`
+	Now           time.Time `json:"now" doc:"The service clock after the move (UTC)."`
+	OrdersChanged int       `json:"orders_changed" minimum:"0" doc:"Orders the sweeps moved (expired, delivered, paid out, refunded)."`
+	OrdersFailed  int       `json:"orders_failed" minimum:"0" doc:"Sweep steps that failed this time; the periodic job retries them."`
 }
 
 // advance is POST /v1/sandbox/time-advance/{hours}: the clock moves, then
@@ -101,14 +101,14 @@ func failures(err error) int {
 }
 
 type cleared struct {
-	ListingsDeleted        int64 `json:"listings_deleted"`
-	ListingsArchived       int64 `json:"listings_archived"`
-	ListingsKept           int64 `json:"listings_kept"`
-	OrdersDeleted          int64 `json:"orders_deleted"`
-	OrdersKept             int64 `json:"orders_kept"`
-	WatchesDeleted         int64 `json:"watches_deleted"`
-	SpendingRecordsDeleted int64 `json:"spending_records_deleted"`
-	IdempotencyKeysDeleted int64 `json:"idempotency_keys_deleted"`
+	ListingsDeleted        int64 `json:"listings_deleted" minimum:"0" doc:"The caller's listings no order named, deleted."`
+	ListingsArchived       int64 `json:"listings_archived" minimum:"0" doc:"The caller's listings still on sale that another user ordered once, archived."`
+	ListingsKept           int64 `json:"listings_kept" minimum:"0" doc:"The caller's listings left as they were (reserved or sold for another user, or retired already)."`
+	OrdersDeleted          int64 `json:"orders_deleted" minimum:"0" doc:"Orders the caller bought that were settled or never went ahead, deleted."`
+	OrdersKept             int64 `json:"orders_kept" minimum:"0" doc:"Orders the caller bought that are still moving money, kept."`
+	WatchesDeleted         int64 `json:"watches_deleted" minimum:"0"`
+	SpendingRecordsDeleted int64 `json:"spending_records_deleted" minimum:"0" doc:"Agent spending records (one per agent purchase) deleted."`
+	IdempotencyKeysDeleted int64 `json:"idempotency_keys_deleted" minimum:"0"`
 }
 
 // reset is POST /v1/sandbox/reset: the caller's (for an agent, its owner's)

@@ -10,9 +10,9 @@ import (
 )
 
 type searchResult struct {
-	Listings []any   `json:"listings"`
-	Total    int     `json:"total"`
-	Cursor   *string `json:"cursor"`
+	Listings []any   `json:"listings" items.ref:"Listing"`
+	Total    int     `json:"total" minimum:"0" doc:"Matches over all pages."`
+	Cursor   *string `json:"cursor" doc:"Send it as 'cursor' for the next page; null at the end."`
 }
 
 // search is GET /v1/search: {listings, total, cursor}.
@@ -56,22 +56,22 @@ func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
 type sale struct {
 	ID        string    `json:"id"`
 	Title     string    `json:"title"`
-	Price     int64     `json:"price"`
-	Condition string    `json:"condition"`
+	Price     int64     `json:"price" doc:"Cents."`
+	Condition string    `json:"condition" doc:"The Variant B word ('new' for both new conditions)."`
 	SoldAt    time.Time `json:"sold_at"`
 }
 
 type priceCheck struct {
-	Query       string  `json:"query"`
-	Category    *string `json:"category"`
-	Condition   *string `json:"condition"`
-	ActiveCount int     `json:"active_count"`
-	Min         *int64  `json:"min"`
-	Max         *int64  `json:"max"`
-	Median      *int64  `json:"median"`
-	SoldCount   int     `json:"sold_count"`
-	SoldMedian  *int64  `json:"sold_median"`
-	RecentSales []sale  `json:"recent_sales"`
+	Query       string  `json:"query" doc:"The text query ('q'), '\"\"' when none was given."`
+	Category    *string `json:"category" doc:"The category filter as sent (lower case), or null."`
+	Condition   *string `json:"condition" doc:"The 'condition' parameter as sent, or null."`
+	ActiveCount int     `json:"active_count" minimum:"0" doc:"Matching active listings."`
+	Min         *int64  `json:"min" doc:"Lowest active price; null when no active listing matches."`
+	Max         *int64  `json:"max" doc:"Highest active price; null when no active listing matches."`
+	Median      *int64  `json:"median" doc:"Median active price; null when no active listing matches."`
+	SoldCount   int     `json:"sold_count" minimum:"0" doc:"Matching sold items."`
+	SoldMedian  *int64  `json:"sold_median" doc:"Median sale price; null when none sold."`
+	RecentSales []sale  `json:"recent_sales" doc:"Up to ten matching sales, most recently sold first."`
 }
 
 // priceCheck is GET /v1/search/price-check: the price range and median of

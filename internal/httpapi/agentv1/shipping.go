@@ -16,8 +16,8 @@ func (a *API) RegisterShipping(rt *httpapi.Router) {
 
 // shippingEstimateBody is {zip}; buyer_zip is accepted too.
 type shippingEstimateBody struct {
-	Zip      string `json:"zip"`
-	BuyerZip string `json:"buyer_zip"`
+	Zip      string `json:"zip" ref:"ShippingZip"`
+	BuyerZip string `json:"buyer_zip" ref:"ShippingZip"`
 }
 
 // shippingEstimate is POST /v1/listings/{id}/shipping-estimate {zip}: the

@@ -10,11 +10,11 @@ import (
 )
 
 type registerBody struct {
-	Email         string `json:"email"`
-	Password      string `json:"password"`
-	DisplayName   string `json:"displayName"`
-	Username      string `json:"username"`
-	AcceptedTerms bool   `json:"acceptedTerms"`
+	Email         string `json:"email" format:"email" maxLength:"254" required:"true"`
+	Password      string `json:"password" minLength:"10" required:"true" doc:"At least 10 characters, at most 256 bytes."`
+	DisplayName   string `json:"displayName" minLength:"1" maxLength:"80" required:"true"`
+	Username      string `json:"username" pattern:"^([A-Za-z0-9][A-Za-z0-9_.-]{1,28}[A-Za-z0-9])?$" doc:"Optional; empty or absent derives one from the e-mail. Otherwise as 'Username'."`
+	AcceptedTerms bool   `json:"acceptedTerms" enum:"true" required:"true" doc:"Must be true."`
 }
 
 func (a *API) register(w http.ResponseWriter, r *http.Request) error {
@@ -32,8 +32,8 @@ func (a *API) register(w http.ResponseWriter, r *http.Request) error {
 }
 
 type loginBody struct {
-	Email    string `json:"email"`
-	Password string `json:"password"`
+	Email    string `json:"email" minLength:"1" required:"true"`
+	Password string `json:"password" minLength:"1" required:"true"`
 }
 
 func (a *API) login(w http.ResponseWriter, r *http.Request) error {
@@ -52,8 +52,8 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 // usernameCheck's fields are in the order of the map it replaces.
 type usernameCheck struct {
 	Available bool    `json:"available"`
-	Reason    *string `json:"reason"`
-	Username  string  `json:"username"`
+	Reason    *string `json:"reason" enum:"invalid,taken" doc:"Null when available."`
+	Username  string  `json:"username" doc:"The normalized username."`
 }
 
 func (a *API) checkUsername(w http.ResponseWriter, r *http.Request) error {
@@ -83,9 +83,9 @@ func (a *API) me(w http.ResponseWriter, r *http.Request) error {
 }
 
 type updateMeBody struct {
-	DisplayName *string             `json:"displayName"`
-	Username    *string             `json:"username"`
-	AvatarURL   httpapi.Opt[string] `json:"avatarUrl"`
+	DisplayName *string             `json:"displayName" minLength:"1" maxLength:"80"`
+	Username    *string             `json:"username" ref:"Username"`
+	AvatarURL   httpapi.Opt[string] `json:"avatarUrl" maxLength:"2048" pattern:"^(https?://[^ \\t\\r\\n]*)?$" nullable:"true" doc:"An http(s) URL; null or empty removes the avatar."`
 }
 
 func (a *API) updateMe(w http.ResponseWriter, r *http.Request) error {
@@ -122,9 +122,9 @@ func (a *API) setShipFrom(w http.ResponseWriter, r *http.Request) error {
 }
 
 type setPasswordBody struct {
-	CurrentPassword string `json:"currentPassword"`
-	NewPassword     string `json:"newPassword"`
-	Password        string `json:"password"` // accepted as newPassword
+	CurrentPassword string `json:"currentPassword" doc:"Required when the account already has a password."`
+	NewPassword     string `json:"newPassword" doc:"At least 10 characters, at most 256 bytes."`
+	Password        string `json:"password" doc:"Synonym of 'newPassword', used when 'newPassword' is absent or empty."` // accepted as newPassword
 }
 
 func (a *API) setPassword(w http.ResponseWriter, r *http.Request) error {
@@ -148,7 +148,7 @@ func (a *API) setPassword(w http.ResponseWriter, r *http.Request) error {
 }
 
 type passwordSet struct {
-	PasswordSet bool `json:"passwordSet"`
+	PasswordSet bool `json:"passwordSet" enum:"true"`
 }
 
 func (a *API) listAddresses(w http.ResponseWriter, r *http.Request) error {
@@ -179,7 +179,7 @@ func (a *API) addAddress(w http.ResponseWriter, r *http.Request) error {
 // deleted answers a deletion; the fields are in the order of the map it
 // replaces.
 type deleted struct {
-	Deleted bool   `json:"deleted"`
+	Deleted bool   `json:"deleted" enum:"true"`
 	ID      string `json:"id"`
 }
 

@@ -8,11 +8,11 @@ import (
 )
 
 type createKeyBody struct {
-	Label              string         `json:"label"`
-	Scope              string         `json:"scope"`
-	SpendingControls   *limits        `json:"spendingControls"`
-	Metadata           map[string]any `json:"metadata"`
-	AcceptedAgentTerms bool           `json:"acceptedAgentTerms"`
+	Label              string         `json:"label" minLength:"1" maxLength:"100" required:"true" doc:"Trimmed; 1 to 100 characters."`
+	Scope              string         `json:"scope" ref:"ScopeInput" required:"true"`
+	SpendingControls   *limits        `json:"spendingControls" ref:"KeyLimitsInput"`
+	Metadata           map[string]any `json:"metadata" nullable:"true" doc:"Free-form, at most 8 KiB of JSON."`
+	AcceptedAgentTerms bool           `json:"acceptedAgentTerms" enum:"true" required:"true" doc:"Must be true."`
 }
 
 func (a *API) createKey(w http.ResponseWriter, r *http.Request) error {
@@ -93,12 +93,12 @@ func (a *API) getSpending(w http.ResponseWriter, r *http.Request) error {
 }
 
 type putSpendingBody struct {
-	PerTransactionLimit  *int64             `json:"perTransactionLimit"`
-	DailyLimit           *int64             `json:"dailyLimit"`
-	WeeklyLimit          *int64             `json:"weeklyLimit"`
-	MonthlyLimit         *int64             `json:"monthlyLimit"`
-	CategoryRestrictions *[]string          `json:"categoryRestrictions"`
-	ApprovalThreshold    httpapi.Opt[int64] `json:"approvalThreshold"`
+	PerTransactionLimit  *int64             `json:"perTransactionLimit" ref:"NullableCents" nullable:"false"`
+	DailyLimit           *int64             `json:"dailyLimit" ref:"NullableCents" nullable:"false"`
+	WeeklyLimit          *int64             `json:"weeklyLimit" ref:"NullableCents" nullable:"false"`
+	MonthlyLimit         *int64             `json:"monthlyLimit" ref:"NullableCents" nullable:"false"`
+	CategoryRestrictions *[]string          `json:"categoryRestrictions" items.minLength:"1" items.maxLength:"100" doc:"Category ids or slugs, each 1 to 100 characters; replaces the list."`
+	ApprovalThreshold    httpapi.Opt[int64] `json:"approvalThreshold" minimum:"1" maximum:"1000000000" nullable:"true" doc:"Purchases above it need the owner's approval; null removes it."`
 }
 
 func (a *API) putSpending(w http.ResponseWriter, r *http.Request) error {

@@ -14,13 +14,13 @@ type dimensions struct {
 }
 
 type category struct {
-	ID                string     `json:"id"`
-	Slug              string     `json:"slug"`
+	ID                string     `json:"id" format:"uuid"`
+	Slug              string     `json:"slug" example:"smartphones"`
 	Name              string     `json:"name"`
-	Path              string     `json:"path"`
-	ParentID          *string    `json:"parentId"`
-	Depth             int        `json:"depth"`
-	DefaultWeightOz   int        `json:"defaultWeightOz"`
+	Path              string     `json:"path" example:"Electronics > Phones > Smartphones" doc:"Names from the top, joined by ' > '."`
+	ParentID          *string    `json:"parentId" format:"uuid"`
+	Depth             int        `json:"depth" minimum:"0" doc:"0 for a top-level category."`
+	DefaultWeightOz   int        `json:"defaultWeightOz" doc:"Packed shipping weight the AI step uses when the seller gives none."`
 	DefaultDimensions dimensions `json:"defaultDimensions"`
 	Children          []category `json:"children"`
 }

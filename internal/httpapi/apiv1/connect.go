@@ -8,8 +8,8 @@ import (
 )
 
 type connectBody struct {
-	Country      string `json:"country"`
-	BusinessType string `json:"businessType"`
+	Country      string `json:"country" pattern:"^([A-Za-z]{2})?$" doc:"ISO 3166-1 alpha-2 (default US)."`
+	BusinessType string `json:"businessType" enum:",individual,company" doc:"Default individual."`
 }
 
 // decodeOptional reads a body that may be empty.
@@ -55,8 +55,8 @@ func (a *API) connectRefresh(w http.ResponseWriter, r *http.Request) error {
 }
 
 type connectDashboard struct {
-	URL       string `json:"url"`
-	AccountID string `json:"accountId"`
+	URL       string `json:"url" doc:"The login link; open it in a browser."`
+	AccountID string `json:"accountId" doc:"The processor's account id."`
 }
 
 func (a *API) connectDashboard(w http.ResponseWriter, r *http.Request) error {
@@ -68,13 +68,13 @@ func (a *API) connectDashboard(w http.ResponseWriter, r *http.Request) error {
 }
 
 type sendLinkBody struct {
-	Channel string `json:"channel"`
-	To      string `json:"to"`
+	Channel string `json:"channel" example:"email" required:"true" doc:"email or sms."`
+	To      string `json:"to" doc:"An e-mail address (email) or phone number (sms); default as described."`
 }
 
 type linkSent struct {
-	Sent    bool   `json:"sent"`
-	Channel string `json:"channel"`
+	Sent    bool   `json:"sent" enum:"true"`
+	Channel string `json:"channel" enum:"email,sms"`
 	To      string `json:"to"`
 }
 

@@ -22,47 +22,47 @@ type dashboardOut struct {
 }
 
 type dashboardListings struct {
-	Active     int `json:"active"`
-	Held       int `json:"held"`
-	Reserved   int `json:"reserved"`
-	Sold       int `json:"sold"`
-	Generating int `json:"generating"`
+	Active     int `json:"active" minimum:"0"`
+	Held       int `json:"held" minimum:"0"`
+	Reserved   int `json:"reserved" minimum:"0"`
+	Sold       int `json:"sold" minimum:"0"`
+	Generating int `json:"generating" minimum:"0"`
 }
 
 type dashboardSales struct {
-	Count       int   `json:"count"`
-	Last30Days  int   `json:"last30Days"`
-	GrossSales  int64 `json:"grossSales"`
-	GrossLast30 int64 `json:"grossSalesLast30Days"`
-	Commission  int64 `json:"commission"`
-	Refunded    int64 `json:"refunded"`
+	Count       int   `json:"count" minimum:"0"`
+	Last30Days  int   `json:"last30Days" minimum:"0"`
+	GrossSales  int64 `json:"grossSales" minimum:"0"`
+	GrossLast30 int64 `json:"grossSalesLast30Days" minimum:"0"`
+	Commission  int64 `json:"commission" minimum:"0"`
+	Refunded    int64 `json:"refunded" minimum:"0"`
 	NetEarnings int64 `json:"netEarnings"`
-	AverageSale int64 `json:"averageSalePrice"`
+	AverageSale int64 `json:"averageSalePrice" minimum:"0"`
 }
 
 type dashboardPayouts struct {
 	Upcoming      int64      `json:"upcoming"`
-	Pending       int64      `json:"pending"`
-	PendingCount  int        `json:"pendingCount"`
-	Frozen        int64      `json:"frozen"`
-	FrozenCount   int        `json:"frozenCount"`
+	Pending       int64      `json:"pending" minimum:"0"`
+	PendingCount  int        `json:"pendingCount" minimum:"0"`
+	Frozen        int64      `json:"frozen" minimum:"0"`
+	FrozenCount   int        `json:"frozenCount" minimum:"0"`
 	Released      int64      `json:"released"`
-	ReleasedCount int        `json:"releasedCount"`
+	ReleasedCount int        `json:"releasedCount" minimum:"0"`
 	NextReleaseAt *time.Time `json:"nextReleaseAt"`
 }
 
 type dashboardDisputes struct {
-	Open             int `json:"open"`
-	AwaitingResponse int `json:"awaitingResponse"`
+	Open             int `json:"open" minimum:"0"`
+	AwaitingResponse int `json:"awaitingResponse" minimum:"0"`
 }
 
 type actionItemOut struct {
-	OrderID      string    `json:"orderId"`
+	OrderID      string    `json:"orderId" format:"uuid"`
 	ListingTitle string    `json:"listingTitle"`
-	Action       string    `json:"action"`
+	Action       string    `json:"action" enum:"ship,mark_pickup_ready,answer_refund_request,respond_to_dispute"`
 	Since        time.Time `json:"since"`
-	RefundID     *string   `json:"refundId,omitempty"`
-	DisputeID    *string   `json:"disputeId,omitempty"`
+	RefundID     *string   `json:"refundId,omitempty" format:"uuid"`
+	DisputeID    *string   `json:"disputeId,omitempty" format:"uuid"`
 }
 
 // sellerDashboard is GET /seller/dashboard.

@@ -27,17 +27,17 @@ type dispute struct {
 	OrderID              string     `json:"orderId"`
 	BuyerID              string     `json:"buyerId"`
 	SellerID             string     `json:"sellerId"`
-	Status               string     `json:"status"`
-	Reason               string     `json:"reason"`
+	Status               string     `json:"status" ref:"DisputeStatus"`
+	Reason               string     `json:"reason" ref:"DisputeReason"`
 	Description          string     `json:"description"`
-	EvidencePhotos       []string   `json:"evidencePhotos"`
+	EvidencePhotos       []string   `json:"evidencePhotos" doc:"The buyer's photo URLs."`
 	SellerResponse       *string    `json:"sellerResponse"`
-	SellerEvidencePhotos []string   `json:"sellerEvidencePhotos"`
+	SellerEvidencePhotos []string   `json:"sellerEvidencePhotos" doc:"The seller's photo URLs."`
 	RespondedAt          *time.Time `json:"respondedAt"`
-	Resolution           *string    `json:"resolution"`
-	ResolutionAmount     *int64     `json:"resolutionAmount"`
+	Resolution           *string    `json:"resolution" ref:"DisputeResolution"`
+	ResolutionAmount     *int64     `json:"resolutionAmount" minimum:"0" doc:"Cents refunded by the resolution (0 for 'release_seller'); null until resolved."`
 	ResolutionNote       *string    `json:"resolutionNote"`
-	ResolvedBy           *string    `json:"resolvedBy"`
+	ResolvedBy           *string    `json:"resolvedBy" doc:"The admin's user id."`
 	ResolvedAt           *time.Time `json:"resolvedAt"`
 	CreatedAt            time.Time  `json:"createdAt"`
 	UpdatedAt            time.Time  `json:"updatedAt"`
@@ -71,10 +71,10 @@ func (a *API) photoIDs(urls []string) []string {
 }
 
 type openDisputeBody struct {
-	OrderID        string   `json:"orderId"`
-	Reason         string   `json:"reason"`
-	Description    string   `json:"description"`
-	EvidencePhotos []string `json:"evidencePhotos"`
+	OrderID        string   `json:"orderId" required:"true"`
+	Reason         string   `json:"reason" ref:"DisputeReason" required:"true"`
+	Description    string   `json:"description" minLength:"1" maxLength:"2000" required:"true" doc:"What went wrong; leading and trailing spaces are dropped."`
+	EvidencePhotos []string `json:"evidencePhotos" ref:"DisputePhotos"`
 }
 
 // openDispute is POST /disputes (CreateDisputeDto).
@@ -94,8 +94,8 @@ func (a *API) openDispute(w http.ResponseWriter, r *http.Request) error {
 }
 
 type respondBody struct {
-	Response       string   `json:"response"`
-	EvidencePhotos []string `json:"evidencePhotos"`
+	Response       string   `json:"response" minLength:"1" maxLength:"2000" required:"true" doc:"The seller's side; leading and trailing spaces are dropped."`
+	EvidencePhotos []string `json:"evidencePhotos" ref:"DisputePhotos"`
 }
 
 // respondDispute is POST /disputes/{id}/respond: the seller's answer.
@@ -162,13 +162,13 @@ type disputeDetail struct {
 	dispute
 	Order  order           `json:"order"`
 	Payout disputePayout   `json:"payout"`
-	Events []timelineEvent `json:"events"`
+	Events []timelineEvent `json:"events" doc:"The order's timeline, oldest first."`
 }
 
 type disputePayout struct {
-	Status *string    `json:"status"`
-	Amount int64      `json:"amount"`
-	DueAt  *time.Time `json:"dueAt"`
+	Status *string    `json:"status" enum:"pending,frozen,released,void" doc:"Null before delivery."`
+	Amount int64      `json:"amount" doc:"What the seller is (or was) paid, cents; 0 before delivery."`
+	DueAt  *time.Time `json:"dueAt" doc:"When the hold period ends."`
 }
 
 func (a *API) toDisputeDetail(v *orders.DisputeDetail, viewer string) disputeDetail {
@@ -188,9 +188,9 @@ func (a *API) adminDispute(w http.ResponseWriter, r *http.Request) error {
 }
 
 type resolveBody struct {
-	Resolution string `json:"resolution"`
-	Amount     *int64 `json:"amount"`
-	Note       string `json:"note"`
+	Resolution string `json:"resolution" ref:"DisputeResolution" required:"true"`
+	Amount     *int64 `json:"amount" minimum:"1" doc:"'partial_refund' only (and required there): cents refunded to the buyer."`
+	Note       string `json:"note" maxLength:"1000" doc:"The admin's note, kept on the dispute as 'resolutionNote'."`
 }
 
 // resolveDispute is POST /admin/disputes/{id}/resolve: the money moves as

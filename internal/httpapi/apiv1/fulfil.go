@@ -48,8 +48,8 @@ func (a *API) orderCall(w http.ResponseWriter, r *http.Request, op agents.Op,
 }
 
 type shipBody struct {
-	Carrier        string `json:"carrier"`
-	TrackingNumber string `json:"trackingNumber"`
+	Carrier        string `json:"carrier" example:"ups" required:"true" doc:"'usps', 'ups', 'fedex' or 'dhl', in any case; kept on the order as sent."`
+	TrackingNumber string `json:"trackingNumber" example:"1Z999AA10123456784" required:"true" doc:"The carrier's tracking number; spaces and dashes are ignored."`
 }
 
 // ship is POST /orders/{id}/ship, /shipping/manual and the agent form.
@@ -64,7 +64,7 @@ func (a *API) ship(w http.ResponseWriter, r *http.Request) error {
 }
 
 type reasonBody struct {
-	Reason string `json:"reason"`
+	Reason string `json:"reason" maxLength:"500" doc:"Why; recorded on the 'order.cancelled' event."`
 }
 
 // cancelOrder is the seller's cancel before shipment (full refund).
@@ -113,8 +113,8 @@ func (a *API) forceCancel(w http.ResponseWriter, r *http.Request) error {
 }
 
 type holdBody struct {
-	PayoutDueAt *time.Time `json:"payoutDueAt"`
-	HoldHours   *int64     `json:"holdHours"`
+	PayoutDueAt *time.Time `json:"payoutDueAt" doc:"When the payout is released."`
+	HoldHours   *int64     `json:"holdHours" minimum:"0" maximum:"2160" doc:"Release the payout this many hours after delivery."`
 }
 
 // holdOrder is PATCH /admin/orders/{id}/hold: {payoutDueAt} sets when the
@@ -137,15 +137,15 @@ func (a *API) holdOrder(w http.ResponseWriter, r *http.Request) error {
 
 type shipmentView struct {
 	OrderID           string     `json:"orderId"`
-	Status            string     `json:"status"`
-	FulfillmentType   string     `json:"fulfillmentType"`
-	Carrier           *string    `json:"carrier"`
-	Service           *string    `json:"service"`
-	TrackingNumber    *string    `json:"trackingNumber"`
-	ShippingAddress   *address   `json:"shippingAddress,omitempty"`
+	Status            string     `json:"status" ref:"OrderStatus"`
+	FulfillmentType   string     `json:"fulfillmentType" enum:"shipping,local_pickup"`
+	Carrier           *string    `json:"carrier" doc:"The carrier that carries it once shipped; before, the carrier of the rate chosen at purchase; null when neither."`
+	Service           *string    `json:"service" doc:"The service of the rate chosen at purchase."`
+	TrackingNumber    *string    `json:"trackingNumber" doc:"Set once shipped."`
+	ShippingAddress   *address   `json:"shippingAddress,omitempty" ref:"OrderShippingAddress"`
 	ShippedAt         *time.Time `json:"shippedAt"`
 	DeliveredAt       *time.Time `json:"deliveredAt"`
-	EstimatedDelivery *string    `json:"estimatedDelivery"`
+	EstimatedDelivery *string    `json:"estimatedDelivery" format:"date" doc:"Set when a carrier rate was chosen at purchase."`
 }
 
 // orderShipping is GET /orders/{id}/shipping and the agent form.

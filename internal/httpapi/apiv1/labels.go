@@ -17,21 +17,21 @@ func (a *API) RegisterLabels(rt *httpapi.Router) {
 }
 
 type labelBody struct {
-	Carrier string `json:"carrier"`
-	Service string `json:"service"`
+	Carrier string `json:"carrier" maxLength:"20" example:"usps" doc:"'usps', 'ups' or 'fedex', in any case; any when absent."`
+	Service string `json:"service" maxLength:"60" example:"ground_advantage" doc:"A service of the carrier, such as 'ground_advantage' or 'priority'; any when absent."`
 }
 
 // label is a bought label and the order it shipped.
 type label struct {
-	ID             string    `json:"id"`
+	ID             string    `json:"id" doc:"The label's id."`
 	OrderID        string    `json:"orderId"`
-	Carrier        string    `json:"carrier"`
-	Service        string    `json:"service"`
-	TrackingNumber string    `json:"trackingNumber"`
-	TrackingURL    *string   `json:"trackingUrl"`
-	Cost           int64     `json:"cost"`
-	LabelURL       string    `json:"labelUrl"`
-	CreatedAt      time.Time `json:"createdAt"`
+	Carrier        string    `json:"carrier" example:"usps"`
+	Service        string    `json:"service" example:"ground_advantage"`
+	TrackingNumber string    `json:"trackingNumber" example:"9400100000000000000000"`
+	TrackingURL    *string   `json:"trackingUrl" doc:"The carrier's public tracking page."`
+	Cost           int64     `json:"cost" doc:"What the platform paid the carrier, in cents."`
+	LabelURL       string    `json:"labelUrl" doc:"'GET' it with the seller's bearer token for the PDF."`
+	CreatedAt      time.Time `json:"createdAt" doc:"When the label was bought."`
 	Order          order     `json:"order"`
 }
 

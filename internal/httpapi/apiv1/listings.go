@@ -19,37 +19,37 @@ type listingSeller struct {
 
 // listing is the public view (CONTRACT.md section 6).
 type listing struct {
-	ID             string        `json:"id"`
-	Status         string        `json:"status"`
+	ID             string        `json:"id" format:"uuid"`
+	Status         string        `json:"status" ref:"ListingStatus"`
 	Title          string        `json:"title"`
 	Description    string        `json:"description"`
 	Brand          *string       `json:"brand"`
-	Price          int64         `json:"price"`
-	PriceSource    *string       `json:"priceSource"`
-	Condition      *string       `json:"condition"`
-	Category       *string       `json:"category"`
+	Price          int64         `json:"price" minimum:"0" doc:"Cents."`
+	PriceSource    *string       `json:"priceSource" enum:"seller,ai" doc:"Who set the price; null while the AI step has not priced it."`
+	Condition      *string       `json:"condition" enum:"new_with_tags,new_without_tags,like_new,good,fair,poor"`
+	Category       *string       `json:"category" example:"Electronics > Phones > Smartphones" doc:"The category path, names joined by ' > '."`
 	CategoryID     *string       `json:"categoryId"`
-	Photos         []string      `json:"photos"`
-	ShippingType   string        `json:"shippingType"`
-	ShippingCost   *int64        `json:"shippingCost"`
+	Photos         []string      `json:"photos" doc:"Photo URLs in display order."`
+	ShippingType   string        `json:"shippingType" ref:"ShippingType"`
+	ShippingCost   *int64        `json:"shippingCost" doc:"Cents; set for 'flat_rate' and 'both' only."`
 	AcceptOffers   bool          `json:"acceptOffers"`
 	MinOfferAmount *int64        `json:"minOfferAmount"`
-	WeightOz       int           `json:"weightOz"`
+	WeightOz       int           `json:"weightOz" minimum:"0" doc:"Packed weight in ounces."`
 	Dimensions     dimensions    `json:"dimensions"`
 	SellerID       string        `json:"sellerId"`
 	Seller         listingSeller `json:"seller"`
-	WatchersCount  int           `json:"watchersCount"`
+	WatchersCount  int           `json:"watchersCount" minimum:"0"`
 	CreatedAt      time.Time     `json:"createdAt"`
 	UpdatedAt      time.Time     `json:"updatedAt"`
-	SoldAt         *time.Time    `json:"soldAt,omitempty"`
+	SoldAt         *time.Time    `json:"soldAt,omitempty" doc:"Present once sold."`
 }
 
 // ownListing is the seller's view: the public one plus the owner-only
 // fields.
 type ownListing struct {
 	listing
-	FloorPrice *int64 `json:"floorPrice"`
-	CostBasis  *int64 `json:"costBasis"`
+	FloorPrice *int64 `json:"floorPrice" doc:"Offers below it are rejected at once; never shown to buyers."`
+	CostBasis  *int64 `json:"costBasis" doc:"What the item cost the seller, for their own accounting."`
 }
 
 // listingViews turns listings into the views the caller may see.
@@ -97,21 +97,21 @@ func (a *API) view(ctx context.Context, viewer market.Actor, l *listings.Listing
 // description is the short brief generation works from; on update it is
 // the full description.
 type listingInput struct {
-	PhotoURLs      httpapi.Opt[[]string]   `json:"photoUrls"`
-	Description    httpapi.Opt[string]     `json:"description"`
-	Title          httpapi.Opt[string]     `json:"title"`
-	Brand          httpapi.Opt[string]     `json:"brand"`
-	Price          httpapi.Opt[int64]      `json:"price"`
-	Condition      httpapi.Opt[string]     `json:"condition"`
+	PhotoURLs      httpapi.Opt[[]string]   `json:"photoUrls" minItems:"1" maxItems:"12"`
+	Description    httpapi.Opt[string]     `json:"description" minLength:"1"`
+	Title          httpapi.Opt[string]     `json:"title" minLength:"1" maxLength:"80"`
+	Brand          httpapi.Opt[string]     `json:"brand" maxLength:"60" nullable:"true"`
+	Price          httpapi.Opt[int64]      `json:"price" minimum:"1" maximum:"1000000000"`
+	Condition      httpapi.Opt[string]     `json:"condition" ref:"Condition"`
 	CategoryID     httpapi.Opt[string]     `json:"categoryId"`
-	ShippingType   httpapi.Opt[string]     `json:"shippingType"`
-	ShippingCost   httpapi.Opt[int64]      `json:"shippingCost"`
+	ShippingType   httpapi.Opt[string]     `json:"shippingType" ref:"ShippingType"`
+	ShippingCost   httpapi.Opt[int64]      `json:"shippingCost" minimum:"0" maximum:"1000000000" nullable:"true" doc:"Required for 'flat_rate' and 'both'."`
 	AcceptOffers   httpapi.Opt[bool]       `json:"acceptOffers"`
-	MinOfferAmount httpapi.Opt[int64]      `json:"minOfferAmount"`
-	FloorPrice     httpapi.Opt[int64]      `json:"floorPrice"`
-	CostBasis      httpapi.Opt[int64]      `json:"costBasis"`
-	WeightOz       httpapi.Opt[int]        `json:"weightOz"`
-	Dimensions     httpapi.Opt[dimensions] `json:"dimensions"`
+	MinOfferAmount httpapi.Opt[int64]      `json:"minOfferAmount" minimum:"1" maximum:"1000000000" nullable:"true" doc:"Needs 'price'; at most the price."`
+	FloorPrice     httpapi.Opt[int64]      `json:"floorPrice" minimum:"0" maximum:"1000000000" nullable:"true" doc:"Needs 'price'; at most the price. Seller only."`
+	CostBasis      httpapi.Opt[int64]      `json:"costBasis" minimum:"0" maximum:"1000000000" nullable:"true" doc:"Seller only."`
+	WeightOz       httpapi.Opt[int]        `json:"weightOz" minimum:"1" maximum:"2400"`
+	Dimensions     httpapi.Opt[dimensions] `json:"dimensions" ref:"ListingDimensionsInput"`
 }
 
 // decodeListingInput reads the body into the domain input.

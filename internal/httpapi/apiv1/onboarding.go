@@ -18,19 +18,19 @@ import (
 // section 4): they are read by agents of either surface.
 
 type agentInitBody struct {
-	OwnerEmail     string         `json:"ownerEmail"`
-	DesiredScope   string         `json:"desiredScope"`
-	OwnerFirstName string         `json:"ownerFirstName"`
-	OwnerLastName  string         `json:"ownerLastName"`
-	AgentLabel     string         `json:"agentLabel"`
-	AgentMetadata  map[string]any `json:"agentMetadata"`
+	OwnerEmail     string         `json:"ownerEmail" format:"email"`
+	DesiredScope   string         `json:"desiredScope" enum:",buy_only,sell_only,buy_sell,buy,sell"`
+	OwnerFirstName string         `json:"ownerFirstName" maxLength:"80"`
+	OwnerLastName  string         `json:"ownerLastName" maxLength:"80"`
+	AgentLabel     string         `json:"agentLabel" maxLength:"100"`
+	AgentMetadata  map[string]any `json:"agentMetadata" nullable:"true" doc:"Free-form (for example framework and version), at most 8 KiB of JSON."`
 	// snake_case spellings, for agents built against Variant B
-	OwnerEmailB     string         `json:"owner_email"`
-	DesiredScopeB   string         `json:"desired_scope"`
-	OwnerFirstNameB string         `json:"owner_first_name"`
-	OwnerLastNameB  string         `json:"owner_last_name"`
-	AgentLabelB     string         `json:"agent_label"`
-	AgentMetadataB  map[string]any `json:"agent_metadata"`
+	OwnerEmailB     string         `json:"owner_email" format:"email"`
+	DesiredScopeB   string         `json:"desired_scope" enum:",buy_only,sell_only,buy_sell,buy,sell"`
+	OwnerFirstNameB string         `json:"owner_first_name" maxLength:"80"`
+	OwnerLastNameB  string         `json:"owner_last_name" maxLength:"80"`
+	AgentLabelB     string         `json:"agent_label" maxLength:"100"`
+	AgentMetadataB  map[string]any `json:"agent_metadata" nullable:"true"`
 }
 
 func first(a, b string) string {
@@ -42,10 +42,10 @@ func first(a, b string) string {
 
 type initResponse struct {
 	OnboardingID  string    `json:"onboarding_id"`
-	MagicLink     string    `json:"magic_link"`
+	MagicLink     string    `json:"magic_link" doc:"Single-use link for the human, valid 24 hours."`
 	HumanTodoList []string  `json:"human_todo_list"`
-	Status        string    `json:"status"`
-	PollSecret    string    `json:"poll_secret"`
+	Status        string    `json:"status" ref:"OnboardingStatusValue"`
+	PollSecret    string    `json:"poll_secret" doc:"Send it as 'X-Onboarding-Secret' when polling; it is the only way to receive the key."`
 	ExpiresAt     time.Time `json:"expires_at"`
 }
 
@@ -78,11 +78,11 @@ func (a *API) agentInit(w http.ResponseWriter, r *http.Request) error {
 
 type statusResponse struct {
 	OnboardingID  string    `json:"onboarding_id"`
-	Status        string    `json:"status"`
+	Status        string    `json:"status" ref:"OnboardingStatusValue"`
 	HumanTodoList []string  `json:"human_todo_list"`
 	ExpiresAt     time.Time `json:"expires_at"`
-	KeyID         *string   `json:"key_id"`
-	AgentKey      string    `json:"agent_key,omitempty"`
+	KeyID         *string   `json:"key_id" doc:"The agent key's id once the human completed the link."`
+	AgentKey      string    `json:"agent_key,omitempty" doc:"The agent key's secret; present once, on the first poll with the secret after completion."`
 	KeyDelivered  bool      `json:"agent_key_delivered"`
 }
 
@@ -102,15 +102,15 @@ type prefilled struct {
 	FirstName    string `json:"first_name"`
 	LastName     string `json:"last_name"`
 	AgentLabel   string `json:"agent_label"`
-	DesiredScope string `json:"desired_scope"`
+	DesiredScope string `json:"desired_scope" ref:"Scope"`
 }
 
 type magicResponse struct {
 	OnboardingID  string    `json:"onboarding_id"`
 	Prefilled     prefilled `json:"prefilled"`
-	MissingFields []string  `json:"missing_fields"`
-	AccountExists bool      `json:"account_exists"`
-	Status        string    `json:"status"`
+	MissingFields []string  `json:"missing_fields" doc:"Body fields the POST still needs (camelCase names)."`
+	AccountExists bool      `json:"account_exists" doc:"The e-mail already has an account; the POST then needs its password."`
+	Status        string    `json:"status" ref:"OnboardingStatusValue"`
 	ExpiresAt     time.Time `json:"expires_at"`
 }
 
@@ -132,20 +132,20 @@ func (a *API) openMagicLink(w http.ResponseWriter, r *http.Request) error {
 }
 
 type completeBody struct {
-	Password           string `json:"password"`
-	AcceptedTerms      bool   `json:"acceptedTerms"`
-	AcceptedAgentTerms bool   `json:"acceptedAgentTerms"`
-	DisplayName        string `json:"displayName"`
+	Password           string `json:"password" minLength:"1" required:"true" doc:"A new account's password (at least 10 characters), or the existing account's."`
+	AcceptedTerms      bool   `json:"acceptedTerms" enum:"true" required:"true"`
+	AcceptedAgentTerms bool   `json:"acceptedAgentTerms" enum:"true" required:"true"`
+	DisplayName        string `json:"displayName" doc:"For a new account; defaults to the owner's name the agent gave (1 to 80 characters)."`
 }
 
 type completeResponse struct {
 	OnboardingID    string    `json:"onboarding_id"`
-	Status          string    `json:"status"`
+	Status          string    `json:"status" ref:"OnboardingStatusValue"`
 	UserID          string    `json:"user_id"`
 	KeyID           string    `json:"key_id"`
-	VerificationURL *string   `json:"verification_url"`
+	VerificationURL *string   `json:"verification_url" doc:"The identity verification link; null when the owner is already verified."`
 	NextSteps       []string  `json:"next_steps"`
-	AccessToken     string    `json:"access_token"`
+	AccessToken     string    `json:"access_token" doc:"A bearer token for the owner."`
 	TokenExpiresAt  time.Time `json:"token_expires_at"`
 }
 
@@ -230,16 +230,16 @@ func (a *API) magicFormError(w http.ResponseWriter, r *http.Request, err error) 
 
 type humanBody struct {
 	registerBody
-	Role string `json:"role"`
+	Role string `json:"role" enum:",buyer,seller" doc:"Default buyer."`
 }
 
 type humanResponse struct {
 	User          user      `json:"user"`
 	AccessToken   string    `json:"accessToken"`
 	ExpiresAt     time.Time `json:"expiresAt"`
-	Role          string    `json:"role"`
+	Role          string    `json:"role" enum:"buyer,seller"`
 	NextSteps     []string  `json:"nextSteps"`
-	OnboardingURL *string   `json:"onboardingUrl"`
+	OnboardingURL *string   `json:"onboardingUrl" doc:"Sellers' identity verification link; null for buyers."`
 }
 
 func (a *API) humanOnboarding(w http.ResponseWriter, r *http.Request) error {

@@ -95,7 +95,7 @@ func (a *API) approve(w http.ResponseWriter, r *http.Request) error {
 }
 
 type rejectBody struct {
-	Reason string `json:"reason"`
+	Reason string `json:"reason" maxLength:"500" doc:"Why; kept on the approval."`
 }
 
 // reject is POST /approvals/{id}/reject: the queued order is cancelled.
@@ -115,7 +115,7 @@ func (a *API) reject(w http.ResponseWriter, r *http.Request) error {
 }
 
 type orderRatesBody struct {
-	Zip string `json:"zip"`
+	Zip string `json:"zip" doc:"The destination US ZIP code; the order's shipping address ZIP code when absent or empty."`
 }
 
 // orderShippingRates is POST /orders/{id}/shipping/rates: quotes for the

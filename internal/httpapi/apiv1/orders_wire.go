@@ -10,12 +10,12 @@ import (
 type orderListing struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
-	Price int64  `json:"price"`
+	Price int64  `json:"price" doc:"The item price of this order in cents (an offer's agreed price when bought with one)."`
 }
 
 type orderFees struct {
 	ItemPrice    int64 `json:"itemPrice"`
-	ServiceFee   int64 `json:"serviceFee"`
+	ServiceFee   int64 `json:"serviceFee" doc:"The buyer's service fee, 'max(99, round(3.5% x (itemPrice + shippingCost)))' by default (admin config 'fees.*')."`
 	ShippingCost int64 `json:"shippingCost"`
 	TotalCharged int64 `json:"totalCharged"`
 }
@@ -30,37 +30,37 @@ type orderShipping struct {
 // net of refunds, and what refunds took from it) appear to the seller only.
 type order struct {
 	ID                string         `json:"id"`
-	OrderID           string         `json:"orderId"`
-	Status            string         `json:"status"`
-	Role              string         `json:"role,omitempty"`
-	Channel           string         `json:"channel"`
+	OrderID           string         `json:"orderId" doc:"The same as 'id'."`
+	Status            string         `json:"status" ref:"OrderStatus"`
+	Role              string         `json:"role,omitempty" enum:"buyer,seller" doc:"The caller's side; absent for an admin who is neither."`
+	Channel           string         `json:"channel" enum:"agent,human" doc:"'agent': bought off-session by an agent key; 'human': bought by a person."`
 	ListingID         string         `json:"listingId"`
 	Listing           orderListing   `json:"listing"`
 	BuyerID           string         `json:"buyerId"`
 	SellerID          string         `json:"sellerId"`
 	Fees              orderFees      `json:"fees"`
-	Commission        *int64         `json:"commission,omitempty"`
-	SellerPayout      *int64         `json:"sellerPayout,omitempty"`
-	FulfillmentType   string         `json:"fulfillmentType"`
-	ShippingAddress   *address       `json:"shippingAddress,omitempty"`
+	Commission        *int64         `json:"commission,omitempty" doc:"Seller only. The seller's commission, 'round(3% x itemPrice)' by default."`
+	SellerPayout      *int64         `json:"sellerPayout,omitempty" doc:"Seller only. What the sale pays the seller before any refund (gross):\n'itemPrice - commission + shippingCost', or 'itemPrice - commission' when the\nplatform bought the shipping label. 'payoutAmount' is what is left after refunds."`
+	FulfillmentType   string         `json:"fulfillmentType" enum:"shipping,local_pickup"`
+	ShippingAddress   *address       `json:"shippingAddress,omitempty" ref:"OrderShippingAddress"`
 	Shipping          *orderShipping `json:"shipping,omitempty"`
-	EstimatedDelivery *string        `json:"estimatedDelivery"`
+	EstimatedDelivery *string        `json:"estimatedDelivery" format:"date" doc:"Set when a carrier rate was chosen."`
 	OfferID           *string        `json:"offerId"`
-	PaymentMethodID   *string        `json:"paymentMethodId,omitempty"`
-	AmountRefunded    int64          `json:"amountRefunded"`
-	TrackingCarrier   *string        `json:"trackingCarrier"`
-	TrackingNumber    *string        `json:"trackingNumber"`
+	PaymentMethodID   *string        `json:"paymentMethodId,omitempty" doc:"Buyer only, when a saved card paid (off-session purchases)."`
+	AmountRefunded    int64          `json:"amountRefunded" minimum:"0"`
+	TrackingCarrier   *string        `json:"trackingCarrier" doc:"The carrier the parcel travels with, once shipped (as the seller entered it, or the label's)."`
+	TrackingNumber    *string        `json:"trackingNumber" doc:"The parcel's tracking number, once shipped (normalized)."`
 	ShippedAt         *time.Time     `json:"shippedAt"`
-	DeliveredAt       *time.Time     `json:"deliveredAt"`
-	CompletedAt       *time.Time     `json:"completedAt"`
-	PayoutStatus      *string        `json:"payoutStatus,omitempty"`
-	PayoutDueAt       *time.Time     `json:"payoutDueAt,omitempty"`
-	PayoutAmount      *int64         `json:"payoutAmount,omitempty"`
-	SellerRefunded    *int64         `json:"sellerRefunded,omitempty"`
-	TransferReversed  *int64         `json:"transferReversed,omitempty"`
-	ExpiresAt         *time.Time     `json:"expiresAt,omitempty"`
+	DeliveredAt       *time.Time     `json:"deliveredAt" doc:"When the buyer confirmed delivery or pickup (or it was confirmed for them); the hold period starts here."`
+	CompletedAt       *time.Time     `json:"completedAt" doc:"When the payout was released and the order completed."`
+	PayoutStatus      *string        `json:"payoutStatus,omitempty" enum:"pending,frozen,released,void" doc:"Seller only, once the order was delivered or cancelled: 'pending' (waiting for the\nhold period to end, or for a verified payout account), 'frozen' (a dispute holds\nit), 'released' (transferred), 'void' (cancelled or refunded: nothing to pay)."`
+	PayoutDueAt       *time.Time     `json:"payoutDueAt,omitempty" doc:"Seller only, once delivered. When the hold period ends and the payout is due ('payouts.hold_hours' after delivery unless an admin changed it)."`
+	PayoutAmount      *int64         `json:"payoutAmount,omitempty" minimum:"0" doc:"Seller only. What the seller is, or will be, paid, net of refunds (cents): once\nreleased, the transfer less what refunds reversed from it ('transferReversed');\nwhile waiting ('pending', 'frozen'), the payout as it stands; before delivery,\n'sellerPayout - sellerRefunded'; 0 for an order cancelled, expired or refunded\nbefore the payout."`
+	SellerRefunded    *int64         `json:"sellerRefunded,omitempty" minimum:"0" doc:"Seller only. The part of 'amountRefunded' taken from the seller's side (cents):\nrefunds come out of the seller's payout first, then the platform's fees."`
+	TransferReversed  *int64         `json:"transferReversed,omitempty" minimum:"0" doc:"Seller only. What the processor has taken back from a payout already released, for\nrefunds made after it (cents); 0 when none."`
+	ExpiresAt         *time.Time     `json:"expiresAt,omitempty" doc:"Human checkouts - when the reservation of the listing ends; absent once paid."`
 	PaidAt            *time.Time     `json:"paidAt"`
-	CancelledAt       *time.Time     `json:"cancelledAt"`
+	CancelledAt       *time.Time     `json:"cancelledAt" doc:"When it was cancelled or expired."`
 	CreatedAt         time.Time      `json:"createdAt"`
 	UpdatedAt         time.Time      `json:"updatedAt"`
 }
@@ -111,10 +111,10 @@ func toOrders(os []orders.Order, viewer string) []order {
 
 type timelineEvent struct {
 	ID        string         `json:"id"`
-	Type      string         `json:"type"`
-	ActorType string         `json:"actorType"`
-	ActorID   *string        `json:"actorId"`
-	Data      map[string]any `json:"data"`
+	Type      string         `json:"type" example:"order.created"`
+	ActorType string         `json:"actorType" enum:"user,agent,admin,system"`
+	ActorID   *string        `json:"actorId" doc:"The user id, or for agents the key id; null for the system."`
+	Data      map[string]any `json:"data" nullable:"true" doc:"Event-specific data (camelCase), e.g. the fees for 'order.created'."`
 	CreatedAt time.Time      `json:"createdAt"`
 }
 
@@ -134,7 +134,7 @@ type feeEstimate struct {
 	ServiceFee      int64          `json:"serviceFee"`
 	ShippingCost    int64          `json:"shippingCost"`
 	TotalCharged    int64          `json:"totalCharged"`
-	FulfillmentType string         `json:"fulfillmentType"`
+	FulfillmentType string         `json:"fulfillmentType" enum:"shipping,local_pickup"`
 	Shipping        *orderShipping `json:"shipping,omitempty"`
 }
 
@@ -152,12 +152,12 @@ func toFeeEstimate(o *orders.Order) feeEstimate {
 
 type approval struct {
 	ID        string     `json:"id"`
-	Type      string     `json:"type"`
-	Status    string     `json:"status"`
+	Type      string     `json:"type" enum:"purchase_approval"`
+	Status    string     `json:"status" enum:"pending,approved,rejected"`
 	OrderID   string     `json:"orderId"`
-	KeyID     *string    `json:"keyId"`
-	Amount    int64      `json:"amount"`
-	Reason    *string    `json:"reason"`
+	KeyID     *string    `json:"keyId" doc:"The agent key that asked."`
+	Amount    int64      `json:"amount" doc:"The purchase's 'totalCharged' when it was queued, in cents."`
+	Reason    *string    `json:"reason" doc:"The rejection reason."`
 	Order     *order     `json:"order"`
 	DecidedAt *time.Time `json:"decidedAt"`
 	CreatedAt time.Time  `json:"createdAt"`

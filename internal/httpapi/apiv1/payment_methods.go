@@ -27,11 +27,11 @@ func (a *API) RegisterPayments(rt *httpapi.Router) {
 }
 
 type paymentMethod struct {
-	ID        string    `json:"id"`
-	Type      string    `json:"type"`
-	Brand     string    `json:"brand"`
-	Last4     string    `json:"last4"`
-	ExpMonth  int       `json:"expMonth"`
+	ID        string    `json:"id" doc:"This service's id of the saved card (send it as 'paymentMethodId')."`
+	Type      string    `json:"type" enum:"card"`
+	Brand     string    `json:"brand" example:"visa" doc:"visa, mastercard, amex, discover, ..."`
+	Last4     string    `json:"last4" example:"4242"`
+	ExpMonth  int       `json:"expMonth" minimum:"1" maximum:"12"`
 	ExpYear   int       `json:"expYear"`
 	IsDefault bool      `json:"isDefault"`
 	CreatedAt time.Time `json:"createdAt"`
@@ -44,12 +44,12 @@ func toPaymentMethod(m *payments.PaymentMethod) paymentMethod {
 
 type setupIntent struct {
 	SetupIntentID string `json:"setupIntentId"`
-	ClientSecret  string `json:"clientSecret"`
+	ClientSecret  string `json:"clientSecret" doc:"For the processor's card form (Stripe Elements)."`
 }
 
 type confirmSetupBody struct {
-	SetupIntentID string `json:"setupIntentId"`
-	PaymentMethod string `json:"paymentMethod"`
+	SetupIntentID string `json:"setupIntentId" required:"true" doc:"From 'POST /payment-methods/setup'."`
+	PaymentMethod string `json:"paymentMethod" example:"pm_card_visa" required:"true" doc:"The processor's payment method id, or in sandbox mode a test token."`
 }
 
 func (a *API) setupPaymentMethod(w http.ResponseWriter, r *http.Request) error {
@@ -121,7 +121,7 @@ func (a *API) deletePaymentMethod(w http.ResponseWriter, r *http.Request) error 
 
 type cardStatus struct {
 	HasCard bool           `json:"hasCard"`
-	Card    *paymentMethod `json:"card"`
+	Card    *paymentMethod `json:"card" doc:"The default card; null when none is saved."`
 }
 
 func (a *API) sellerCardStatus(w http.ResponseWriter, r *http.Request) error {

@@ -11,27 +11,27 @@ import (
 )
 
 type uploadURLsInput struct {
-	Count *int `json:"count"`
+	Count *int `json:"count" minimum:"1" maximum:"12" nullable:"false" required:"true" doc:"How many upload URLs to issue."`
 }
 
 type uploadSlot struct {
-	UploadURL string    `json:"uploadUrl"`
-	PhotoURL  string    `json:"photoUrl"`
+	UploadURL string    `json:"uploadUrl" doc:"'PUT' the raw image bytes here, once, before 'expiresAt'."`
+	PhotoURL  string    `json:"photoUrl" doc:"Where the photo is served once uploaded; what listing create accepts."`
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 type uploadSlots struct {
-	Uploads []uploadSlot `json:"uploads"`
+	Uploads []uploadSlot `json:"uploads" minItems:"1" maxItems:"12"`
 }
 
 type uploadedPhoto struct {
-	ID           string `json:"id"`
+	ID           string `json:"id" format:"uuid"`
 	PhotoURL     string `json:"photoUrl"`
 	ThumbnailURL string `json:"thumbnailUrl"`
-	ContentType  string `json:"contentType"`
-	Width        int    `json:"width"`
-	Height       int    `json:"height"`
-	Size         int64  `json:"size"`
+	ContentType  string `json:"contentType" enum:"image/jpeg,image/png" doc:"Of the stored photo."`
+	Width        int    `json:"width" minimum:"1" doc:"Pixels, upright."`
+	Height       int    `json:"height" minimum:"1"`
+	Size         int64  `json:"size" minimum:"1" doc:"Bytes of the stored photo."`
 }
 
 // photoUploadURLs issues upload slots; issuing creates no resource the

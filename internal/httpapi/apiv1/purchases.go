@@ -12,16 +12,16 @@ import (
 // purchaseBody is the purchase request of both the agent and the human
 // forms (the human form ignores maxPrice's requirement).
 type purchaseBody struct {
-	ListingID         string        `json:"listingId"`
-	MaxPrice          *int64        `json:"maxPrice"`
-	ExpectedPrice     *int64        `json:"expectedPrice"`
+	ListingID         string        `json:"listingId" format:"uuid"`
+	MaxPrice          *int64        `json:"maxPrice" minimum:"1" maximum:"1000000000" doc:"The most, in cents, the item may cost (the item price, before fees and shipping)."`
+	ExpectedPrice     *int64        `json:"expectedPrice" minimum:"0" maximum:"1000000000" doc:"The item price the caller saw, in cents; any other current price is 'PRICE_CHANGED'."`
 	ShippingAddress   *addressInput `json:"shippingAddress"`
-	ShippingAddressID string        `json:"shippingAddressId"`
-	FulfillmentType   string        `json:"fulfillmentType"`
-	ShippingRateID    string        `json:"shippingRateId"`
-	OfferID           string        `json:"offerId"`
-	PaymentMethodID   string        `json:"paymentMethodId"`
-	BuyerZip          string        `json:"buyerZip"`
+	ShippingAddressID string        `json:"shippingAddressId" doc:"The id of one of the buyer's saved addresses."`
+	FulfillmentType   string        `json:"fulfillmentType" enum:",shipping,local_pickup" doc:"'shipping' (the default) or 'local_pickup' (the default for a pickup-only listing).\n'local_pickup' is for listings whose quote says 'local_pickup_available': 'local_pickup'\nand 'both' listings, and any listing of a seller who offers pickup in their shipping\npreferences; otherwise 'VALIDATION_ERROR' on 'fulfillmentType'."`
+	ShippingRateID    string        `json:"shippingRateId" maxLength:"2048" doc:"The 'rate_id' of a shipping quote for this listing and the address's ZIP code; required for calculated shipping."`
+	OfferID           string        `json:"offerId" doc:"An accepted offer of the caller's on this listing; the purchase is at its 'agreedPrice'."`
+	PaymentMethodID   string        `json:"paymentMethodId" doc:"A saved card of the buyer's (agent purchases); the default card otherwise."`
+	BuyerZip          string        `json:"buyerZip" doc:"Fee estimates: stands in for the shipping address when none is given or saved."`
 }
 
 func (b *purchaseBody) input() orders.PurchaseInput {
@@ -76,10 +76,10 @@ func (a *API) feeEstimate(w http.ResponseWriter, r *http.Request) error {
 // checkout is Variant A's answer to a human purchase.
 type checkout struct {
 	OrderID      string    `json:"orderId"`
-	Status       string    `json:"status"`
-	CheckoutURL  string    `json:"checkoutUrl"`
-	ClientSecret string    `json:"clientSecret"`
-	ExpiresAt    time.Time `json:"expiresAt"`
+	Status       string    `json:"status" enum:"pending_payment"`
+	CheckoutURL  string    `json:"checkoutUrl" doc:"The hosted payment page, '<public URL>/checkout/{orderId}'."`
+	ClientSecret string    `json:"clientSecret" doc:"The payment's client secret, for Stripe Elements."`
+	ExpiresAt    time.Time `json:"expiresAt" doc:"When the reservation ends (15 minutes)."`
 	Order        order     `json:"order"`
 }
 
@@ -101,7 +101,7 @@ func (a *API) humanPurchase(w http.ResponseWriter, r *http.Request) error {
 }
 
 type confirmBody struct {
-	OrderID string `json:"orderId"`
+	OrderID string `json:"orderId" format:"uuid" required:"true"`
 }
 
 // confirmPurchase is POST /purchases/confirm.

@@ -22,19 +22,19 @@ func (a *API) RegisterRefunds(rt *httpapi.Router) {
 type refund struct {
 	ID                string     `json:"id"`
 	OrderID           string     `json:"orderId"`
-	Amount            int64      `json:"amount"`
-	Status            string     `json:"status"`
+	Amount            int64      `json:"amount" minimum:"1" doc:"Cents; for a request, the amount asked until it is approved."`
+	Status            string     `json:"status" enum:"requested,declined,pending,succeeded"`
 	Reason            *string    `json:"reason"`
-	Message           *string    `json:"message"`
-	RequestedBy       *string    `json:"requestedBy"`
-	InitiatedBy       string     `json:"initiatedBy"`
-	SellerShare       *int64     `json:"sellerShare,omitempty"`
-	PlatformShare     *int64     `json:"platformShare,omitempty"`
-	ReversedAmount    *int64     `json:"reversedAmount,omitempty"`
-	ProcessorRefundID *string    `json:"processorRefundId"`
+	Message           *string    `json:"message" doc:"The seller's answer or a note."`
+	RequestedBy       *string    `json:"requestedBy" doc:"The user who asked for or made the refund (null for the service's own)."`
+	InitiatedBy       string     `json:"initiatedBy" enum:"buyer,seller,admin,dispute"`
+	SellerShare       *int64     `json:"sellerShare,omitempty" minimum:"0" doc:"Seller and admins only. The part taken from the seller (0 until booked)."`
+	PlatformShare     *int64     `json:"platformShare,omitempty" minimum:"0" doc:"Seller and admins only. The part taken from the platform's fees."`
+	ReversedAmount    *int64     `json:"reversedAmount,omitempty" minimum:"0" doc:"Seller and admins only. Taken back from a payout already transferred."`
+	ProcessorRefundID *string    `json:"processorRefundId" doc:"The payment processor's refund id, once it took the refund."`
 	CreatedAt         time.Time  `json:"createdAt"`
-	DecidedAt         *time.Time `json:"decidedAt"`
-	IssuedAt          *time.Time `json:"issuedAt"`
+	DecidedAt         *time.Time `json:"decidedAt" doc:"When the request was approved or declined, or the refund made."`
+	IssuedAt          *time.Time `json:"issuedAt" doc:"When the processor took the refund."`
 }
 
 func toRefund(r *orders.Refund, o *orders.Order, p *httpapi.Principal) refund {
@@ -49,9 +49,9 @@ func toRefund(r *orders.Refund, o *orders.Order, p *httpapi.Principal) refund {
 }
 
 type requestRefundBody struct {
-	Reason  string `json:"reason"`
-	Amount  *int64 `json:"amount"`
-	Message string `json:"message"`
+	Reason  string `json:"reason" example:"The lamp arrived with a cracked shade." required:"true" doc:"Why the buyer wants a refund, 1 to 500 characters."`
+	Amount  *int64 `json:"amount" example:"2500" doc:"Cents to refund, 1 up to what is refundable; omitted (or null), everything refundable."`
+	Message string `json:"message" nullable:"true" doc:"A note to the seller, at most 500 characters."`
 }
 
 // requestRefund is POST /purchases/{id}/refund: the buyer asks; 201 with
@@ -73,11 +73,11 @@ func (a *API) requestRefund(w http.ResponseWriter, r *http.Request) error {
 }
 
 type respondRefundBody struct {
-	RefundID string `json:"refundId"`
-	Action   string `json:"action"`
-	Amount   *int64 `json:"amount"`
-	Reason   string `json:"reason"`
-	Message  string `json:"message"`
+	RefundID string `json:"refundId" nullable:"true" doc:"The request answered; omitted, the order's open request."`
+	Action   string `json:"action" enum:"approve,decline" nullable:"true" doc:"For a request; 'approve' when omitted."`
+	Amount   *int64 `json:"amount" doc:"Approving: cents to refund, at most the requested amount. A seller's own refund:\n1 up to what is refundable; omitted, everything refundable."`
+	Reason   string `json:"reason" nullable:"true" doc:"Why (a seller's own refund), at most 500 characters."`
+	Message  string `json:"message" nullable:"true" doc:"A note to the buyer (with a decline, why), at most 500 characters."`
 }
 
 type refundResult struct {

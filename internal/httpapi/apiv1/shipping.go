@@ -19,11 +19,11 @@ func (a *API) RegisterShipping(rt *httpapi.Router) {
 // shippingQuoteBody is the body of both routes; the snake_case spellings
 // and a plain zip are accepted too.
 type shippingQuoteBody struct {
-	ListingID      string `json:"listingId"`
-	ListingIDSnake string `json:"listing_id"`
-	BuyerZip       string `json:"buyerZip"`
-	BuyerZipSnake  string `json:"buyer_zip"`
-	Zip            string `json:"zip"`
+	ListingID      string `json:"listingId" format:"uuid"`
+	ListingIDSnake string `json:"listing_id" format:"uuid" doc:"Alias of 'listingId'."`
+	BuyerZip       string `json:"buyerZip" ref:"ShippingZip"`
+	BuyerZipSnake  string `json:"buyer_zip" ref:"ShippingZip"`
+	Zip            string `json:"zip" ref:"ShippingZip"`
 }
 
 func (b *shippingQuoteBody) zip(c *market.Check) string {

@@ -17,19 +17,19 @@ func (a *API) RegisterShippingPrefs(rt *httpapi.Router) {
 // shippingPrefs is a seller's shipping preferences on the wire.
 type shippingPrefs struct {
 	AutoLabel        bool             `json:"autoLabel"`
-	PreferredCarrier *string          `json:"preferredCarrier"`
-	PreferredService *string          `json:"preferredService"`
+	PreferredCarrier *string          `json:"preferredCarrier" enum:"usps,ups,fedex"`
+	PreferredService *string          `json:"preferredService" example:"priority" doc:"A service of 'preferredCarrier'; null for any of its services."`
 	LocalPickup      bool             `json:"localPickup"`
-	HandlingDays     int              `json:"handlingDays"`
+	HandlingDays     int              `json:"handlingDays" minimum:"0" maximum:"10"`
 	PackageDefaults  *packageDefaults `json:"packageDefaults"`
-	UpdatedAt        *time.Time       `json:"updatedAt"`
+	UpdatedAt        *time.Time       `json:"updatedAt" doc:"When the preferences were last saved; null when never (the defaults)."`
 }
 
 type packageDefaults struct {
-	WeightOz int     `json:"weightOz"`
-	LengthIn float64 `json:"lengthIn"`
-	WidthIn  float64 `json:"widthIn"`
-	HeightIn float64 `json:"heightIn"`
+	WeightOz int     `json:"weightOz" minimum:"1" maximum:"2400" example:"24" doc:"Weight in whole ounces."`
+	LengthIn float64 `json:"lengthIn" minimum:"1" maximum:"108" example:"12" doc:"Length in inches."`
+	WidthIn  float64 `json:"widthIn" minimum:"1" maximum:"108" example:"10"`
+	HeightIn float64 `json:"heightIn" minimum:"1" maximum:"108" example:"6"`
 }
 
 func toShippingPrefs(p *shipping.Prefs) shippingPrefs {
@@ -56,11 +56,11 @@ func (a *API) getShippingPrefs(w http.ResponseWriter, r *http.Request) error {
 // shippingPrefsBody is the PUT body: fields left out keep their value.
 type shippingPrefsBody struct {
 	AutoLabel        httpapi.Opt[bool]                 `json:"autoLabel"`
-	PreferredCarrier httpapi.Opt[string]               `json:"preferredCarrier"`
-	PreferredService httpapi.Opt[string]               `json:"preferredService"`
+	PreferredCarrier httpapi.Opt[string]               `json:"preferredCarrier" example:"usps" nullable:"true" doc:"'usps', 'ups' or 'fedex' in any case; null (or empty) for none."`
+	PreferredService httpapi.Opt[string]               `json:"preferredService" example:"priority" nullable:"true" doc:"A service of the preferred carrier: usps 'ground_advantage', 'priority',\n'priority_express'; ups 'ground', '2nd_day_air'; fedex 'home_delivery',\n'express_saver'. Null (or empty) for any."`
 	LocalPickup      httpapi.Opt[bool]                 `json:"localPickup"`
-	HandlingDays     httpapi.Opt[int]                  `json:"handlingDays"`
-	PackageDefaults  httpapi.Opt[packageDefaultsInput] `json:"packageDefaults"`
+	HandlingDays     httpapi.Opt[int]                  `json:"handlingDays" minimum:"0" maximum:"10"`
+	PackageDefaults  httpapi.Opt[packageDefaultsInput] `json:"packageDefaults" ref:"ShippingPackageDefaults" nullable:"true"`
 }
 
 type packageDefaultsInput struct {

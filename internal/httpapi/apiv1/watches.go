@@ -12,7 +12,7 @@ import (
 
 type watchState struct {
 	Watching      bool `json:"watching"`
-	WatchersCount int  `json:"watchersCount"`
+	WatchersCount int  `json:"watchersCount" minimum:"0"`
 }
 
 func (a *API) watch(w http.ResponseWriter, r *http.Request) error {

@@ -13,15 +13,15 @@ import (
 
 type user struct {
 	ID               string    `json:"id"`
-	Email            string    `json:"email"`
+	Email            string    `json:"email" format:"email"`
 	Username         string    `json:"username"`
 	DisplayName      string    `json:"displayName"`
 	AvatarURL        *string   `json:"avatarUrl"`
-	Role             string    `json:"role"`
-	Status           string    `json:"status"`
-	TrustTier        string    `json:"trustTier"`
+	Role             string    `json:"role" ref:"Role"`
+	Status           string    `json:"status" ref:"UserStatus"`
+	TrustTier        string    `json:"trustTier" ref:"TrustTier"`
 	IdentityVerified bool      `json:"identityVerified"`
-	ShipFromAddress  *address  `json:"shipFromAddress"`
+	ShipFromAddress  *address  `json:"shipFromAddress" ref:"ShipFromAddress"`
 	CreatedAt        time.Time `json:"createdAt"`
 }
 
@@ -48,7 +48,7 @@ type profile struct {
 	Username         string    `json:"username"`
 	DisplayName      string    `json:"displayName"`
 	AvatarURL        *string   `json:"avatarUrl"`
-	TrustTier        string    `json:"trustTier"`
+	TrustTier        string    `json:"trustTier" ref:"TrustTier"`
 	IdentityVerified bool      `json:"identityVerified"`
 	CreatedAt        time.Time `json:"createdAt"`
 }
@@ -60,7 +60,7 @@ func toProfile(u *accounts.User) profile {
 
 type authResult struct {
 	User        user      `json:"user"`
-	AccessToken string    `json:"accessToken"`
+	AccessToken string    `json:"accessToken" doc:"A bearer token (JWT)."`
 	ExpiresAt   time.Time `json:"expiresAt"`
 }
 
@@ -72,7 +72,7 @@ type address struct {
 	City      string     `json:"city"`
 	State     string     `json:"state"`
 	Zip       string     `json:"zip"`
-	Country   string     `json:"country"`
+	Country   string     `json:"country" doc:"ISO 3166-1 alpha-2, upper case."`
 	Phone     string     `json:"phone"`
 	IsDefault *bool      `json:"isDefault,omitempty"`
 	CreatedAt *time.Time `json:"createdAt,omitempty"`
@@ -90,15 +90,15 @@ func toAddress(a accounts.Address) address {
 
 // addressInput is an address in a request body.
 type addressInput struct {
-	Name      string `json:"name"`
-	Line1     string `json:"line1"`
-	Line2     string `json:"line2"`
-	City      string `json:"city"`
-	State     string `json:"state"`
-	Zip       string `json:"zip"`
-	Country   string `json:"country"`
-	Phone     string `json:"phone"`
-	IsDefault bool   `json:"isDefault"`
+	Name      string `json:"name" maxLength:"80"`
+	Line1     string `json:"line1" minLength:"1" maxLength:"200" required:"true"`
+	Line2     string `json:"line2" maxLength:"200"`
+	City      string `json:"city" minLength:"1" maxLength:"100" required:"true"`
+	State     string `json:"state" maxLength:"100"`
+	Zip       string `json:"zip" minLength:"1" maxLength:"16" required:"true"`
+	Country   string `json:"country" pattern:"^([A-Za-z]{2})?$"`
+	Phone     string `json:"phone" maxLength:"32"`
+	IsDefault bool   `json:"isDefault" doc:"'POST /addresses' only: make this the default."`
 }
 
 func (a addressInput) domain() accounts.Address {
@@ -129,15 +129,15 @@ func toLimits(l agents.Limits) *limits {
 
 type agentKey struct {
 	ID               string         `json:"id"`
-	Key              string         `json:"key,omitempty"`
-	KeyPrefix        string         `json:"keyPrefix"`
+	Key              string         `json:"key,omitempty" doc:"The secret, in the answer that creates the key only (see 'NewAgentKey')."`
+	KeyPrefix        string         `json:"keyPrefix" doc:"The first characters of the secret, to tell keys apart."`
 	Label            string         `json:"label"`
-	Scope            string         `json:"scope"`
-	Status           string         `json:"status"`
-	SpendingControls *limits        `json:"spendingControls"`
-	Metadata         map[string]any `json:"metadata,omitempty"`
+	Scope            string         `json:"scope" ref:"Scope"`
+	Status           string         `json:"status" ref:"KeyStatus"`
+	SpendingControls *limits        `json:"spendingControls" doc:"The key's own caps, or null when it has none."`
+	Metadata         map[string]any `json:"metadata,omitempty" doc:"Free-form metadata given at creation; absent when none."`
 	CreatedAt        time.Time      `json:"createdAt"`
-	LastUsedAt       *time.Time     `json:"lastUsedAt"`
+	LastUsedAt       *time.Time     `json:"lastUsedAt" doc:"Updated at most once a minute."`
 	FrozenAt         *time.Time     `json:"frozenAt"`
 	RevokedAt        *time.Time     `json:"revokedAt"`
 }
@@ -153,7 +153,7 @@ type controls struct {
 	DailyLimit           int64    `json:"dailyLimit"`
 	WeeklyLimit          int64    `json:"weeklyLimit"`
 	MonthlyLimit         int64    `json:"monthlyLimit"`
-	CategoryRestrictions []string `json:"categoryRestrictions"`
+	CategoryRestrictions []string `json:"categoryRestrictions" doc:"Blocked category ids or slugs."`
 	ApprovalThreshold    *int64   `json:"approvalThreshold"`
 }
 
@@ -169,9 +169,9 @@ type spent struct {
 }
 
 type remaining struct {
-	Daily   int64 `json:"daily"`
-	Weekly  int64 `json:"weekly"`
-	Monthly int64 `json:"monthly"`
+	Daily   int64 `json:"daily" minimum:"0"`
+	Weekly  int64 `json:"weekly" minimum:"0"`
+	Monthly int64 `json:"monthly" minimum:"0"`
 }
 
 type spendingStatus struct {
@@ -194,27 +194,27 @@ func toSpending(s *agents.SpendingStatus) spendingStatus {
 // agentMe is GET /auth/me as an agent sees it.
 type agentMe struct {
 	UserID           string    `json:"userId"`
-	Email            string    `json:"email"`
+	Email            string    `json:"email" format:"email"`
 	Username         string    `json:"username"`
 	DisplayName      string    `json:"displayName"`
-	TrustTier        string    `json:"trustTier"`
+	TrustTier        string    `json:"trustTier" ref:"TrustTier"`
 	IdentityVerified bool      `json:"identityVerified"`
 	KeyID            string    `json:"keyId"`
 	Label            string    `json:"label"`
-	Scope            string    `json:"scope"`
+	Scope            string    `json:"scope" ref:"Scope"`
 	SpendingControls controls  `json:"spendingControls"`
 	KeyLimits        *limits   `json:"keyLimits"`
 	Remaining        remaining `json:"remaining"`
 }
 
 type payoutAccount struct {
-	AccountID      string     `json:"accountId"`
-	Status         string     `json:"status"`
-	OnboardingURL  *string    `json:"onboardingUrl"`
+	AccountID      string     `json:"accountId" doc:"The processor's account id."`
+	Status         string     `json:"status" ref:"PayoutAccountStatus"`
+	OnboardingURL  *string    `json:"onboardingUrl" doc:"Where the owner verifies their identity; null once verified."`
 	PayoutsEnabled bool       `json:"payoutsEnabled"`
-	Requirements   []string   `json:"requirements"`
+	Requirements   []string   `json:"requirements" doc:"What the processor still needs; empty once verified."`
 	Country        string     `json:"country"`
-	BusinessType   string     `json:"businessType"`
+	BusinessType   string     `json:"businessType" enum:"individual,company"`
 	CreatedAt      time.Time  `json:"createdAt"`
 	VerifiedAt     *time.Time `json:"verifiedAt"`
 }

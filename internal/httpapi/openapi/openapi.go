@@ -1,13 +1,20 @@
 // Package openapi holds the published OpenAPI 3.0 documents: apiv1.yaml for
-// Variant A (/api/v1) and agentv1.yaml for Variant B (/v1). They are written
-// by hand, and a test proves they list exactly the operations the router
-// serves; API tests validate every request and response against them.
+// Variant A (/api/v1) and agentv1.yaml for Variant B (/v1). A test proves
+// they list exactly the operations the router serves; API tests validate
+// every request and response against them.
+//
+// The paths, parameters, responses, the envelope's frame and the enums are
+// written in YAML. The schemas of request and response bodies are not: they
+// are reflected from the Go wire types (package apidoc; the lists are in
+// components.go) when a document is assembled, so a field added to a wire
+// type is published without editing YAML.
 //
 // Each document is its base file plus the fragments in the folder of the same
 // name (apiv1/*.yaml, agentv1/*.yaml), one per subject. A fragment holds
 // `paths`, `components` and `tags` entries that are merged into the base; it
 // may refer to the base's components and the base to its. A name defined
-// twice is an error, so fragments never override each other silently.
+// twice (in two files, or in YAML and by a Go type) is an error, so nothing
+// is overridden silently.
 package openapi
 
 import (
@@ -77,6 +84,9 @@ func assemble(name string) ([]byte, error) {
 		if err := merge(base, frag, fn); err != nil {
 			return nil, err
 		}
+	}
+	if err := addComponents(base, components[name]()); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	addInputRefusals(base)
 	return json.Marshal(base)

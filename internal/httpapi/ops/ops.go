@@ -78,7 +78,7 @@ func (o *Ops) links() links {
 type directoryView struct {
 	Description string `json:"description"`
 	Links       links  `json:"links"`
-	Mode        string `json:"mode"`
+	Mode        string `json:"mode" ref:"Mode"`
 	Name        string `json:"name"`
 	Version     string `json:"version"`
 }
@@ -92,7 +92,7 @@ func (o *Ops) directory(w http.ResponseWriter, r *http.Request) error {
 }
 
 type healthView struct {
-	Status  string `json:"status"`
+	Status  string `json:"status" enum:"ok"`
 	Version string `json:"version"`
 }
 
@@ -101,14 +101,14 @@ func (o *Ops) health(w http.ResponseWriter, r *http.Request) error {
 }
 
 type checkResult struct {
-	Status    string  `json:"status"`
+	Status    string  `json:"status" enum:"ok,fail"`
 	LatencyMs float64 `json:"latencyMs"`
-	Error     string  `json:"error,omitempty"`
+	Error     string  `json:"error,omitempty" doc:"Present when the check failed."`
 }
 
 type deepHealthView struct {
-	Checks  map[string]checkResult `json:"checks"`
-	Status  string                 `json:"status"`
+	Checks  map[string]checkResult `json:"checks" doc:"One entry per dependency (database, cache, jobs)."`
+	Status  string                 `json:"status" enum:"ok"`
 	Version string                 `json:"version"`
 }
 
@@ -135,7 +135,7 @@ func (o *Ops) deep(w http.ResponseWriter, r *http.Request) error {
 }
 
 type publishableKeyView struct {
-	Mode           string `json:"mode"`
+	Mode           string `json:"mode" ref:"Mode"`
 	PublishableKey string `json:"publishableKey"`
 }
 
@@ -144,11 +144,11 @@ func (o *Ops) publishableKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 type manifestView struct {
-	APIVersion   string   `json:"apiVersion"`
+	APIVersion   string   `json:"apiVersion" doc:"The interface version."`
 	Capabilities []string `json:"capabilities"`
 	Links        links    `json:"links"`
 	Name         string   `json:"name"`
-	Version      string   `json:"version"`
+	Version      string   `json:"version" doc:"The service build."`
 }
 
 func (o *Ops) manifest(w http.ResponseWriter, r *http.Request) error {

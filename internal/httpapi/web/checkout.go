@@ -88,9 +88,9 @@ func (c *Checkout) data(w http.ResponseWriter, p *orders.CheckoutPage, message s
 // checkoutView is the page's JSON answer; the fields are in the order of
 // the map it replaces.
 type checkoutView struct {
-	ExpiresAt    *time.Time `json:"expiresAt"`
+	ExpiresAt    *time.Time `json:"expiresAt" doc:"When the reservation ends; null once paid."`
 	OrderID      string     `json:"orderId"`
-	Status       string     `json:"status"`
+	Status       string     `json:"status" ref:"OrderStatus"`
 	TotalCharged int64      `json:"totalCharged"`
 }
 

@@ -68,7 +68,7 @@ type onboardingView struct {
 	AccountID        string `json:"accountId"`
 	IdentityVerified bool   `json:"identityVerified"`
 	PayoutsEnabled   bool   `json:"payoutsEnabled"`
-	Status           string `json:"status"`
+	Status           string `json:"status" ref:"PayoutAccountStatus"`
 }
 
 func onboardingJSON(a *payments.PayoutAccount) onboardingView {

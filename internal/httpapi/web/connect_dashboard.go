@@ -34,20 +34,20 @@ var dashboardTmpl = template.Must(template.Must(pages.Clone()).Parse(`
 
 type dashboardTransfer struct {
 	ID        string    `json:"id"`
-	Amount    int64     `json:"amount"`
-	Reversed  int64     `json:"reversed"`
+	Amount    int64     `json:"amount" doc:"Cents."`
+	Reversed  int64     `json:"reversed" doc:"Cents taken back."`
 	CreatedAt time.Time `json:"createdAt"`
 }
 
 type dashboardJSON struct {
 	AccountID        string              `json:"accountId"`
-	Status           string              `json:"status"`
+	Status           string              `json:"status" ref:"PayoutAccountStatus"`
 	PayoutsEnabled   bool                `json:"payoutsEnabled"`
 	Country          string              `json:"country"`
 	BusinessType     string              `json:"businessType"`
 	Transfers        []dashboardTransfer `json:"transfers"`
-	TotalTransferred int64               `json:"totalTransferred"`
-	ExpiresAt        time.Time           `json:"expiresAt"`
+	TotalTransferred int64               `json:"totalTransferred" doc:"Cents transferred, less reversals."`
+	ExpiresAt        time.Time           `json:"expiresAt" doc:"When this link stops working."`
 }
 
 type dashboardRow struct{ Date, ID, Amount, Reversed string }

@@ -51,8 +51,8 @@ func (h *StripeWebhook) receive(w http.ResponseWriter, r *http.Request) error {
 // webhookReceipt acknowledges a delivery; the fields are in the order of the
 // map it replaces.
 type webhookReceipt struct {
-	Applied  bool   `json:"applied"`
+	Applied  bool   `json:"applied" doc:"False when the event was acknowledged and ignored (a type or object not this service's, or payment events with no order area attached)."`
 	EventID  string `json:"eventId"`
-	Received bool   `json:"received"`
+	Received bool   `json:"received" enum:"true"`
 	Type     string `json:"type"`
 }

@@ -1,0 +1,117 @@
+package agentv1
+
+import (
+	"marketplace/internal/httpapi"
+	"marketplace/internal/httpapi/apidoc"
+)
+
+// purchaseRequest is the purchase body as published: the router reads the
+// idempotency key fields before the handler decodes purchaseBody.
+type purchaseRequest struct {
+	purchaseBody
+	httpapi.IdempotencyKeyBody
+}
+
+// Components are the schemas of the Variant B document made from this
+// package's wire types, with the envelopes that carry them.
+func Components() []apidoc.Component {
+	return []apidoc.Component{
+		// Account, keys, spending
+		{Name: "Account", Of: account{}},
+		{Name: "Whoami", Of: whoami{}},
+		{Name: "Address", Of: address{}},
+		{Name: "AddressList", Of: addressList{}},
+		{Name: "AgentKey", Of: agentKey{}},
+		{Name: "NewAgentKey", Of: agentKey{}, Doc: "A new key with its secret (shown once).", Fields: map[string]string{
+			"key": `required:"true" pattern:"^mk_(test|live)_[A-Za-z0-9_-]{43}$" doc:"The secret; send it as 'X-Agent-Key'."`,
+		}},
+		{Name: "CreateKeyInput", Of: createKeyBody{}, Request: true},
+		{Name: "KeyLimits", Of: limits{}, Doc: "A key's own caps in cents; null means no cap at this level."},
+		{Name: "KeyLimitsInput", Of: limits{}, Request: true, Doc: "The key's own caps in cents (0 to 1000000000); absent or null means no cap.",
+			Fields: apidoc.Each(`ref:"NullableCents" nullable:"false"`, "per_transaction_limit", "daily_limit", "weekly_limit", "monthly_limit")},
+		{Name: "Spending", Of: spendingStatus{}},
+		apidoc.Envelope("AccountEnvelope", account{}, "Meta"),
+		apidoc.Envelope("WhoamiEnvelope", whoami{}, "Meta"),
+		apidoc.Envelope("AddressListEnvelope", addressList{}, "Meta"),
+		apidoc.Envelope("AgentKeyEnvelope", agentKey{}, "Meta"),
+		apidoc.Envelope("NewAgentKeyEnvelope", "NewAgentKey", "Meta"),
+		apidoc.Envelope("SpendingEnvelope", spendingStatus{}, "Meta"),
+
+		// Listings, categories, search
+		{Name: "Listing", Of: listing{}, Doc: `A listing. While 'processing' the generated fields are still empty (title and
+description '""', price 0 unless the seller gave one, null condition and category).
+The seller's view adds 'floor_price', 'cost_basis' and 'brief_description' (see
+'OwnListing').`},
+		{Name: "OwnListing", Of: ownListing{}, Doc: "The seller's view of a listing, with the owner-only fields."},
+		{Name: "ListingPage", Of: listingList{}},
+		// updateInput's facts stay here rather than in its tags while the
+		// mapping of its field names in listings.go is being reworked.
+		{Name: "UpdateListingInput", Of: updateInput{}, Request: true, Doc: "The JSON update body. Only the fields present change; null clears the nullable ones.", Fields: map[string]string{
+			"title":            `minLength:"1" maxLength:"80" doc:"1 to 80 characters (trimmed)."`,
+			"description":      `minLength:"1" maxLength:"5000" doc:"The full description, 1 to 5000 characters (trimmed)."`,
+			"brand":            `maxLength:"60" nullable:"true" doc:"At most 60 characters; null or empty clears it."`,
+			"price":            `minimum:"1" maximum:"1000000000" doc:"Cents; makes 'price_source' 'seller'."`,
+			"condition":        `ref:"ConditionInput"`,
+			"shipping_type":    `ref:"ShippingType"`,
+			"shipping_cost":    `minimum:"0" maximum:"1000000000" nullable:"true"`,
+			"min_offer_amount": `minimum:"1" maximum:"1000000000" nullable:"true"`,
+			"floor_price":      `minimum:"0" maximum:"1000000000" nullable:"true"`,
+			"cost_basis":       `minimum:"0" maximum:"1000000000" nullable:"true"`,
+			"weight_oz":        `minimum:"1" maximum:"2400"`,
+			"dimensions":       `ref:"ListingDimensionsInput"`,
+			"photos":           `minItems:"1" maxItems:"12" doc:"Replaces the photos with uploaded photo URLs (from '/api/v1/listings/photos/upload-urls'), none repeated."`,
+		}},
+		{Name: "Dimensions", Of: dimensions{}, Doc: "Package size in inches."},
+		{Name: "ListingDimensionsInput", Of: dimensions{}, Request: true, Doc: "Package size in inches; each side above 0 and at most 108.",
+			Fields: apidoc.Each(`minimum:"0" exclusiveMinimum:"true" maximum:"108" required:"true"`, "l", "w", "h")},
+		{Name: "Category", Of: category{}},
+		{Name: "SearchResult", Of: searchResult{}},
+		{Name: "SimilarListings", Of: searchResult{}, Fields: map[string]string{
+			"cursor": `doc:"Always null; similar listings come in one page."`,
+			"total":  `doc:"The number of listings returned."`,
+		}},
+		{Name: "PriceCheck", Of: priceCheck{}},
+		{Name: "RecentSale", Of: sale{}},
+		apidoc.Envelope("ListingEnvelope", listing{}, "Meta"),
+		apidoc.Envelope("OwnListingEnvelope", ownListing{}, "Meta"),
+		apidoc.Envelope("OwnListingPageEnvelope", listingList{}, "Meta"),
+		apidoc.Envelope("CategoryTreeEnvelope", categoryTree{}, "Meta"),
+		apidoc.Envelope("SearchResultEnvelope", searchResult{}, "Meta"),
+		apidoc.Envelope("SimilarListingsEnvelope", "SimilarListings", "Meta"),
+		apidoc.Envelope("PriceCheckEnvelope", priceCheck{}, "Meta"),
+
+		// Purchases and orders
+		{Name: "PurchaseInput", Of: purchaseRequest{}, Request: true, Doc: `'listing_id' is required, and 'max_price' for agents. Give 'shipping_address' or
+'shipping_address_id', not both.`},
+		{Name: "PurchaseAddress", Of: shipTo{}, Request: true, Doc: `A postal address. Strings are trimmed; 'line1' (at most 200 characters), 'city' (at
+most 100) and 'zip' are required; 'line2' at most 200, 'name' 80, 'phone' 32.
+'country' is a two-letter ISO code, US by default; for US addresses 'state' must be a
+US state code and 'zip' 12345 or 12345-6789, elsewhere 'zip' is at most 16 characters
+and 'state' at most 100.`},
+		{Name: "OrderShippingAddress", Of: shipTo{}},
+		{Name: "Order", Of: order{}},
+		{Name: "OrderFees", Of: orderFees{}, Doc: "Cents. 'total_charged = item_price + service_fee + shipping_cost', always."},
+		{Name: "OrderListing", Of: orderListing{}},
+		{Name: "OrderPage", Of: orderPage{}},
+		{Name: "OrderShipInput", Of: shipBody{}, Request: true},
+		{Name: "PaymentMethod", Of: paymentMethod{}},
+		{Name: "PaymentMethodList", Of: paymentMethodList{}},
+		{Name: "ShippingEstimateInput", Of: shippingEstimateBody{}, Request: true, Doc: "'zip' (or 'buyer_zip') is required.",
+			Extra: map[string]any{"anyOf": apidoc.AnyRequired("zip", "buyer_zip")}},
+		apidoc.Envelope("OrderEnvelope", order{}, "Meta"),
+		apidoc.Envelope("OrderPageEnvelope", orderPage{}, "Meta"),
+		apidoc.Envelope("PaymentMethodListEnvelope", paymentMethodList{}, "Meta"),
+		apidoc.Envelope("ShippingQuoteEnvelope", httpapi.ShippingQuote{}, "Meta"),
+
+		// Disputes
+		{Name: "Dispute", Of: dispute{}},
+		{Name: "DisputeInput", Of: disputeBody{}, Request: true},
+		apidoc.Envelope("DisputeEnvelope", dispute{}, "Meta"),
+
+		// Sandbox
+		{Name: "SandboxReset", Of: cleared{}},
+		{Name: "SandboxTimeAdvance", Of: advanced{}},
+		apidoc.Envelope("SandboxResetEnvelope", cleared{}, "Meta"),
+		apidoc.Envelope("SandboxTimeAdvanceEnvelope", advanced{}, "Meta"),
+	}
+}

@@ -1,0 +1,240 @@
+package apiv1
+
+import (
+	"marketplace/internal/httpapi"
+	"marketplace/internal/httpapi/apidoc"
+)
+
+// The bodies of idempotent routes as published: the router reads the key
+// fields (httpapi.IdempotencyKeyBody) before the handler decodes its own.
+type (
+	purchaseRequest struct {
+		purchaseBody
+		httpapi.IdempotencyKeyBody
+	}
+	confirmRequest struct {
+		confirmBody
+		httpapi.IdempotencyKeyBody
+	}
+	requestRefundRequest struct {
+		requestRefundBody
+		httpapi.IdempotencyKeyBody
+	}
+	respondRefundRequest struct {
+		respondRefundBody
+		httpapi.IdempotencyKeyBody
+	}
+)
+
+// Components are the schemas of the Variant A document made from this
+// package's wire types, with the envelopes that carry them.
+func Components() []apidoc.Component {
+	return []apidoc.Component{
+		// Accounts
+		{Name: "RegisterInput", Of: registerBody{}, Request: true},
+		{Name: "LoginInput", Of: loginBody{}, Request: true},
+		{Name: "UpdateMeInput", Of: updateMeBody{}, Request: true},
+		{Name: "SetPasswordInput", Of: setPasswordBody{}, Request: true},
+		{Name: "User", Of: user{}},
+		{Name: "Profile", Of: profile{}},
+		{Name: "AuthResult", Of: authResult{}},
+		{Name: "UsernameCheck", Of: usernameCheck{}},
+		{Name: "PasswordSet", Of: passwordSet{}},
+		{Name: "Deleted", Of: deleted{}},
+		{Name: "Address", Of: address{}, Doc: "A saved shipping address.", Fields: map[string]string{
+			"id": `required:"true"`, "isDefault": `required:"true"`, "createdAt": `required:"true"`,
+		}},
+		{Name: "OrderShippingAddress", Of: address{}, Doc: "Where the order ships; 'id', 'isDefault' and 'createdAt' appear when it was a saved address."},
+		{Name: "ShipFromAddress", Of: address{}, Doc: "The seller's ship-from address."},
+		{Name: "AddressInput", Of: addressInput{}, Request: true, Doc: `A postal address. Strings are trimmed. 'country' defaults to US and is upper-cased;
+for US addresses 'state' must be a US state code (upper-cased) and 'zip' 12345 or
+12345-6789; elsewhere 'zip' is 1 to 16 characters and 'state' at most 100.`},
+		apidoc.Envelope("UserEnvelope", user{}, "Meta"),
+		apidoc.Envelope("MeEnvelope", apidoc.OneOf{user{}, agentMe{}}, "Meta"),
+		apidoc.Envelope("ProfileEnvelope", profile{}, "Meta"),
+		apidoc.Envelope("AuthResultEnvelope", authResult{}, "Meta"),
+		apidoc.Envelope("UsernameCheckEnvelope", usernameCheck{}, "Meta"),
+		apidoc.Envelope("PasswordSetEnvelope", passwordSet{}, "Meta"),
+		apidoc.Envelope("DeletedEnvelope", deleted{}, "Meta"),
+		apidoc.Envelope("AddressEnvelope", address{}, "Meta"),
+		apidoc.Envelope("AddressListEnvelope", []address{}, "ListMeta"),
+
+		// Agent keys and spending
+		{Name: "AgentKey", Of: agentKey{}},
+		{Name: "NewAgentKey", Of: agentKey{}, Doc: "A new key with its secret (shown once).", Fields: map[string]string{
+			"key": `required:"true" pattern:"^mk_(test|live)_[A-Za-z0-9_-]{43}$" doc:"The secret; send it as 'X-Agent-Key'."`,
+		}},
+		{Name: "CreateAgentKeyInput", Of: createKeyBody{}, Request: true},
+		{Name: "KeyLimits", Of: limits{}, Doc: "A key's own caps in cents; null means no cap at this level."},
+		{Name: "KeyLimitsInput", Of: limits{}, Request: true, Doc: "A key's own caps in cents (0 to 1000000000); absent or null means no cap.",
+			Fields: apidoc.Each(`ref:"NullableCents" nullable:"false"`, "perTransactionLimit", "dailyLimit", "weeklyLimit", "monthlyLimit")},
+		{Name: "AgentMe", Of: agentMe{}, Doc: "'GET /auth/me' with an agent key."},
+		{Name: "Controls", Of: controls{}, Doc: "The owner's controls, in cents. Defaults 10000 / 50000 / 200000 / 500000, no restrictions, no threshold."},
+		{Name: "Spent", Of: spent{}},
+		{Name: "Remaining", Of: remaining{}},
+		{Name: "SpendingStatus", Of: spendingStatus{}},
+		{Name: "UpdateSpendingControlsInput", Of: putSpendingBody{}, Request: true},
+		apidoc.Envelope("AgentKeyEnvelope", agentKey{}, "Meta"),
+		apidoc.Envelope("NewAgentKeyEnvelope", "NewAgentKey", "Meta"),
+		apidoc.Envelope("AgentKeyListEnvelope", []agentKey{}, "ListMeta"),
+		apidoc.Envelope("SpendingStatusEnvelope", spendingStatus{}, "Meta"),
+
+		// Payouts
+		{Name: "PayoutAccount", Of: payoutAccount{}},
+		{Name: "ConnectInput", Of: connectBody{}, Request: true},
+		{Name: "PayoutDashboardLink", Of: connectDashboard{}},
+		{Name: "PayoutSendLinkInput", Of: sendLinkBody{}, Request: true},
+		{Name: "PayoutLinkSent", Of: linkSent{}},
+		apidoc.Envelope("PayoutAccountEnvelope", payoutAccount{}, "Meta"),
+		apidoc.Envelope("PayoutDashboardLinkEnvelope", connectDashboard{}, "Meta"),
+		apidoc.Envelope("PayoutLinkSentEnvelope", linkSent{}, "Meta"),
+
+		// Listings, categories, photos, watches
+		{Name: "Listing", Of: listing{}, Doc: `A listing. While 'pending_ai' the generated fields are still empty (title and
+description '""', price 0 unless the seller gave one, null condition and category).
+The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
+		{Name: "OwnListing", Of: ownListing{}, Doc: "The seller's view of a listing, with the owner-only fields."},
+		{Name: "ListingSeller", Of: listingSeller{}},
+		{Name: "CreateListingInput", Of: listingInput{}, Request: true, Fields: map[string]string{
+			"photoUrls":   `required:"true" doc:"Photo URLs uploaded here by the caller (for an agent, its owner), in display order, none repeated."`,
+			"description": `required:"true" maxLength:"2000" doc:"The brief the AI step works from, 1 to 2000 characters (trimmed)."`,
+			"title":       `doc:"1 to 80 characters (trimmed); generated when absent."`,
+			"brand":       `doc:"At most 60 characters; generated when absent."`,
+			"price":       `nullable:"true" doc:"Cents; absent or null for the AI estimate."`,
+			"categoryId":  `doc:"A category id; chosen by the AI step when absent."`,
+		}},
+		{Name: "UpdateListingInput", Of: listingInput{}, Request: true, Doc: "Only the fields present change; null clears the nullable ones.", Fields: map[string]string{
+			"photoUrls":   `doc:"Replaces the photos; uploaded by the seller, none repeated."`,
+			"description": `maxLength:"5000" doc:"The full description, 1 to 5000 characters (trimmed)."`,
+			"title":       `doc:"1 to 80 characters (trimmed)."`,
+			"brand":       `doc:"At most 60 characters; null or empty clears it."`,
+			"price":       `doc:"Cents; makes 'priceSource' 'seller'."`,
+		}},
+		{Name: "Dimensions", Of: dimensions{}, Doc: "Package size in inches."},
+		{Name: "ListingDimensionsInput", Of: dimensions{}, Request: true, Doc: "Package size in inches; each side above 0 and at most 108.",
+			Fields: apidoc.Each(`minimum:"0" exclusiveMinimum:"true" maximum:"108" required:"true"`, "l", "w", "h")},
+		{Name: "Category", Of: category{}},
+		{Name: "PhotoUploadUrlsInput", Of: uploadURLsInput{}, Request: true},
+		{Name: "PhotoUploadSlot", Of: uploadSlot{}},
+		{Name: "UploadedPhoto", Of: uploadedPhoto{}},
+		{Name: "WatchState", Of: watchState{}},
+		apidoc.Envelope("ListingEnvelope", listing{}, "Meta"),
+		apidoc.Envelope("OwnListingEnvelope", ownListing{}, "Meta"),
+		apidoc.Envelope("ListingPageEnvelope", []listing{}, "PageMeta"),
+		apidoc.Envelope("OwnListingPageEnvelope", []ownListing{}, "PageMeta"),
+		apidoc.Envelope("ListingSearchEnvelope", []listing{}, "SearchMeta"),
+		apidoc.Envelope("CategoryTreeEnvelope", []category{}, "ListMeta"),
+		apidoc.Envelope("PhotoUploadSlotsEnvelope", uploadSlots{}, "Meta"),
+		apidoc.Envelope("UploadedPhotoEnvelope", uploadedPhoto{}, "Meta"),
+		apidoc.Envelope("WatchStateEnvelope", watchState{}, "Meta"),
+
+		// Onboarding
+		{Name: "AgentInitInput", Of: agentInitBody{}, Request: true, Doc: "Each field may be spelled camelCase or snake_case; one of 'ownerEmail' and 'owner_email' is required.",
+			Extra: map[string]any{"anyOf": apidoc.AnyRequired("ownerEmail", "owner_email")}},
+		{Name: "OnboardingInit", Of: initResponse{}},
+		{Name: "OnboardingStatus", Of: statusResponse{}},
+		{Name: "MagicLinkView", Of: magicResponse{}},
+		{Name: "Prefilled", Of: prefilled{}},
+		{Name: "CompleteOnboardingInput", Of: completeBody{}, Request: true},
+		{Name: "OnboardingCompleted", Of: completeResponse{}},
+		{Name: "HumanOnboardingInput", Of: humanBody{}, Request: true},
+		{Name: "HumanOnboarding", Of: humanResponse{}},
+		apidoc.Envelope("OnboardingInitEnvelope", initResponse{}, "Meta"),
+		apidoc.Envelope("OnboardingStatusEnvelope", statusResponse{}, "Meta"),
+		apidoc.Envelope("MagicLinkEnvelope", magicResponse{}, "Meta"),
+		apidoc.Envelope("OnboardingCompletedEnvelope", completeResponse{}, "Meta"),
+		apidoc.Envelope("HumanOnboardingEnvelope", humanResponse{}, "Meta"),
+
+		// Purchases and orders
+		{Name: "PurchaseInput", Of: purchaseRequest{}, Request: true, Doc: `The purchase body shared by agent purchases, human purchases and fee estimates. Give
+'shippingAddress' or 'shippingAddressId', not both; with neither, the buyer's default
+saved address is used, and none is needed for 'fulfillmentType: local_pickup'.`},
+		{Name: "AgentPurchaseInput", Of: purchaseRequest{}, Request: true, Doc: "The purchase body; 'listingId' and 'maxPrice' are required.",
+			Fields: map[string]string{"listingId": `required:"true"`, "maxPrice": `required:"true"`}},
+		{Name: "HumanPurchaseInput", Of: purchaseRequest{}, Request: true, Doc: "The purchase body; 'listingId' is required, 'maxPrice' optional, 'paymentMethodId' ignored (the buyer pays on the page).",
+			Fields: map[string]string{"listingId": `required:"true"`}},
+		{Name: "PurchaseFeeEstimateInput", Of: purchaseBody{}, Request: true, Doc: "The purchase body ('listingId' required), plus 'buyerZip'; idempotency fields are ignored here.",
+			Fields: map[string]string{"listingId": `required:"true"`}},
+		{Name: "PurchaseConfirmInput", Of: confirmRequest{}, Request: true},
+		{Name: "PurchaseIdempotencyKeyInput", Of: httpapi.IdempotencyKeyBody{}, Request: true, Doc: "Optional; carries only the idempotency key."},
+		{Name: "PurchaseCheckout", Of: checkout{}},
+		{Name: "PurchaseFeeEstimate", Of: feeEstimate{}, Doc: "What the purchase would charge; the figures appear both in 'fees' and at the top level."},
+		{Name: "Order", Of: order{}},
+		{Name: "OrderListing", Of: orderListing{}},
+		{Name: "OrderFees", Of: orderFees{}, Doc: "Cents. 'totalCharged = itemPrice + serviceFee + shippingCost', always."},
+		{Name: "OrderShipping", Of: orderShipping{}, Doc: "The carrier rate chosen at purchase (calculated shipping)."},
+		{Name: "OrderEvent", Of: timelineEvent{}},
+		{Name: "OrderApproval", Of: approval{}},
+		{Name: "ApprovalRejectInput", Of: rejectBody{}, Request: true},
+		{Name: "OrderShippingRatesInput", Of: orderRatesBody{}, Request: true},
+		apidoc.Envelope("PurchaseCheckoutEnvelope", checkout{}, "Meta"),
+		apidoc.Envelope("PurchaseFeeEstimateEnvelope", feeEstimate{}, "Meta"),
+		apidoc.Envelope("OrderEnvelope", order{}, "Meta"),
+		apidoc.Envelope("OrderPageEnvelope", []order{}, "PageMeta"),
+		apidoc.Envelope("OrderEventListEnvelope", []timelineEvent{}, "Meta"),
+		apidoc.Envelope("OrderApprovalPageEnvelope", []approval{}, "PageMeta"),
+
+		// Payment methods
+		{Name: "PaymentMethod", Of: paymentMethod{}},
+		{Name: "PaymentSetupIntent", Of: setupIntent{}},
+		{Name: "PaymentMethodConfirmInput", Of: confirmSetupBody{}, Request: true},
+		{Name: "SellerCardStatus", Of: cardStatus{}},
+		apidoc.Envelope("PaymentMethodEnvelope", paymentMethod{}, "Meta"),
+		apidoc.Envelope("PaymentMethodListEnvelope", []paymentMethod{}, "ListMeta"),
+		apidoc.Envelope("PaymentSetupIntentEnvelope", setupIntent{}, "Meta"),
+		apidoc.Envelope("SellerCardStatusEnvelope", cardStatus{}, "Meta"),
+
+		// Fulfilment and labels
+		{Name: "FulfilShipInput", Of: shipBody{}, Request: true},
+		{Name: "FulfilCancelInput", Of: reasonBody{}, Request: true},
+		{Name: "FulfilForceCancelInput", Of: reasonBody{}, Request: true},
+		{Name: "FulfilHoldInput", Of: holdBody{}, Request: true, Doc: "Exactly one of 'payoutDueAt' and 'holdHours'; a null counts as absent.",
+			// Each alternative types its field, so a null does not count as present.
+			Extra: map[string]any{"oneOf": []any{
+				apidoc.Schema{"required": []string{"payoutDueAt"}, "properties": apidoc.Schema{"payoutDueAt": apidoc.Schema{"type": "string"}}},
+				apidoc.Schema{"required": []string{"holdHours"}, "properties": apidoc.Schema{"holdHours": apidoc.Schema{"type": "integer"}}},
+			}}},
+		{Name: "FulfilShipment", Of: shipmentView{}},
+		{Name: "LabelInput", Of: labelBody{}, Request: true, Doc: "Narrows the rate; the cheapest matching one is bought, the seller's preferred one first."},
+		{Name: "Label", Of: label{}},
+		apidoc.Envelope("FulfilShipmentEnvelope", shipmentView{}, "Meta"),
+		apidoc.Envelope("LabelEnvelope", label{}, "Meta"),
+
+		// Shipping
+		{Name: "ShippingRatesInput", Of: shippingQuoteBody{}, Request: true, Doc: "'listingId' (or 'listing_id') and 'buyerZip' (or 'buyer_zip', or 'zip') are required.",
+			Extra: map[string]any{"allOf": []any{
+				apidoc.Schema{"anyOf": apidoc.AnyRequired("listingId", "listing_id")},
+				apidoc.Schema{"anyOf": apidoc.AnyRequired("buyerZip", "buyer_zip", "zip")},
+			}}},
+		{Name: "ShippingEstimateInput", Of: shippingQuoteBody{}, Request: true, Doc: "'buyerZip' (or 'buyer_zip', or 'zip') is required.",
+			Extra:  map[string]any{"anyOf": apidoc.AnyRequired("buyerZip", "buyer_zip", "zip")},
+			Fields: apidoc.Each(`doc:"Ignored: the path names the listing."`, "listingId", "listing_id")},
+		{Name: "ShippingPrefs", Of: shippingPrefs{}, Doc: "A seller's shipping preferences; see 'PUT /auth/me/shipping-prefs'."},
+		{Name: "ShippingPackageDefaults", Of: packageDefaults{}, Doc: "The seller's usual parcel."},
+		{Name: "ShippingPrefsInput", Of: shippingPrefsBody{}, Request: true, Doc: "Every field is optional; those left out keep their value."},
+		apidoc.Envelope("ShippingPrefsEnvelope", shippingPrefs{}, "Meta"),
+		apidoc.Envelope("ShippingQuoteEnvelope", httpapi.ShippingQuote{}, "Meta"),
+
+		// Refunds and disputes
+		{Name: "Refund", Of: refund{}},
+		{Name: "RefundResult", Of: refundResult{}},
+		{Name: "RequestRefundInput", Of: requestRefundRequest{}, Request: true},
+		{Name: "RespondRefundInput", Of: respondRefundRequest{}, Request: true, Doc: "Every field is optional; a null counts as absent."},
+		{Name: "Dispute", Of: dispute{}},
+		{Name: "DisputeDetail", Of: disputeDetail{}},
+		{Name: "DisputePayout", Of: disputePayout{}},
+		{Name: "CreateDisputeInput", Of: openDisputeBody{}, Request: true},
+		{Name: "DisputeRespondInput", Of: respondBody{}, Request: true},
+		{Name: "DisputeResolveInput", Of: resolveBody{}, Request: true},
+		apidoc.Envelope("RefundEnvelope", refund{}, "Meta"),
+		apidoc.Envelope("RefundListEnvelope", []refund{}, "Meta"),
+		apidoc.Envelope("RefundResultEnvelope", refundResult{}, "Meta"),
+		apidoc.Envelope("DisputeEnvelope", dispute{}, "Meta"),
+		apidoc.Envelope("DisputePageEnvelope", []dispute{}, "PageMeta"),
+		apidoc.Envelope("DisputeDetailEnvelope", disputeDetail{}, "Meta"),
+
+		// Seller dashboard
+		{Name: "SellerDashboard", Of: dashboardOut{}, Closed: true},
+		apidoc.Envelope("SellerDashboardEnvelope", dashboardOut{}, "Meta"),
+	}
+}
