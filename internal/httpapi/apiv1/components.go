@@ -26,6 +26,11 @@ type (
 	}
 )
 
+// purchaseDoc is what the purchase bodies (agent, human, fee estimate) share.
+const purchaseDoc = `Give 'shippingAddress' or 'shippingAddressId', not both;
+with neither, the buyer's default saved address is used, and none is needed for
+'fulfillmentType: local_pickup'.`
+
 // Components are the schemas of the Variant A document made from this
 // package's wire types, with the envelopes that carry them.
 func Components() []apidoc.Component {
@@ -146,14 +151,11 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		apidoc.Envelope("HumanOnboardingEnvelope", humanResponse{}, "Meta"),
 
 		// Purchases and orders
-		{Name: "PurchaseInput", Of: purchaseRequest{}, Request: true, Doc: `The purchase body shared by agent purchases, human purchases and fee estimates. Give
-'shippingAddress' or 'shippingAddressId', not both; with neither, the buyer's default
-saved address is used, and none is needed for 'fulfillmentType: local_pickup'.`},
-		{Name: "AgentPurchaseInput", Of: purchaseRequest{}, Request: true, Doc: "The purchase body; 'listingId' and 'maxPrice' are required.",
+		{Name: "AgentPurchaseInput", Of: purchaseRequest{}, Request: true, Doc: "The purchase body; 'listingId' and 'maxPrice' are required. " + purchaseDoc,
 			Fields: map[string]string{"listingId": `required:"true"`, "maxPrice": `required:"true"`}},
-		{Name: "HumanPurchaseInput", Of: purchaseRequest{}, Request: true, Doc: "The purchase body; 'listingId' is required, 'maxPrice' optional, 'paymentMethodId' ignored (the buyer pays on the page).",
+		{Name: "HumanPurchaseInput", Of: purchaseRequest{}, Request: true, Doc: "The purchase body; 'listingId' is required, 'maxPrice' optional, 'paymentMethodId' ignored (the buyer pays on the page). " + purchaseDoc,
 			Fields: map[string]string{"listingId": `required:"true"`}},
-		{Name: "PurchaseFeeEstimateInput", Of: purchaseBody{}, Request: true, Doc: "The purchase body ('listingId' required), plus 'buyerZip'; idempotency fields are ignored here.",
+		{Name: "PurchaseFeeEstimateInput", Of: purchaseBody{}, Request: true, Doc: "The purchase body ('listingId' required), plus 'buyerZip'; idempotency fields are ignored here. " + purchaseDoc,
 			Fields: map[string]string{"listingId": `required:"true"`}},
 		{Name: "PurchaseConfirmInput", Of: confirmRequest{}, Request: true},
 		{Name: "PurchaseIdempotencyKeyInput", Of: httpapi.IdempotencyKeyBody{}, Request: true, Doc: "Optional; carries only the idempotency key."},
