@@ -4,7 +4,7 @@
 //	marketplace migrate [flags]   apply database migrations and exit
 //	marketplace seed --listings N [flags]
 //	                              add N synthetic listings (benchmarks, demos)
-//	marketplace openapi [-variant a|b]
+//	marketplace openapi [-variant a|b] [-indent]
 //	                              print a published OpenAPI document (JSON)
 //	marketplace version           print the version
 package main

@@ -82,7 +82,7 @@ func TestRunCommands(t *testing.T) {
 		{name: "seed", args: []string{"seed", "--listings", "30", "-log-level", "warn", "--sold-percent=20"}, wantCode: 0, wantStdout: "30/30 listings\nadded 30 listings ("},
 		{name: "seed without count", args: []string{"seed"}, wantCode: 2, wantStderr: "--listings"},
 		{name: "openapi", args: []string{"openapi"}, wantCode: 0, wantStdout: `{"components":`},
-		{name: "openapi b", args: []string{"openapi", "-variant", "b"}, wantCode: 0, wantStdout: `{"components":`},
+		{name: "openapi b", args: []string{"openapi", "-variant", "b", "-indent"}, wantCode: 0, wantStdout: "{\n  \"components\": {"},
 		{name: "openapi bad variant", args: []string{"openapi", "-variant", "c"}, wantCode: 2, wantStderr: "-variant must be a or b"},
 		{name: "seed bad flag", args: []string{"seed", "--listings", "x"}, wantCode: 2, wantStderr: "invalid value"},
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -9,11 +11,13 @@ import (
 )
 
 // runOpenAPI writes a published OpenAPI document to stdout, byte for byte as
-// the server serves it, so tools (CI's linter) can read it without a server.
+// the server serves it (or indented, for tools that report line numbers), so
+// tools such as CI's linter can read it without a server.
 func runOpenAPI(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("openapi", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	variant := fs.String("variant", "a", "which document: a (/api/v1/openapi.json) or b (/v1/openapi.json)")
+	indent := fs.Bool("indent", false, "indent the JSON")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -33,6 +37,14 @@ func runOpenAPI(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "openapi:", err)
 		return 1
+	}
+	if *indent {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, doc, "", "  "); err != nil {
+			fmt.Fprintln(stderr, "openapi:", err)
+			return 1
+		}
+		doc = append(buf.Bytes(), '\n')
 	}
 	if _, err := stdout.Write(doc); err != nil {
 		fmt.Fprintln(stderr, "openapi:", err)
