@@ -27,25 +27,7 @@ func Build(components []Component) (map[string]Schema, error) {
 			b.home[t] = c.Name
 		}
 	}
-	seen := map[reflect.Type]bool{}
-	for _, c := range components {
-		var bad []string
-		if c.envelope != nil {
-			bad = checkTags(reflect.TypeOf(c.envelope.data), seen)
-		} else if c.Of != nil {
-			bad = checkTags(reflect.TypeOf(c.Of), seen)
-		}
-		for name, tag := range c.Fields {
-			for _, key := range tagKeys(reflect.StructTag(tag)) {
-				if !knownTags[strings.TrimPrefix(key, "items.")] || key == "json" {
-					bad = append(bad, c.Name+".Fields["+name+"]: unknown tag "+key)
-				}
-			}
-		}
-		for _, msg := range bad {
-			b.errorf("%s", msg)
-		}
-	}
+	b.checkTags(components)
 	for _, c := range components {
 		if c.envelope == nil && c.Of == nil {
 			b.errorf("%s: no Go type", c.Name)
@@ -84,13 +66,13 @@ func (b *builder) component(c Component) Schema {
 			},
 		}
 	}
-	ctx := &context{component: c}
+	sc := &scope{component: c}
 	t := reflect.TypeOf(c.Of)
 	var s Schema
 	if t.Kind() == reflect.Struct {
-		s = b.object(ctx, t) // the component itself, never a reference to it
+		s = b.object(sc, t) // the component itself, never a reference to it
 	} else {
-		s = b.typeSchema(ctx, t)
+		s = b.typeSchema(sc, t)
 	}
 	if c.Doc != "" {
 		s["description"] = docText(c.Doc)
@@ -103,7 +85,7 @@ func (b *builder) component(c Component) Schema {
 		s[k] = v
 	}
 	for name := range c.Fields {
-		if !ctx.used[name] {
+		if !sc.used[name] {
 			b.errorf("%s: Fields names %q, which the type does not have", c.Name, name)
 		}
 	}
@@ -122,16 +104,16 @@ func (b *builder) data(name string, v any) Schema {
 		}
 		return Schema{"oneOf": out}
 	}
-	return b.typeSchema(&context{component: Component{Name: name}}, reflect.TypeOf(v))
+	return b.typeSchema(&scope{component: Component{Name: name}}, reflect.TypeOf(v))
 }
 
-// context is what reflecting one component carries along.
-type context struct {
+// scope is what reflecting one component carries along.
+type scope struct {
 	component Component
 	used      map[string]bool // Fields entries that matched
 }
 
-func (c *context) overrides(name string) string {
+func (c *scope) overrides(name string) string {
 	if s, ok := c.component.Fields[name]; ok {
 		if c.used == nil {
 			c.used = map[string]bool{}
@@ -165,7 +147,7 @@ func derefType(t reflect.Type) reflect.Type {
 
 // typeSchema describes a Go type; a struct with a home component is a
 // reference to it.
-func (b *builder) typeSchema(ctx *context, t reflect.Type) Schema {
+func (b *builder) typeSchema(sc *scope, t reflect.Type) Schema {
 	t = derefType(t)
 	switch {
 	case t == timeType:
@@ -185,11 +167,11 @@ func (b *builder) typeSchema(ctx *context, t reflect.Type) Schema {
 	case reflect.Float32, reflect.Float64:
 		return Schema{"type": "number"}
 	case reflect.Slice, reflect.Array:
-		return Schema{"type": "array", "items": b.typeSchema(ctx, t.Elem())}
+		return Schema{"type": "array", "items": b.typeSchema(sc, t.Elem())}
 	case reflect.Map:
 		s := Schema{"type": "object"}
 		if t.Elem().Kind() != reflect.Interface {
-			s["additionalProperties"] = b.typeSchema(ctx, t.Elem())
+			s["additionalProperties"] = b.typeSchema(sc, t.Elem())
 		}
 		return s
 	case reflect.Interface:
@@ -198,9 +180,9 @@ func (b *builder) typeSchema(ctx *context, t reflect.Type) Schema {
 		if name, ok := b.home[t]; ok {
 			return ref(name)
 		}
-		return b.object(ctx, t)
+		return b.object(sc, t)
 	}
-	b.errorf("%s: cannot describe Go type %s", ctx.component.Name, t)
+	b.errorf("%s: cannot describe Go type %s", sc.component.Name, t)
 	return Schema{}
 }
 
@@ -215,20 +197,20 @@ func optValue(t reflect.Type) (reflect.Type, bool) {
 
 // object describes a struct's JSON fields. Embedded structs are flattened,
 // as encoding/json promotes their fields: each schema stands alone.
-func (b *builder) object(ctx *context, t reflect.Type) Schema {
+func (b *builder) object(sc *scope, t reflect.Type) Schema {
 	props, required := Schema{}, []string{}
-	b.fields(ctx, t, props, &required)
+	b.fields(sc, t, props, &required)
 	s := Schema{"type": "object", "properties": props}
 	if len(required) > 0 {
 		s["required"] = required
 	}
-	if ctx.component.Closed {
+	if sc.component.Closed {
 		s["additionalProperties"] = false
 	}
 	return s
 }
 
-func (b *builder) fields(ctx *context, t reflect.Type, props Schema, required *[]string) {
+func (b *builder) fields(sc *scope, t reflect.Type, props Schema, required *[]string) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, omitempty, skip := jsonName(f)
@@ -240,7 +222,7 @@ func (b *builder) fields(ctx *context, t reflect.Type, props Schema, required *[
 				et = et.Elem()
 			}
 			if et.Kind() == reflect.Struct {
-				b.fields(ctx, et, props, required)
+				b.fields(sc, et, props, required)
 				continue
 			}
 		}
@@ -250,9 +232,9 @@ func (b *builder) fields(ctx *context, t reflect.Type, props Schema, required *[
 		if name == "" {
 			name = f.Name
 		}
-		tags := tagSet{own: f.Tag, over: reflect.StructTag(ctx.overrides(name))}
-		props[name] = b.field(ctx, ctx.component.Name+"."+name, f.Type, omitempty, tags)
-		req := !omitempty && !ctx.component.Request
+		tags := tagSet{own: f.Tag, over: reflect.StructTag(sc.overrides(name))}
+		props[name] = b.field(sc, sc.component.Name+"."+name, f.Type, omitempty, tags)
+		req := !omitempty && !sc.component.Request
 		if v, ok := tags.lookup("required"); ok {
 			req = v == "true"
 		}
@@ -276,7 +258,7 @@ func jsonName(f reflect.StructField) (name string, omitempty, skip bool) {
 }
 
 // field describes one struct field with its tags.
-func (b *builder) field(ctx *context, where string, t reflect.Type, omitempty bool, tags tagSet) Schema {
+func (b *builder) field(sc *scope, where string, t reflect.Type, omitempty bool, tags tagSet) Schema {
 	nullable := t.Kind() == reflect.Pointer && !omitempty
 	if v, ok := tags.lookup("nullable"); ok {
 		nullable = v == "true"
@@ -285,7 +267,7 @@ func (b *builder) field(ctx *context, where string, t reflect.Type, omitempty bo
 	if name, ok := tags.lookup("ref"); ok {
 		s = ref(name)
 	} else {
-		s = b.typeSchema(ctx, t)
+		s = b.typeSchema(sc, t)
 	}
 	b.applyTags(where, s, jsonType(t), tags, "")
 	if items, ok := s["items"].(Schema); ok {
@@ -304,7 +286,13 @@ func (b *builder) field(ctx *context, where string, t reflect.Type, omitempty bo
 		}
 		if _, typed := s["type"]; !typed {
 			// OpenAPI 3.0 reads nullable only beside a type.
-			if jt := jsonType(t); jt != "" {
+			switch jt := jsonType(t); jt {
+			case "":
+			case "array":
+				// An array type needs its items beside it, which the
+				// reference holds.
+				b.errorf("%s: a nullable reference to an array; make the named schema nullable", where)
+			default:
 				s["type"] = jt
 			}
 		}

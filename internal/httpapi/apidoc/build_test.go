@@ -173,6 +173,9 @@ func TestBuildErrors(t *testing.T) {
 	type badValue struct {
 		N int `json:"n" minimum:"few"`
 	}
+	type nullableList struct {
+		Photos []string `json:"photos" ref:"Photos" nullable:"true"`
+	}
 	for name, tc := range map[string]struct {
 		cs   []Component
 		want string
@@ -184,6 +187,7 @@ func TestBuildErrors(t *testing.T) {
 		"override typo":  {[]Component{{Name: "A", Of: testAddress{}, Fields: map[string]string{"id": `requird:"true"`}}}, "unknown tag requird"},
 		"extra conflict": {[]Component{{Name: "A", Of: testAddress{}, Extra: map[string]any{"required": []string{"id"}}}}, `may not replace "required"`},
 		"no type":        {[]Component{{Name: "A"}}, "no Go type"},
+		"nullable array": {[]Component{{Name: "L", Of: nullableList{}}}, "make the named schema nullable"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Build(tc.cs)

@@ -113,13 +113,43 @@ func number(raw string) (any, error) {
 	return strconv.ParseFloat(raw, 64)
 }
 
-// checkTags reports tag keys of t's fields, and of the structs within, that
-// no one reads.
-func checkTags(t reflect.Type, seen map[reflect.Type]bool) []string {
+// checkTags reports tag keys that no one reads, in the components' types and
+// in their Fields overrides.
+func (b *builder) checkTags(components []Component) {
+	seen := map[reflect.Type]bool{}
+	for _, c := range components {
+		var data any = c.Of
+		if c.envelope != nil {
+			data = c.envelope.data
+		}
+		var bad []string
+		if alts, ok := data.(OneOf); ok {
+			for _, a := range alts {
+				bad = append(bad, unknownTags(reflect.TypeOf(a), seen)...)
+			}
+		} else if data != nil {
+			bad = unknownTags(reflect.TypeOf(data), seen)
+		}
+		for name, tag := range c.Fields {
+			for _, key := range tagKeys(reflect.StructTag(tag)) {
+				if !knownTags[strings.TrimPrefix(key, "items.")] || key == "json" {
+					bad = append(bad, c.Name+".Fields["+name+"]: unknown tag "+key)
+				}
+			}
+		}
+		for _, msg := range bad {
+			b.errorf("%s", msg)
+		}
+	}
+}
+
+// unknownTags lists the tag keys of t's fields, and of the structs within,
+// that no one reads.
+func unknownTags(t reflect.Type, seen map[reflect.Type]bool) []string {
 	t = derefType(t)
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array, reflect.Map:
-		return checkTags(t.Elem(), seen)
+		return unknownTags(t.Elem(), seen)
 	case reflect.Struct:
 	default:
 		return nil
@@ -136,7 +166,7 @@ func checkTags(t reflect.Type, seen map[reflect.Type]bool) []string {
 				bad = append(bad, t.String()+"."+f.Name+": unknown tag "+key)
 			}
 		}
-		bad = append(bad, checkTags(f.Type, seen)...)
+		bad = append(bad, unknownTags(f.Type, seen)...)
 	}
 	return bad
 }
