@@ -17,7 +17,7 @@ func ShippingComponents(c Casing) []apidoc.Component {
 	rate := apidoc.Component{Name: "ShippingRate", Of: shippingRate{}}
 	if c == Snake {
 		rate.Fields = map[string]string{
-			"rate_id":      `doc:"Opaque signed token (URL-safe, under 100 characters) carrying this rate; valid until\n'expires_at', only for this listing and ZIP code. Pass it as 'carrier_rate_id'; the\npurchase takes its shipping amount from it, never from a client-sent cost."`,
+			"rate_id":      `doc:"Opaque signed token (URL-safe, under 100 characters) carrying this rate; valid until 'expires_at', only for this listing and ZIP code. Pass it as 'carrier_rate_id'; the purchase takes its shipping amount from it, never from a client-sent cost."`,
 			"amount_cents": `doc:"The same price in integer cents (what 'selected_shipping_cost' must equal)."`,
 		}
 	}

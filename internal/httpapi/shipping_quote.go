@@ -20,14 +20,14 @@ type ShippingQuote struct {
 }
 
 type shippingRate struct {
-	RateID        string    `json:"rate_id" doc:"Opaque signed token (URL-safe, under 100 characters) carrying this rate; valid until\n'expires_at', only for this listing and ZIP code. A purchase takes its shipping\namount from it, never from a client-sent cost."`
-	Carrier       string    `json:"carrier" example:"usps" doc:"'usps', 'ups' or 'fedex' for carrier rates; 'seller' for the seller's own flat-rate\nor free shipping (the seller ships with a carrier of their choice, or the platform\nlabel)."`
-	Service       string    `json:"service" example:"ground_advantage" doc:"The carrier's service: usps 'ground_advantage', 'priority', 'priority_express'; ups\n'ground', '2nd_day_air'; fedex 'home_delivery', 'express_saver'. For carrier\n'seller': 'flat_rate' or 'free'."`
+	RateID        string    `json:"rate_id" doc:"Opaque signed token (URL-safe, under 100 characters) carrying this rate; valid until 'expires_at', only for this listing and ZIP code. A purchase takes its shipping amount from it, never from a client-sent cost."`
+	Carrier       string    `json:"carrier" example:"usps" doc:"'usps', 'ups' or 'fedex' for carrier rates; 'seller' for the seller's own flat-rate or free shipping (the seller ships with a carrier of their choice, or the platform label)."`
+	Service       string    `json:"service" example:"ground_advantage" doc:"The carrier's service: usps 'ground_advantage', 'priority', 'priority_express'; ups 'ground', '2nd_day_air'; fedex 'home_delivery', 'express_saver'. For carrier 'seller': 'flat_rate' or 'free'."`
 	Amount        string    `json:"amount" pattern:"^[0-9]+\\.[0-9]{2}$" example:"8.45" doc:"The price in currency units as a decimal string."`
 	AmountCents   int64     `json:"amount_cents" minimum:"0" example:"845" doc:"The same price in integer cents."`
-	EstimatedDays int       `json:"estimated_days" minimum:"0" doc:"Estimated business days to delivery. Before checkout, the seller's handling days\n('handlingDays' of their shipping preferences, 1 unless they set it) plus the days\nin transit; for a paid order's rates (the seller ships now), the days in transit."`
+	EstimatedDays int       `json:"estimated_days" minimum:"0" doc:"Estimated business days to delivery. Before checkout, the seller's handling days ('handlingDays' of their shipping preferences, 1 unless they set it) plus the days in transit; for a paid order's rates (the seller ships now), the days in transit."`
 	ExpiresAt     time.Time `json:"expires_at" doc:"When 'rate_id' stops being accepted (24 hours after the quote)."`
-	Preferred     bool      `json:"preferred" doc:"True on the rates of the seller's preferred carrier (and preferred service, when\nthe seller names one) from their shipping preferences: the carrier the seller\nships with, and the one their platform labels are bought with. Always false for\ncarrier 'seller' and for sellers without a preferred carrier."`
+	Preferred     bool      `json:"preferred" doc:"True on the rates of the seller's preferred carrier (and preferred service, when the seller names one) from their shipping preferences: the carrier the seller ships with, and the one their platform labels are bought with. Always false for carrier 'seller' and for sellers without a preferred carrier."`
 }
 
 type shippingAutoShip struct {

@@ -152,7 +152,7 @@ type order struct {
 	SellerID          string       `json:"seller_id"`
 	Fees              orderFees    `json:"fees"`
 	Commission        *int64       `json:"commission,omitempty" doc:"Seller only. 'round(3% x item_price)' by default."`
-	SellerPayout      *int64       `json:"seller_payout,omitempty" doc:"Seller only. What the seller is paid: 'item_price - commission + shipping_cost', or\n'item_price - commission' when the platform bought the shipping label."`
+	SellerPayout      *int64       `json:"seller_payout,omitempty" doc:"Seller only. What the seller is paid: 'item_price - commission + shipping_cost', or 'item_price - commission' when the platform bought the shipping label."`
 	FulfillmentType   string       `json:"fulfillment_type" enum:"shipping,local_pickup"`
 	ShippingAddress   *shipTo      `json:"shipping_address,omitempty" ref:"OrderShippingAddress"`
 	Carrier           *string      `json:"carrier" doc:"The carrier of the rate chosen at purchase (calculated shipping)."`
@@ -166,7 +166,7 @@ type order struct {
 	ShippedAt         *time.Time   `json:"shipped_at"`
 	DeliveredAt       *time.Time   `json:"delivered_at" doc:"When the buyer confirmed delivery or pickup (or it was confirmed for them); the hold period starts here."`
 	CompletedAt       *time.Time   `json:"completed_at" doc:"When the payout was released and the order completed."`
-	PayoutStatus      *string      `json:"payout_status,omitempty" enum:"pending,frozen,released,void" doc:"Seller only, once the order was delivered or cancelled: 'pending' (waiting for the\nhold period to end, or for a verified payout account), 'frozen' (a dispute holds\nit), 'released' (transferred), 'void' (cancelled or refunded: nothing to pay)."`
+	PayoutStatus      *string      `json:"payout_status,omitempty" enum:"pending,frozen,released,void" doc:"Seller only, once the order was delivered or cancelled: 'pending' (waiting for the hold period to end, or for a verified payout account), 'frozen' (a dispute holds it), 'released' (transferred), 'void' (cancelled or refunded: nothing to pay)."`
 	PayoutDueAt       *time.Time   `json:"payout_due_at,omitempty" doc:"Seller only, once delivered. When the hold period ends and the payout is due ('payouts.hold_hours' after delivery unless an admin changed it)."`
 	ExpiresAt         *time.Time   `json:"expires_at,omitempty" doc:"Human checkouts - when the reservation of the listing ends; absent once paid."`
 	PaidAt            *time.Time   `json:"paid_at"`

@@ -40,7 +40,7 @@ type order struct {
 	SellerID          string         `json:"sellerId"`
 	Fees              orderFees      `json:"fees"`
 	Commission        *int64         `json:"commission,omitempty" doc:"Seller only. The seller's commission, 'round(3% x itemPrice)' by default."`
-	SellerPayout      *int64         `json:"sellerPayout,omitempty" doc:"Seller only. What the sale pays the seller before any refund (gross):\n'itemPrice - commission + shippingCost', or 'itemPrice - commission' when the\nplatform bought the shipping label. 'payoutAmount' is what is left after refunds."`
+	SellerPayout      *int64         `json:"sellerPayout,omitempty" doc:"Seller only. What the sale pays the seller before any refund (gross): 'itemPrice - commission + shippingCost', or 'itemPrice - commission' when the platform bought the shipping label. 'payoutAmount' is what is left after refunds."`
 	FulfillmentType   string         `json:"fulfillmentType" enum:"shipping,local_pickup"`
 	ShippingAddress   *address       `json:"shippingAddress,omitempty" ref:"OrderShippingAddress"`
 	Shipping          *orderShipping `json:"shipping,omitempty"`
@@ -53,11 +53,11 @@ type order struct {
 	ShippedAt         *time.Time     `json:"shippedAt"`
 	DeliveredAt       *time.Time     `json:"deliveredAt" doc:"When the buyer confirmed delivery or pickup (or it was confirmed for them); the hold period starts here."`
 	CompletedAt       *time.Time     `json:"completedAt" doc:"When the payout was released and the order completed."`
-	PayoutStatus      *string        `json:"payoutStatus,omitempty" enum:"pending,frozen,released,void" doc:"Seller only, once the order was delivered or cancelled: 'pending' (waiting for the\nhold period to end, or for a verified payout account), 'frozen' (a dispute holds\nit), 'released' (transferred), 'void' (cancelled or refunded: nothing to pay)."`
+	PayoutStatus      *string        `json:"payoutStatus,omitempty" enum:"pending,frozen,released,void" doc:"Seller only, once the order was delivered or cancelled: 'pending' (waiting for the hold period to end, or for a verified payout account), 'frozen' (a dispute holds it), 'released' (transferred), 'void' (cancelled or refunded: nothing to pay)."`
 	PayoutDueAt       *time.Time     `json:"payoutDueAt,omitempty" doc:"Seller only, once delivered. When the hold period ends and the payout is due ('payouts.hold_hours' after delivery unless an admin changed it)."`
-	PayoutAmount      *int64         `json:"payoutAmount,omitempty" minimum:"0" doc:"Seller only. What the seller is, or will be, paid, net of refunds (cents): once\nreleased, the transfer less what refunds reversed from it ('transferReversed');\nwhile waiting ('pending', 'frozen'), the payout as it stands; before delivery,\n'sellerPayout - sellerRefunded'; 0 for an order cancelled, expired or refunded\nbefore the payout."`
-	SellerRefunded    *int64         `json:"sellerRefunded,omitempty" minimum:"0" doc:"Seller only. The part of 'amountRefunded' taken from the seller's side (cents):\nrefunds come out of the seller's payout first, then the platform's fees."`
-	TransferReversed  *int64         `json:"transferReversed,omitempty" minimum:"0" doc:"Seller only. What the processor has taken back from a payout already released, for\nrefunds made after it (cents); 0 when none."`
+	PayoutAmount      *int64         `json:"payoutAmount,omitempty" minimum:"0" doc:"Seller only. What the seller is, or will be, paid, net of refunds (cents): once released, the transfer less what refunds reversed from it ('transferReversed'); while waiting ('pending', 'frozen'), the payout as it stands; before delivery, 'sellerPayout - sellerRefunded'; 0 for an order cancelled, expired or refunded before the payout."`
+	SellerRefunded    *int64         `json:"sellerRefunded,omitempty" minimum:"0" doc:"Seller only. The part of 'amountRefunded' taken from the seller's side (cents): refunds come out of the seller's payout first, then the platform's fees."`
+	TransferReversed  *int64         `json:"transferReversed,omitempty" minimum:"0" doc:"Seller only. What the processor has taken back from a payout already released, for refunds made after it (cents); 0 when none."`
 	ExpiresAt         *time.Time     `json:"expiresAt,omitempty" doc:"Human checkouts - when the reservation of the listing ends; absent once paid."`
 	PaidAt            *time.Time     `json:"paidAt"`
 	CancelledAt       *time.Time     `json:"cancelledAt" doc:"When it was cancelled or expired."`

@@ -17,7 +17,7 @@ type purchaseBody struct {
 	ExpectedPrice     *int64        `json:"expectedPrice" minimum:"0" maximum:"1000000000" doc:"The item price the caller saw, in cents; any other current price is 'PRICE_CHANGED'."`
 	ShippingAddress   *addressInput `json:"shippingAddress"`
 	ShippingAddressID string        `json:"shippingAddressId" doc:"The id of one of the buyer's saved addresses."`
-	FulfillmentType   string        `json:"fulfillmentType" enum:",shipping,local_pickup" doc:"'shipping' (the default) or 'local_pickup' (the default for a pickup-only listing).\n'local_pickup' is for listings whose quote says 'local_pickup_available': 'local_pickup'\nand 'both' listings, and any listing of a seller who offers pickup in their shipping\npreferences; otherwise 'VALIDATION_ERROR' on 'fulfillmentType'."`
+	FulfillmentType   string        `json:"fulfillmentType" enum:",shipping,local_pickup" doc:"'shipping' (the default) or 'local_pickup' (the default for a pickup-only listing). 'local_pickup' is for listings whose quote says 'local_pickup_available': 'local_pickup' and 'both' listings, and any listing of a seller who offers pickup in their shipping preferences; otherwise 'VALIDATION_ERROR' on 'fulfillmentType'."`
 	ShippingRateID    string        `json:"shippingRateId" maxLength:"2048" doc:"The 'rate_id' of a shipping quote for this listing and the address's ZIP code; required for calculated shipping."`
 	OfferID           string        `json:"offerId" doc:"An accepted offer of the caller's on this listing; the purchase is at its 'agreedPrice'."`
 	PaymentMethodID   string        `json:"paymentMethodId" doc:"A saved card of the buyer's (agent purchases); the default card otherwise."`

@@ -75,7 +75,7 @@ func (a *API) requestRefund(w http.ResponseWriter, r *http.Request) error {
 type respondRefundBody struct {
 	RefundID string `json:"refundId" nullable:"true" doc:"The request answered; omitted, the order's open request."`
 	Action   string `json:"action" enum:"approve,decline" nullable:"true" doc:"For a request; 'approve' when omitted."`
-	Amount   *int64 `json:"amount" doc:"Approving: cents to refund, at most the requested amount. A seller's own refund:\n1 up to what is refundable; omitted, everything refundable."`
+	Amount   *int64 `json:"amount" doc:"Approving: cents to refund, at most the requested amount. A seller's own refund: 1 up to what is refundable; omitted, everything refundable."`
 	Reason   string `json:"reason" nullable:"true" doc:"Why (a seller's own refund), at most 500 characters."`
 	Message  string `json:"message" nullable:"true" doc:"A note to the buyer (with a decline, why), at most 500 characters."`
 }

@@ -57,7 +57,7 @@ func (a *API) getShippingPrefs(w http.ResponseWriter, r *http.Request) error {
 type shippingPrefsBody struct {
 	AutoLabel        httpapi.Opt[bool]                 `json:"autoLabel"`
 	PreferredCarrier httpapi.Opt[string]               `json:"preferredCarrier" example:"usps" nullable:"true" doc:"'usps', 'ups' or 'fedex' in any case; null (or empty) for none."`
-	PreferredService httpapi.Opt[string]               `json:"preferredService" example:"priority" nullable:"true" doc:"A service of the preferred carrier: usps 'ground_advantage', 'priority',\n'priority_express'; ups 'ground', '2nd_day_air'; fedex 'home_delivery',\n'express_saver'. Null (or empty) for any."`
+	PreferredService httpapi.Opt[string]               `json:"preferredService" example:"priority" nullable:"true" doc:"A service of the preferred carrier: usps 'ground_advantage', 'priority', 'priority_express'; ups 'ground', '2nd_day_air'; fedex 'home_delivery', 'express_saver'. Null (or empty) for any."`
 	LocalPickup      httpapi.Opt[bool]                 `json:"localPickup"`
 	HandlingDays     httpapi.Opt[int]                  `json:"handlingDays" minimum:"0" maximum:"10"`
 	PackageDefaults  httpapi.Opt[packageDefaultsInput] `json:"packageDefaults" ref:"ShippingPackageDefaults" nullable:"true"`
