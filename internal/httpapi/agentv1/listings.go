@@ -370,21 +370,21 @@ func conditionInput(o market.Opt[string]) market.Opt[string] {
 
 // updateInput is the JSON update body.
 type updateInput struct {
-	Title          httpapi.Opt[string]     `json:"title"`
-	Description    httpapi.Opt[string]     `json:"description"`
-	Brand          httpapi.Opt[string]     `json:"brand"`
-	Price          httpapi.Opt[int64]      `json:"price"`
-	Condition      httpapi.Opt[string]     `json:"condition"`
+	Title          httpapi.Opt[string]     `json:"title" minLength:"1" maxLength:"80" doc:"1 to 80 characters (trimmed)."`
+	Description    httpapi.Opt[string]     `json:"description" minLength:"1" maxLength:"5000" doc:"The full description, 1 to 5000 characters (trimmed)."`
+	Brand          httpapi.Opt[string]     `json:"brand" maxLength:"60" nullable:"true" doc:"At most 60 characters; null or empty clears it."`
+	Price          httpapi.Opt[int64]      `json:"price" minimum:"1" maximum:"1000000000" doc:"Cents; makes 'price_source' 'seller'."`
+	Condition      httpapi.Opt[string]     `json:"condition" ref:"ConditionInput"`
 	CategoryID     httpapi.Opt[string]     `json:"category_id"`
-	ShippingType   httpapi.Opt[string]     `json:"shipping_type"`
-	ShippingCost   httpapi.Opt[int64]      `json:"shipping_cost"`
+	ShippingType   httpapi.Opt[string]     `json:"shipping_type" ref:"ShippingType"`
+	ShippingCost   httpapi.Opt[int64]      `json:"shipping_cost" minimum:"0" maximum:"1000000000" nullable:"true"`
 	AcceptOffers   httpapi.Opt[bool]       `json:"accept_offers"`
-	MinOfferAmount httpapi.Opt[int64]      `json:"min_offer_amount"`
-	FloorPrice     httpapi.Opt[int64]      `json:"floor_price"`
-	CostBasis      httpapi.Opt[int64]      `json:"cost_basis"`
-	WeightOz       httpapi.Opt[int]        `json:"weight_oz"`
-	Dimensions     httpapi.Opt[dimensions] `json:"dimensions"`
-	Photos         httpapi.Opt[[]string]   `json:"photos"`
+	MinOfferAmount httpapi.Opt[int64]      `json:"min_offer_amount" minimum:"1" maximum:"1000000000" nullable:"true"`
+	FloorPrice     httpapi.Opt[int64]      `json:"floor_price" minimum:"0" maximum:"1000000000" nullable:"true"`
+	CostBasis      httpapi.Opt[int64]      `json:"cost_basis" minimum:"0" maximum:"1000000000" nullable:"true"`
+	WeightOz       httpapi.Opt[int]        `json:"weight_oz" minimum:"1" maximum:"2400"`
+	Dimensions     httpapi.Opt[dimensions] `json:"dimensions" ref:"ListingDimensionsInput"`
+	Photos         httpapi.Opt[[]string]   `json:"photos" minItems:"1" maxItems:"12" doc:"Replaces the photos with uploaded photo URLs (from '/api/v1/listings/photos/upload-urls'), none repeated."`
 }
 
 func (a *API) decodeJSONUpdate(r *http.Request) (listings.Input, error) {
