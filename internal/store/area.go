@@ -7,6 +7,7 @@ import (
 	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/listings"
+	"marketplace/internal/messaging"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/shipping"
@@ -87,3 +88,10 @@ func (a Area[T]) InTx(ctx context.Context, fn func(T) error) error {
 
 // Read returns a handle for reads outside any transaction.
 func (a Area[T]) Read() T { return a.as(a.db.Read()) }
+
+// Messaging is db as messaging.Store.
+func Messaging(db *DB) Area[messaging.Tx] {
+	return area(db, func(tx *Tx) messaging.Tx { return tx })
+}
+
+var _ messaging.Store = Area[messaging.Tx]{}

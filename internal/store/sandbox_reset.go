@@ -42,6 +42,8 @@ const sandboxBuyerGone = `buyer_id = ? AND (status IN ('pending_approval', 'comp
 // keys, addresses, payment methods, payout account and spending controls:
 //
 //   - watches the user holds (the watched listings' counts follow);
+//   - the message threads the user is part of, as buyer or seller, with
+//     their messages;
 //   - the user's orders as buyer, except those still in progress or with
 //     a refund or dispute not finished (see sandboxBuyerGone), with their
 //     purchase approvals;
@@ -74,6 +76,13 @@ func (tx *Tx) SandboxReset(ctx context.Context, userID string, now time.Time) (s
 	}
 	var err error
 	if out.Watches, err = tx.sandboxExec(ctx, `DELETE FROM watches WHERE user_id = ?`, userID); err != nil {
+		return out, err
+	}
+
+	// Every thread the user is part of, as buyer or seller, with its
+	// messages (the other participant's copy of it too: a thread is one).
+	if out.Threads, err = tx.sandboxExec(ctx, `DELETE FROM threads WHERE buyer_id = ? OR seller_id = ?`, userID,
+		userID); err != nil {
 		return out, err
 	}
 

@@ -107,6 +107,7 @@ type cleared struct {
 	OrdersDeleted          int64 `json:"orders_deleted" minimum:"0" doc:"Orders the caller bought that were settled or never went ahead, deleted."`
 	OrdersKept             int64 `json:"orders_kept" minimum:"0" doc:"Orders the caller bought that are still moving money, kept."`
 	WatchesDeleted         int64 `json:"watches_deleted" minimum:"0"`
+	ThreadsDeleted         int64 `json:"threads_deleted" minimum:"0" doc:"Message threads the caller was part of (as buyer or seller), deleted with their messages."`
 	SpendingRecordsDeleted int64 `json:"spending_records_deleted" minimum:"0" doc:"Agent spending records (one per agent purchase) deleted."`
 	IdempotencyKeysDeleted int64 `json:"idempotency_keys_deleted" minimum:"0"`
 }
@@ -122,7 +123,7 @@ func (sb *sandboxOps) reset(w http.ResponseWriter, r *http.Request) error {
 	}
 	return httpapi.OK(w, r, http.StatusOK, cleared{ListingsDeleted: c.ListingsDeleted, ListingsArchived: c.ListingsArchived,
 		ListingsKept: c.ListingsKept, OrdersDeleted: c.OrdersDeleted, OrdersKept: c.OrdersKept, WatchesDeleted: c.Watches,
-		SpendingRecordsDeleted: c.SpendingRecords, IdempotencyKeysDeleted: c.IdempotencyKeys})
+		ThreadsDeleted: c.Threads, SpendingRecordsDeleted: c.SpendingRecords, IdempotencyKeysDeleted: c.IdempotencyKeys})
 }
 
 // simulateDelivery is POST /v1/sandbox/simulate/delivery/{order_id}: the
