@@ -85,7 +85,10 @@ func (s *Service) move(ctx context.Context, actor market.Actor, id string, t tra
 			}
 			return err
 		}
-		return events.Record(ctx, tx, now, actor, t.event, "order", o.ID, data)
+		if err := events.Record(ctx, tx, now, actor, t.event, "order", o.ID, data); err != nil {
+			return err
+		}
+		return postOrderMessage(ctx, tx, now, o, t.event)
 	})
 	return o, err
 }
@@ -396,7 +399,10 @@ func (s *Service) forceRelease(ctx context.Context, actor market.Actor, id strin
 		if !delivering {
 			return nil
 		}
-		return events.Record(ctx, tx, now, actor, "order.delivered", "order", o.ID, map[string]any{"via": "admin"})
+		if err := events.Record(ctx, tx, now, actor, "order.delivered", "order", o.ID, map[string]any{"via": "admin"}); err != nil {
+			return err
+		}
+		return postOrderMessage(ctx, tx, now, o, "order.delivered")
 	})
 	return out, err
 }
@@ -566,7 +572,10 @@ func (s *Service) payOut(ctx context.Context, id string, force bool) (*Order, er
 		if !completed {
 			return nil
 		}
-		return events.Record(ctx, tx, now, market.System, "order.completed", "order", cur.ID, nil)
+		if err := events.Record(ctx, tx, now, market.System, "order.completed", "order", cur.ID, nil); err != nil {
+			return err
+		}
+		return postOrderMessage(ctx, tx, now, cur, "order.completed")
 	})
 	if err != nil || !reverse {
 		return o, err

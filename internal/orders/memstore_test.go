@@ -9,6 +9,7 @@ import (
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
+	"marketplace/internal/messaging"
 	"marketplace/internal/payments"
 )
 
@@ -26,6 +27,8 @@ type memTx struct {
 	released  []string                          // orders whose spending was released
 	relisted  []string                          // listings moved sold -> active
 	accounts  map[string]payments.PayoutAccount // seller id -> payout account
+	threads   []messaging.Thread
+	messages  []messaging.Message // system messages posted
 }
 
 func newMemTx(os ...Order) *memTx {
@@ -40,7 +43,7 @@ func newMemTx(os ...Order) *memTx {
 func (m *memTx) clone() *memTx {
 	return &memTx{orders: maps.Clone(m.orders), refunds: slices.Clone(m.refunds), events: slices.Clone(m.events),
 		givenBack: maps.Clone(m.givenBack), released: slices.Clone(m.released), relisted: slices.Clone(m.relisted),
-		accounts: maps.Clone(m.accounts)}
+		accounts: maps.Clone(m.accounts), threads: slices.Clone(m.threads), messages: slices.Clone(m.messages)}
 }
 
 func (m *memTx) OrderByID(_ context.Context, id string) (*Order, error) {
@@ -224,4 +227,20 @@ func soldOrder(status Status) Order {
 	return Order{ID: market.NewID(), ListingID: market.NewID(), BuyerID: "buyer-1", SellerID: "seller-1",
 		Channel: ChannelAgent, BuyerKeyID: "key-1", Status: status, Fees: Compute(DefaultFeeRates, 10000, 800),
 		Fulfillment: FulfillShipping, PaymentID: "pi_1", PaidAt: &paid, CreatedAt: paid, UpdatedAt: paid}
+}
+
+// EnsureThread and AddMessage keep the system messages order events post.
+func (m *memTx) EnsureThread(_ context.Context, t *messaging.Thread) (*messaging.Thread, error) {
+	for _, x := range m.threads {
+		if x.ListingID == t.ListingID && x.BuyerID == t.BuyerID {
+			return &x, nil
+		}
+	}
+	m.threads = append(m.threads, *t)
+	return t, nil
+}
+
+func (m *memTx) AddMessage(_ context.Context, msg *messaging.Message, _ *messaging.Thread) error {
+	m.messages = append(m.messages, *msg)
+	return nil
 }

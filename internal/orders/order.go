@@ -15,6 +15,7 @@ import (
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
+	"marketplace/internal/messaging"
 	"marketplace/internal/payments"
 )
 
@@ -150,6 +151,7 @@ type OrderFilter struct {
 // Tx is what orders needs from a transaction.
 type Tx interface {
 	events.Tx
+	messaging.PostTx // system messages for order events, in the order's transaction
 	RefundTx
 	DisputeTx
 	DashboardTx

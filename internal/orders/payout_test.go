@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"marketplace/internal/market"
+	"marketplace/internal/messaging"
 	"marketplace/internal/payments"
 )
 
@@ -252,6 +253,22 @@ func TestPayOut(t *testing.T) {
 			}
 			if !slices.Equal(tx.eventTypes(), w.events) {
 				t.Fatalf("events %v, want %v", tx.eventTypes(), w.events)
+			}
+			// A completed order posts one system message into the buyer's
+			// thread on the listing; nothing else does here.
+			wantMsgs := 0
+			if w.status == StatusCompleted {
+				wantMsgs = 1
+			}
+			if len(tx.messages) != wantMsgs {
+				t.Fatalf("system messages %+v, want %d", tx.messages, wantMsgs)
+			}
+			if wantMsgs == 1 {
+				m, th := tx.messages[0], tx.threads[0]
+				if m.Type != messaging.TypeSystem || m.SenderID != "" || m.Fields["event"] != "order.completed" ||
+					m.Fields["orderId"] != o.ID || th.BuyerID != o.BuyerID || th.SellerID != o.SellerID || th.ListingID != o.ListingID {
+					t.Fatalf("system message %+v in thread %+v", m, th)
+				}
 			}
 		})
 	}
