@@ -30,6 +30,7 @@ import (
 	"marketplace/internal/listings/generator"
 	"marketplace/internal/listings/photos"
 	"marketplace/internal/market"
+	"marketplace/internal/messaging"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/ratelimit"
@@ -68,6 +69,7 @@ type App struct {
 	Listings *listings.Service
 	Shipping *shipping.Service
 	Orders   *orders.Service
+	Messages *messaging.Service
 	Photos   *listings.Photos
 	Settings *admin.Config
 
@@ -201,6 +203,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Taxonomy: listings.DefaultTaxonomy(), Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle,
 		OnPaid: a.autoLabel, Log: a.Log})
 
+	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
+
 	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Idempotency: db}, a.Log)
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
@@ -232,7 +236,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		},
 	}).Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
-		Shipping: a.Shipping, Orders: a.Orders, PublicURL: cfg.PublicURL}).Register(a.Router)
+		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, PublicURL: cfg.PublicURL}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err
@@ -245,7 +249,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		a.sandboxClock, advancer = sandboxClock, sandboxClock
 	}
 	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
-		Payments: a.Payments, Orders: a.Orders, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
+		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
 		SandboxStore: db}).Register(a.Router)
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)

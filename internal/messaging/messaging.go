@@ -509,3 +509,19 @@ func statusIn(s listings.Status, set []listings.Status) bool {
 	}
 	return false
 }
+
+// Post is Variant B's POST /v1/messages: a buyer writes about a listing
+// (Send); the seller answers the thread of buyerID there (ReplyTo). A
+// buyerID that is the caller's own is the caller's own thread.
+func (s *Service) Post(ctx context.Context, c Caller, listingID, buyerID string, in Input) (*Sent, error) {
+	if buyerID == "" || buyerID == c.Actor.UserID {
+		return s.Send(ctx, c, listingID, in)
+	}
+	var chk market.Check
+	chk.Require(listingID != "", "listing_id", "is required")
+	if err := chk.Err(); err != nil {
+		checkInput(&chk, &in)
+		return nil, chk.Err()
+	}
+	return s.ReplyTo(ctx, c, listingID, buyerID, in)
+}

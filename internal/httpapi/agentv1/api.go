@@ -11,6 +11,7 @@ import (
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
+	"marketplace/internal/messaging"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/sandbox"
@@ -27,6 +28,8 @@ var Surface = &httpapi.Surface{Prefix: Prefix, Casing: httpapi.Snake, Names: map
 	// The multipart create takes the seller's words as brief_description;
 	// the listing's description is what the generator writes from them.
 	"POST " + Prefix + "/listings description": "brief_description",
+	// Messages are sent as 'message' (the spec's name on this surface).
+	"POST " + Prefix + "/messages content": "message",
 }}
 
 // API holds the services Variant B calls.
@@ -38,6 +41,7 @@ type API struct {
 	Shipping *shipping.Service
 	Payments *payments.Service
 	Orders   *orders.Service
+	Messages *messaging.Service
 
 	// Sandbox serves the /v1/sandbox helpers (sandbox mode only), which move
 	// Clock and reset data through SandboxStore.
@@ -72,6 +76,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterPayments(rt)
 	a.RegisterOrders(rt)
 	a.RegisterDisputes(rt)
+	a.RegisterMessages(rt)
 	if a.Sandbox {
 		a.RegisterSandbox(rt, a.Clock)
 	}

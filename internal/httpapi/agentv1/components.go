@@ -87,6 +87,15 @@ and 'state' at most 100.`},
 		apidoc.Envelope("PaymentMethodListEnvelope", paymentMethodList{}, "Meta"),
 		apidoc.Envelope("ShippingQuoteEnvelope", httpapi.ShippingQuote{}, "Meta"),
 
+		// Messages
+		{Name: "Message", Of: message{}, Doc: "A message in a thread."},
+		{Name: "Thread", Of: thread{}, Doc: "A buyer's thread with the seller of one listing, as the caller sees it."},
+		{Name: "ListingThread", Of: listingThread{}, Doc: "The caller's thread on a listing, with its messages."},
+		{Name: "ListingThreads", Of: listingThreads{}, Doc: "Every thread on the seller's listing."},
+		{Name: "MessageInput", Of: postMessageBody{}, Request: true},
+		apidoc.Envelope("MessageEnvelope", message{}, "Meta"),
+		apidoc.Envelope("ListingMessagesEnvelope", apidoc.OneOf{listingThread{}, listingThreads{}}, "Meta"),
+
 		// Disputes
 		{Name: "Dispute", Of: dispute{}},
 		{Name: "DisputeInput", Of: disputeBody{}, Request: true},

@@ -235,6 +235,17 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		apidoc.Envelope("DisputePageEnvelope", []dispute{}, "PageMeta"),
 		apidoc.Envelope("DisputeDetailEnvelope", disputeDetail{}, "Meta"),
 
+		// Messages
+		{Name: "Message", Of: message{}, Doc: "A message in a thread."},
+		{Name: "Thread", Of: thread{}, Doc: "A buyer's thread with the seller of one listing, as the caller sees it."},
+		{Name: "UnreadCount", Of: unreadCount{}},
+		{Name: "SendMessageInput", Of: sendMessageBody{}, Request: true},
+		{Name: "ReplyMessageInput", Of: replyMessageBody{}, Request: true},
+		apidoc.Envelope("MessageEnvelope", message{}, "Meta"),
+		apidoc.Envelope("MessageListEnvelope", []message{}, "Meta"),
+		apidoc.Envelope("ThreadPageEnvelope", []thread{}, "ThreadPageMeta"),
+		apidoc.Envelope("UnreadCountEnvelope", unreadCount{}, "Meta"),
+
 		// Seller dashboard
 		{Name: "SellerDashboard", Of: dashboardOut{}, Closed: true},
 		apidoc.Envelope("SellerDashboardEnvelope", dashboardOut{}, "Meta"),

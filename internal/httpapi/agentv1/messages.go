@@ -1,0 +1,134 @@
+package agentv1
+
+import (
+	"net/http"
+	"time"
+
+	"marketplace/internal/httpapi"
+	"marketplace/internal/messaging"
+)
+
+// RegisterMessages adds Variant B's message routes.
+func (a *API) RegisterMessages(rt *httpapi.Router) {
+	rt.Handle("POST", Prefix+"/messages", httpapi.Either, a.postMessage)
+	rt.Handle("GET", Prefix+"/messages/{listing_id}", httpapi.Either, a.listingMessages)
+}
+
+// message is Variant B's message: Variant A's fields in snake_case, with
+// the text also as 'message', the name this surface sends it under.
+type message struct {
+	ID               string         `json:"id"`
+	ThreadID         string         `json:"thread_id"`
+	SenderID         *string        `json:"sender_id" doc:"The user who wrote it (for an agent, its owner); null for system messages."`
+	MessageType      string         `json:"message_type" enum:"text,offer,system" doc:"'text' written by a participant, 'offer' an offer round, 'system' posted by the service for an order event."`
+	Content          string         `json:"content"`
+	Message          string         `json:"message" doc:"The same text as 'content'."`
+	StructuredFields map[string]any `json:"structured_fields" nullable:"true" doc:"Machine-readable data sent with the message, as sent; system messages carry 'event' and 'orderId'."`
+	SentByAgent      bool           `json:"sent_by_agent" doc:"True when an agent key sent it, for its owner."`
+	CreatedAt        time.Time      `json:"created_at"`
+	ReadAt           *time.Time     `json:"read_at" doc:"On the caller's own messages, when the other participant read it; on the others, when the caller did. Null while unread."`
+}
+
+func toMessage(m *messaging.Message, t *messaging.Thread, viewer string) message {
+	return message{ID: m.ID, ThreadID: m.ThreadID, SenderID: strOrNil(m.SenderID), MessageType: string(m.Type),
+		Content: m.Content, Message: m.Content, StructuredFields: m.Fields, SentByAgent: m.SentByAgent,
+		CreatedAt: m.CreatedAt, ReadAt: m.ReadAt(t, viewer)}
+}
+
+// thread is Variant B's thread summary, as one participant sees it.
+type thread struct {
+	ID            string    `json:"id"`
+	ThreadID      string    `json:"thread_id" doc:"Same as 'id'."`
+	ListingID     string    `json:"listing_id"`
+	ListingTitle  string    `json:"listing_title"`
+	BuyerID       string    `json:"buyer_id"`
+	SellerID      string    `json:"seller_id"`
+	UnreadCount   int       `json:"unread_count" minimum:"0" doc:"Messages the caller has not read (their own never count)."`
+	LastMessage   *message  `json:"last_message" doc:"The newest message, as a preview."`
+	LastMessageAt time.Time `json:"last_message_at"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+func toThread(t *messaging.Thread, viewer string) thread {
+	out := thread{ID: t.ID, ThreadID: t.ID, ListingID: t.ListingID, ListingTitle: t.ListingTitle, BuyerID: t.BuyerID,
+		SellerID: t.SellerID, UnreadCount: t.Unread(viewer), LastMessageAt: t.LastMessageAt, CreatedAt: t.CreatedAt}
+	if t.LastMessage != nil {
+		m := toMessage(t.LastMessage, t, viewer)
+		out.LastMessage = &m
+	}
+	return out
+}
+
+// listingThread is one thread on a listing with its messages.
+type listingThread struct {
+	ThreadID  string    `json:"thread_id"`
+	ListingID string    `json:"listing_id"`
+	BuyerID   string    `json:"buyer_id"`
+	SellerID  string    `json:"seller_id"`
+	Messages  []message `json:"messages" doc:"Oldest first; now read by the caller."`
+}
+
+// listingThreads is the seller's list of the threads on a listing.
+type listingThreads struct {
+	ListingID string   `json:"listing_id"`
+	Threads   []thread `json:"threads" doc:"Newest activity first; at most 100."`
+}
+
+type postMessageBody struct {
+	ListingID        string         `json:"listing_id" required:"true" doc:"The listing the message is about."`
+	Message          string         `json:"message" minLength:"1" maxLength:"5000" required:"true" doc:"The text; leading and trailing spaces are dropped."`
+	StructuredFields map[string]any `json:"structured_fields" nullable:"true" doc:"Optional machine-readable data: a JSON object of at most 16 KiB and 8 levels of nesting."`
+	BuyerID          string         `json:"buyer_id" doc:"The seller answering: the buyer whose thread on the listing to write in. A buyer leaves it out."`
+}
+
+func msgCaller(r *http.Request) messaging.Caller {
+	p := httpapi.PrincipalOf(r)
+	c := messaging.Caller{Actor: p.Actor}
+	if p.Key != nil {
+		c.Scope = p.Key.Scope
+	}
+	return c
+}
+
+// postMessage is POST /v1/messages: a buyer writes about a listing (the
+// thread is made on the first message); the seller answers with buyer_id.
+func (a *API) postMessage(w http.ResponseWriter, r *http.Request) error {
+	var b postMessageBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	httpapi.Entity(r, "listing", b.ListingID)
+	c := msgCaller(r)
+	s, err := a.Messages.Post(r.Context(), c, b.ListingID, b.BuyerID,
+		messaging.Input{Content: b.Message, Fields: b.StructuredFields})
+	if err != nil {
+		return err
+	}
+	httpapi.Entity(r, "thread", s.Thread.ID)
+	return httpapi.OK(w, r, http.StatusCreated, toMessage(s.Message, s.Thread, c.Actor.UserID))
+}
+
+// listingMessages is GET /v1/messages/{listing_id}?buyer_id=: the caller's
+// thread on the listing, or for its seller without buyer_id, every thread
+// on it.
+func (a *API) listingMessages(w http.ResponseWriter, r *http.Request) error {
+	c := msgCaller(r)
+	lt, err := a.Messages.OnListing(r.Context(), c, r.PathValue("listing_id"), r.URL.Query().Get("buyer_id"))
+	if err != nil {
+		return err
+	}
+	if lt.Conversation == nil {
+		out := listingThreads{ListingID: r.PathValue("listing_id"), Threads: make([]thread, len(lt.Threads))}
+		for i := range lt.Threads {
+			out.Threads[i] = toThread(&lt.Threads[i], c.Actor.UserID)
+		}
+		return httpapi.OK(w, r, http.StatusOK, out)
+	}
+	t := lt.Conversation.Thread
+	out := listingThread{ThreadID: t.ID, ListingID: t.ListingID, BuyerID: t.BuyerID, SellerID: t.SellerID,
+		Messages: make([]message, len(lt.Conversation.Messages))}
+	for i := range lt.Conversation.Messages {
+		out.Messages[i] = toMessage(&lt.Conversation.Messages[i], t, c.Actor.UserID)
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
