@@ -58,6 +58,8 @@ func TestAdminAgentKey(t *testing.T) {
 		card := s.SaveCard(buyer.User, "pm_card_visa")
 		key := s.NewKey(buyer.User, "buy_only")
 		photo := strings.TrimPrefix(s.UploadPhotos(buyer.Auth(), 1)[0], s.URL+"/api/v1/photos/")
+		thread := s.Do("POST", "/api/v1/messages", map[string]any{"listingId": listing, "content": "Still available?"},
+			buyer.Auth()).Want(t, http.StatusCreated, "").Data()["threadId"].(string)
 
 		ship := map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"}
 		const a, b = "/api/v1", "/v1"
@@ -105,6 +107,11 @@ func TestAdminAgentKey(t *testing.T) {
 			{"POST", a + "/listings/{id}/watch", a + "/listings/" + listing + "/watch", nil, false},
 			{"GET", a + "/listings/{id}/watching", a + "/listings/" + listing + "/watching", nil, false},
 			{"DELETE", a + "/listings/{id}/watch", a + "/listings/" + listing + "/watch", nil, false},
+			{"GET", a + "/messages/threads/{threadId}", a + "/messages/threads/" + thread, nil, false},
+			{"POST", a + "/messages/threads/{threadId}/reply", a + "/messages/threads/" + thread + "/reply", map[string]any{"content": "x"}, false},
+			{"GET", a + "/agent/messages/threads/{threadId}", a + "/agent/messages/threads/" + thread, nil, false},
+			{"POST", a + "/agent/messages/threads/{threadId}/reply", a + "/agent/messages/threads/" + thread + "/reply", map[string]any{"content": "x"}, false},
+			{"GET", b + "/messages/{listing_id}", b + "/messages/" + listing, nil, false},
 			{"GET", a + "/onboarding/status/{id}", a + "/onboarding/status/" + order, nil, false},
 			{"GET", a + "/orders/{id}", a + "/orders/" + order, nil, false},
 			{"POST", a + "/orders/{id}/cancel", a + "/orders/" + order + "/cancel", map[string]any{"reason": "no"}, false},
@@ -188,6 +195,9 @@ func TestAdminAgentKey(t *testing.T) {
 		}
 		if n := len(s.Do("GET", "/api/v1/addresses", nil, buyer.Auth()).Want(t, http.StatusOK, "").List()); n != 1 {
 			t.Errorf("%d addresses, want 1", n)
+		}
+		if ms := s.Do("GET", "/api/v1/messages/threads/"+thread, nil, seller.Auth()).Want(t, http.StatusOK, "").List(); len(ms) != 1 {
+			t.Errorf("%d messages in the buyer's thread, want 1", len(ms))
 		}
 		s.Do("GET", "/api/v1/auth/me", nil, key.Auth()).Want(t, http.StatusOK, "") // the buyer's key still works
 	})

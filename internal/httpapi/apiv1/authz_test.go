@@ -63,6 +63,12 @@ func TestAuthorization(t *testing.T) {
 		addr := s.Do("POST", "/api/v1/addresses", validAddress(), owner.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
 		otherAddr := s.Do("POST", "/api/v1/addresses", validAddress(), other.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
 
+		// The owner's thread with a seller, for the messaging routes.
+		msgSeller := s.VerifiedOwner("Msgs")
+		msgListing := s.ActiveListing(msgSeller, "Brass desk lamp with a green glass shade", 4500)
+		thread := s.Do("POST", "/api/v1/messages", map[string]any{"listingId": msgListing, "content": "Still there?"},
+			owner.Auth()).Want(t, http.StatusCreated, "").Data()["threadId"].(string)
+
 		active := s.NewKey(owner, "buy_sell")
 		revoked := s.NewKey(owner, "buy_only")
 		s.Do("DELETE", "/api/v1/agent-keys/"+revoked.ID, nil, owner.Auth()).Want(t, http.StatusOK, "")
@@ -128,6 +134,11 @@ func TestAuthorization(t *testing.T) {
 			{"GET", "/api/v1/addresses", bearerOnly, nil, 200},
 			{"POST", "/api/v1/addresses", bearerOnly, validAddress(), 201},
 			{"PATCH", "/api/v1/addresses/" + addr + "/default", bearerOnly, nil, 200},
+			{"POST", "/api/v1/messages", bearerOnly, map[string]any{"listingId": msgListing, "content": "Hello"}, 201},
+			{"POST", "/api/v1/messages/threads/" + thread + "/reply", bearerOnly, map[string]any{"content": "Hello"}, 201},
+			{"GET", "/api/v1/messages/threads", bearerOnly, nil, 200},
+			{"GET", "/api/v1/messages/threads/" + thread, bearerOnly, nil, 200},
+			{"GET", "/api/v1/messages/unread", bearerOnly, nil, 200},
 			{"DELETE", "/api/v1/addresses/" + addr, bearerOnly, nil, 200},
 		}
 
@@ -167,6 +178,10 @@ func TestAuthorization(t *testing.T) {
 					t.Errorf("another person's address is listed")
 				}
 			}
+			// Another person's thread does not exist for the caller.
+			s.Do("GET", "/api/v1/messages/threads/"+thread, nil, other.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
+			s.Do("POST", "/api/v1/messages/threads/"+thread+"/reply", map[string]any{"content": "x"}, other.Auth()).
+				Want(t, http.StatusNotFound, "NOT_FOUND")
 			if ids, def := listAddresses(t, s, other); len(ids) != 1 || def != otherAddr {
 				t.Errorf("the other person's addresses changed: %v (default %s)", ids, def)
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"marketplace/internal/accounts"
 	"marketplace/internal/store"
 	"marketplace/internal/testkit"
 )
@@ -186,6 +187,42 @@ func TestMessages(t *testing.T) {
 			s.Do("GET", "/api/v1/agent/messages/threads/"+th, nil, other.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
 			s.Do("POST", "/api/v1/agent/messages/threads/"+th+"/reply", map[string]any{"content": "x"}, other.Auth()).
 				Want(t, http.StatusNotFound, "NOT_FOUND")
+		})
+
+		t.Run("agent routes refuse bad keys", func(t *testing.T) {
+			owner := s.Register("msgkeys")
+			good := s.NewKey(owner, "buy_sell")
+			th := msgSend(t, s, "/api/v1/agent/messages", good.Auth(), listing, "hello")["threadId"].(string)
+			revoked, frozen := s.NewKey(owner, "buy_sell"), s.NewKey(owner, "buy_sell")
+			s.Do("DELETE", "/api/v1/agent-keys/"+revoked.ID, nil, owner.Auth()).Want(t, http.StatusOK, "")
+			s.Do("POST", "/api/v1/admin/users/"+owner.ID+"/agent-keys/"+frozen.ID+"/freeze", nil, s.Admin().Auth()).
+				Want(t, http.StatusOK, "")
+			routes := []struct {
+				method, path string
+				body         any
+				status       int
+			}{
+				{"POST", "/api/v1/agent/messages", map[string]any{"listingId": listing, "content": "hi"}, 201},
+				{"POST", "/api/v1/agent/messages/threads/" + th + "/reply", map[string]any{"content": "hi"}, 201},
+				{"GET", "/api/v1/agent/messages/threads", nil, 200},
+				{"GET", "/api/v1/agent/messages/threads/" + th, nil, 200},
+				{"GET", "/api/v1/agent/messages/unread", nil, 200},
+			}
+			for _, rt := range routes {
+				s.Do(rt.method, rt.path, rt.body).Want(t, http.StatusUnauthorized, "INVALID_AGENT_KEY")
+				s.Do(rt.method, rt.path, rt.body, testkit.AgentKey("mk_test_garbage")).Want(t, http.StatusUnauthorized, "INVALID_AGENT_KEY")
+				s.Do(rt.method, rt.path, rt.body, revoked.Auth()).Want(t, http.StatusUnauthorized, "INVALID_AGENT_KEY")
+				s.Do(rt.method, rt.path, rt.body, frozen.Auth()).Want(t, http.StatusForbidden, "AGENT_FROZEN")
+				s.Do(rt.method, rt.path, rt.body, owner.Auth()).Want(t, http.StatusUnauthorized, "INVALID_AGENT_KEY")
+			}
+			s.SetStatus(owner.ID, accounts.StatusSuspended)
+			for _, rt := range routes {
+				s.Do(rt.method, rt.path, rt.body, good.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
+			}
+			s.SetStatus(owner.ID, accounts.StatusActive)
+			for _, rt := range routes {
+				s.Do(rt.method, rt.path, rt.body, good.Auth()).Want(t, rt.status, "")
+			}
 		})
 
 		t.Run("threads page by last activity", func(t *testing.T) {
