@@ -388,8 +388,16 @@ func (s *Service) Thread(ctx context.Context, c Caller, threadID string) (*Conve
 	if !market.ValidID(threadID) {
 		return nil, market.NotFound("thread")
 	}
+	// Nothing unread for the caller: a plain read, no write transaction.
+	t, err := visible(ctx, s.store.Read(), c.Actor, threadID)
+	if err != nil {
+		return nil, err
+	}
+	if t.Unread(c.Actor.UserID) == 0 {
+		return s.read(ctx, s.store.Read(), c.Actor, t)
+	}
 	var out *Conversation
-	err := s.store.InTx(ctx, func(tx Tx) error {
+	err = s.store.InTx(ctx, func(tx Tx) error {
 		t, err := visible(ctx, tx, c.Actor, threadID)
 		if err != nil {
 			return err
@@ -456,17 +464,15 @@ func (s *Service) OnListing(ctx context.Context, c Caller, listingID, buyerID st
 	if !market.ValidID(buyerID) {
 		return nil, market.NotFound("thread")
 	}
-	var out *ListingThread
-	err = s.store.InTx(ctx, func(tx Tx) error {
-		t, err := tx.ThreadOf(ctx, l.ID, buyerID)
-		if err != nil {
-			return err
-		}
-		conv, err := s.read(ctx, tx, c.Actor, t)
-		out = &ListingThread{Conversation: conv}
-		return err
-	})
-	return out, err
+	t, err := s.store.Read().ThreadOf(ctx, l.ID, buyerID)
+	if err != nil {
+		return nil, err
+	}
+	conv, err := s.Thread(ctx, c, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &ListingThread{Conversation: conv}, nil
 }
 
 // Threads lists the caller's threads, newest activity first, each with its
