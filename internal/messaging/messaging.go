@@ -225,9 +225,6 @@ type Sent struct {
 	Message *Message
 }
 
-// openable are the listing statuses a buyer may open a thread on.
-var openable = []listings.Status{listings.StatusActive, listings.StatusReserved, listings.StatusSold}
-
 // Send is a buyer writing to the seller about a listing: the buyer's thread
 // on it is created if there is none. Sellers do not open threads on their
 // own listings (FORBIDDEN); an agent needs the buy scope.
@@ -257,7 +254,9 @@ func (s *Service) Send(ctx context.Context, c Caller, listingID string, in Input
 		t, err := tx.ThreadOf(ctx, l.ID, c.Actor.UserID)
 		switch {
 		case market.CodeOf(err) == market.CodeNotFound:
-			if !statusIn(l.Status, openable) {
+			// A new thread needs a listing the public sees (active,
+			// reserved or sold); an existing one goes on whatever it became.
+			if !l.Status.Visible() {
 				return market.Errorf(market.CodeListingNotFound, "listing not found")
 			}
 			if t, err = tx.EnsureThread(ctx, &Thread{ID: market.NewID(), ListingID: l.ID, BuyerID: c.Actor.UserID,
@@ -505,15 +504,6 @@ func (s *Service) Threads(ctx context.Context, c Caller, cursor string, limit in
 // Unread is the caller's total of unread messages over all threads.
 func (s *Service) Unread(ctx context.Context, c Caller) (int, error) {
 	return s.store.Read().UnreadTotal(ctx, c.Actor.UserID)
-}
-
-func statusIn(s listings.Status, set []listings.Status) bool {
-	for _, x := range set {
-		if s == x {
-			return true
-		}
-	}
-	return false
 }
 
 // Post is Variant B's POST /v1/messages: a buyer writes about a listing
