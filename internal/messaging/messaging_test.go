@@ -239,6 +239,20 @@ func TestOnListing(t *testing.T) {
 	}
 	_, err = f.s.ReplyTo(ctx, f.seller, f.listing.ID, market.NewID(), Input{Content: "yes"})
 	wantCode(t, err, market.CodeNotFound)
+
+	// Post: Variant B's one send route.
+	if p, err := f.s.Post(ctx, f.buyer, f.listing.ID, f.buyer.Actor.UserID, Input{Content: "again"}); err != nil || p.Thread.ID != sent.Thread.ID {
+		t.Fatalf("buyer naming themself = %+v, %v", p, err)
+	}
+	if p, err := f.s.Post(ctx, f.seller, f.listing.ID, f.buyer.Actor.UserID, Input{Content: "ok"}); err != nil ||
+		p.Thread.ID != sent.Thread.ID || p.Message.SenderID != f.seller.Actor.UserID {
+		t.Fatalf("seller naming the buyer = %+v, %v", p, err)
+	}
+	_, err = f.s.Post(ctx, f.seller, f.listing.ID, "", Input{Content: "hi"})
+	wantCode(t, err, market.CodeForbidden)
+	_, err = f.s.Post(ctx, f.seller, "", f.buyer.Actor.UserID, Input{Content: ""})
+	wantField(t, err, "listing_id")
+	wantField(t, err, "content")
 }
 
 func TestThreadsPaging(t *testing.T) {
