@@ -119,6 +119,12 @@ func TestMessagesB(t *testing.T) {
 			if d.Data()["thread_id"] != th || len(ms) != 3 || ms[2]["content"] != "No creaks." || ms[2]["read_at"] == nil {
 				t.Fatalf("buyer's view = %v", d.Data())
 			}
+			if ct := testkit.Obj(t, ms[2], "content_trust"); ct["untrusted"] != true || ct["source"] != "message" {
+				t.Fatalf("content_trust = %v", ct)
+			}
+			if ms[0]["content_trust"] != nil {
+				t.Fatalf("own message carries content_trust: %v", ms[0])
+			}
 			// A buyer cannot name another buyer's thread, nor a stranger see it.
 			s.Do("GET", "/v1/messages/"+listing+"?buyer_id="+buyer.ID, nil, otherKey.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
 			s.Do("GET", "/v1/messages/"+listing, nil, otherKey.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
