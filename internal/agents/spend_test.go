@@ -216,7 +216,7 @@ func TestCheckSpendQuery(t *testing.T) {
 			want := SpentQuery{UserID: "owner-1", KeyID: c.wantKey,
 				DayStart:   time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC),
 				WeekStart:  time.Date(2026, 6, 29, 0, 0, 0, 0, time.UTC),
-				MonthStart: time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)}
+				MonthStart: time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), Now: now}
 			if tx.query != want {
 				t.Fatalf("query %+v, want %+v", tx.query, want)
 			}

@@ -63,3 +63,13 @@ func feeRates(ctx context.Context, cfg *admin.Config) (FeeRates, error) {
 	}
 	return FeeRates{BuyerBps: v[0], BuyerMin: v[1], SellerBps: v[2]}, nil
 }
+
+// BuyerTotal is what a purchase at itemPrice with shippingCost would charge
+// the buyer in all, at the rates in force now (offers reserve it).
+func (s *Service) BuyerTotal(ctx context.Context, itemPrice, shippingCost int64) (int64, error) {
+	r, err := feeRates(ctx, s.opts.Settings)
+	if err != nil {
+		return 0, err
+	}
+	return Compute(r, itemPrice, shippingCost).TotalCharged, nil
+}

@@ -23,6 +23,7 @@ type Cleared struct {
 	OrdersDeleted    int64 // as buyer: settled, or never went ahead
 	OrdersKept       int64 // as buyer: still moving money
 	Watches          int64
+	Offers           int64 // made by the user, or on the user's listings
 	SpendingRecords  int64
 	IdempotencyKeys  int64
 }

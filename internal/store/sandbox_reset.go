@@ -42,6 +42,8 @@ const sandboxBuyerGone = `buyer_id = ? AND (status IN ('pending_approval', 'comp
 // keys, addresses, payment methods, payout account and spending controls:
 //
 //   - watches the user holds (the watched listings' counts follow);
+//   - the offers the user made, and every offer on the user's listings
+//     (their reservations go with them);
 //   - the user's orders as buyer, except those still in progress or with
 //     a refund or dispute not finished (see sandboxBuyerGone), with their
 //     purchase approvals;
@@ -74,6 +76,10 @@ func (tx *Tx) SandboxReset(ctx context.Context, userID string, now time.Time) (s
 	}
 	var err error
 	if out.Watches, err = tx.sandboxExec(ctx, `DELETE FROM watches WHERE user_id = ?`, userID); err != nil {
+		return out, err
+	}
+
+	if out.Offers, err = tx.sandboxExec(ctx, `DELETE FROM offers WHERE buyer_id = ? OR seller_id = ?`, userID, userID); err != nil {
 		return out, err
 	}
 

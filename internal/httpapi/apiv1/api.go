@@ -7,6 +7,7 @@ import (
 	"marketplace/internal/agents"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
+	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/shipping"
@@ -32,6 +33,7 @@ type API struct {
 	Photos    *listings.Photos
 	Shipping  *shipping.Service
 	Orders    *orders.Service
+	Offers    *offers.Service
 	PublicURL string
 }
 
@@ -137,6 +139,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterDashboard(rt)
 	a.RegisterRefunds(rt)
 	a.RegisterDisputes(rt)
+	a.RegisterOffers(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

@@ -235,6 +235,15 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		apidoc.Envelope("DisputePageEnvelope", []dispute{}, "PageMeta"),
 		apidoc.Envelope("DisputeDetailEnvelope", disputeDetail{}, "Meta"),
 
+		// Offers
+		{Name: "Offer", Of: offer{}},
+		{Name: "OfferRound", Of: offerRound{}},
+		{Name: "CreateOfferInput", Of: createOfferBody{}, Request: true},
+		{Name: "CounterOfferInput", Of: counterOfferBody{}, Request: true},
+		{Name: "AnswerOfferInput", Of: answerOfferBody{}, Request: true, Doc: "The body may be left out."},
+		apidoc.Envelope("OfferEnvelope", offer{}, "Meta"),
+		apidoc.Envelope("OfferPageEnvelope", []offer{}, "PageMeta"),
+
 		// Seller dashboard
 		{Name: "SellerDashboard", Of: dashboardOut{}, Closed: true},
 		apidoc.Envelope("SellerDashboardEnvelope", dashboardOut{}, "Meta"),
