@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"marketplace/internal/accounts"
 	"marketplace/internal/admin"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
@@ -384,5 +385,42 @@ func TestOfferSandboxReset(t *testing.T) {
 		if l := s.Do("GET", "/api/v1/offers/buyer/me", nil, sc.buyer.Auth()).Want(t, http.StatusOK, "").List(); len(l) != 0 {
 			t.Fatalf("offers after reset = %v", l)
 		}
+	})
+}
+
+// TestOfferAuthorization: the agent forms take agent keys only, the bearer
+// forms bearer tokens only; frozen and revoked keys and suspended owners are
+// refused before anything moves.
+func TestOfferAuthorization(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		sc := newOfferScene(t, s, "authz")
+		o := sc.offer(t, s, 6000)
+		id := o["id"].(string)
+		frozen := s.NewKey(sc.seller, "buy_sell")
+		s.Do("POST", "/api/v1/admin/users/"+sc.seller.ID+"/agent-keys/"+frozen.ID+"/freeze", nil, s.Admin().Auth()).Want(t, http.StatusOK, "")
+		revoked := s.NewKey(sc.seller, "buy_sell")
+		s.Do("DELETE", "/api/v1/agent-keys/"+revoked.ID, nil, sc.seller.Auth()).Want(t, http.StatusOK, "")
+		for _, c := range []struct {
+			method, path string
+			h            []testkit.Header
+			status       int
+			code         string
+		}{
+			{"POST", "/api/v1/agent/offers/" + id + "/accept", nil, 401, "INVALID_AGENT_KEY"},
+			{"POST", "/api/v1/agent/offers/" + id + "/accept", []testkit.Header{sc.seller.Auth()}, 401, "INVALID_AGENT_KEY"},
+			{"POST", "/api/v1/agent/offers/" + id + "/accept", []testkit.Header{frozen.Auth()}, 403, "AGENT_FROZEN"},
+			{"POST", "/api/v1/agent/offers/" + id + "/accept", []testkit.Header{revoked.Auth()}, 401, "INVALID_AGENT_KEY"},
+			{"POST", "/api/v1/offers/" + id + "/accept", nil, 401, "UNAUTHORIZED"},
+			{"POST", "/api/v1/offers/" + id + "/accept", []testkit.Header{sc.sellerKey.Auth()}, 403, "FORBIDDEN"},
+			{"GET", "/api/v1/offers/" + id, []testkit.Header{sc.buyer.Key.Auth()}, 403, "FORBIDDEN"},
+			{"POST", "/v1/offers/" + id + "/respond", nil, 401, "UNAUTHORIZED"},
+		} {
+			s.Do(c.method, c.path, map[string]any{"action": "accept"}, c.h...).Want(t, c.status, c.code)
+		}
+		sameOffer(t, s, sc, o)
+		// A suspended seller's key cannot answer.
+		s.SetStatus(sc.seller.ID, accounts.StatusSuspended)
+		s.Do("POST", "/api/v1/agent/offers/"+id+"/accept", nil, sc.sellerKey.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
+		sameOffer(t, s, sc, o)
 	})
 }
