@@ -41,7 +41,8 @@ CREATE INDEX offers_seller ON offers (seller_id, created_at, id);
 CREATE INDEX offers_listing ON offers (listing_id, status);
 -- The expiry sweep and the reservations read open offers by time.
 CREATE INDEX offers_open_expiry ON offers (expires_at) WHERE status IN ('pending', 'countered', 'accepted');
-CREATE INDEX offers_reserved ON offers (buyer_id, buyer_key_id) WHERE reserved > 0;
+CREATE INDEX offers_reserved_owner ON offers (buyer_id) WHERE reserved > 0;
+CREATE INDEX offers_reserved_key ON offers (buyer_key_id) WHERE reserved > 0;
 
 -- +goose Down
 DROP TABLE offers;
