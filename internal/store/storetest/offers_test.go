@@ -15,7 +15,7 @@ func newOffer(buyer, key, seller, listing string, reserved int64, at time.Time) 
 	return &offers.Offer{ID: market.NewID(), ListingID: listing, BuyerID: buyer, BuyerKeyID: key, SellerID: seller,
 		Status: offers.StatusPending, OfferPrice: 6000, CurrentPrice: 6000, Message: "hello", Round: 1, MaxRounds: 5,
 		Awaiting: offers.Seller, ExpiresAt: at.Add(offers.RoundTTL), AutoPurchase: true, Reserved: reserved, SentByAgent: key != "",
-		Rounds: []offers.Round{{Round: 1, By: offers.Buyer, Amount: 6000, Message: "hello", SentByAgent: key != "", CreatedAt: at}},
+		Rounds:    []offers.Round{{Round: 1, By: offers.Buyer, Amount: 6000, Message: "hello", SentByAgent: key != "", CreatedAt: at}},
 		CreatedAt: at, UpdatedAt: at}
 }
 
