@@ -58,9 +58,9 @@ func (p *offerPurchases) BuyOffer(ctx context.Context, o *offers.Offer) (string,
 	return "", err
 }
 
-// BuyerTotal is the orders area's fee rule.
-func (p *offerPurchases) BuyerTotal(ctx context.Context, itemPrice, shippingCost int64) (int64, error) {
-	return p.orders.BuyerTotal(ctx, itemPrice, shippingCost)
+// BuyerTotals is the orders area's fee rule.
+func (p *offerPurchases) BuyerTotals(ctx context.Context) (func(itemPrice, shippingCost int64) int64, error) {
+	return p.orders.BuyerTotals(ctx)
 }
 
 // AgreedPrice, Used and ListingSold are the purchase path's view of offers,

@@ -178,10 +178,12 @@ type Purchaser interface {
 	BuyOffer(ctx context.Context, o *Offer) (orderID string, err error)
 }
 
-// Fees computes what the buyer would be charged in all for an item price
-// and a shipping cost (CONTRACT.md section 3).
+// Fees gives the rule of what the buyer would be charged in all for an item
+// price and a shipping cost (CONTRACT.md section 3), at the rates in force.
+// It is read before a transaction opens, never inside one: a read on another
+// connection while holding locks could starve the pool under load.
 type Fees interface {
-	BuyerTotal(ctx context.Context, itemPrice, shippingCost int64) (int64, error)
+	BuyerTotals(ctx context.Context) (func(itemPrice, shippingCost int64) int64, error)
 }
 
 // Options are the collaborators of the service.

@@ -120,15 +120,12 @@ func underFloor(l *listings.Listing, amount int64) bool {
 // amount plus the buyer's fee) and checks it against the caps, counting the
 // owner's other reservations but not this offer's own. A human buyer
 // reserves nothing (a human's purchases are not capped).
-func (s *Service) reserve(ctx context.Context, tx Tx, c Caller, o *Offer, l *listings.Listing, amount int64, now time.Time) error {
+func (s *Service) reserve(ctx context.Context, tx Tx, c Caller, o *Offer, l *listings.Listing, amount int64, fees feeRule, now time.Time) error {
 	if !c.Actor.IsAgent() {
 		o.BuyerKeyID, o.Reserved = "", 0
 		return nil
 	}
-	total, err := s.total(ctx, l, amount)
-	if err != nil {
-		return err
-	}
+	total := total(fees, l, amount)
 	if _, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{OwnerID: c.User.ID, Key: c.Key, Amount: total,
 		ExcludeOfferID: o.ID}); err != nil {
 		return err
@@ -137,18 +134,26 @@ func (s *Service) reserve(ctx context.Context, tx Tx, c Caller, o *Offer, l *lis
 	return nil
 }
 
+// feeRule is what a purchase at an item price with a shipping cost charges.
+type feeRule func(itemPrice, shippingCost int64) int64
+
+// fees reads the fee rule in force, before any transaction opens.
+func (s *Service) fees(ctx context.Context) (feeRule, error) {
+	if s.opts.Fees == nil {
+		return func(item, ship int64) int64 { return item + ship }, nil
+	}
+	return s.opts.Fees.BuyerTotals(ctx)
+}
+
 // total is what buying the listing at amount would charge: the amount, the
 // listing's flat shipping cost (a calculated rate is not known before a
 // quote) and the buyer's fee.
-func (s *Service) total(ctx context.Context, l *listings.Listing, amount int64) (int64, error) {
+func total(fees feeRule, l *listings.Listing, amount int64) int64 {
 	var ship int64
 	if (l.ShippingType == listings.ShipFlatRate || l.ShippingType == listings.ShipBoth) && l.ShippingCost != nil {
 		ship = *l.ShippingCost
 	}
-	if s.opts.Fees == nil {
-		return amount + ship, nil
-	}
-	return s.opts.Fees.BuyerTotal(ctx, amount, ship)
+	return fees(amount, ship)
 }
 
 func (s *Service) maxRounds(ctx context.Context) (int, error) {
@@ -188,6 +193,10 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*Offer,
 	if err != nil {
 		return nil, err
 	}
+	fees, err := s.fees(ctx)
+	if err != nil {
+		return nil, err
+	}
 	now := s.clock.Now()
 	amount := *in.OfferPrice
 	o := &Offer{ID: market.NewID(), ListingID: in.ListingID, BuyerID: c.User.ID, Status: StatusPending,
@@ -217,7 +226,7 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*Offer,
 		} else if market.CodeOf(err) != market.CodeNotFound {
 			return err
 		}
-		if err := s.reserve(ctx, tx, c, o, l, amount, now); err != nil {
+		if err := s.reserve(ctx, tx, c, o, l, amount, fees, now); err != nil {
 			return err
 		}
 		if underFloor(l, amount) {
@@ -300,9 +309,13 @@ func (s *Service) Respond(ctx context.Context, c Caller, id string, a Answer) (*
 	if err := a.check(); err != nil {
 		return nil, err
 	}
+	fees, err := s.fees(ctx)
+	if err != nil {
+		return nil, err
+	}
 	now := s.clock.Now()
 	var o *Offer
-	err := s.store.InTx(ctx, func(tx Tx) error {
+	err = s.store.InTx(ctx, func(tx Tx) error {
 		var role Party
 		var err error
 		if o, role, err = participant(ctx, tx, c, id); err != nil {
@@ -318,9 +331,9 @@ func (s *Service) Respond(ctx context.Context, c Caller, id string, a Answer) (*
 		case ActionReject:
 			return s.reject(ctx, tx, c, o, role, a.Message, now)
 		case ActionAccept:
-			return s.accept(ctx, tx, c, o, role, a.Message, now)
+			return s.accept(ctx, tx, c, o, role, a.Message, fees, now)
 		}
-		return s.counter(ctx, tx, c, o, role, *a.CounterPrice, a.Message, now)
+		return s.counter(ctx, tx, c, o, role, *a.CounterPrice, a.Message, fees, now)
 	})
 	if err != nil {
 		return nil, err
@@ -345,13 +358,13 @@ func (s *Service) reject(ctx context.Context, tx Tx, c Caller, o *Offer, role Pa
 	return record(ctx, tx, now, c.Actor, "offer.rejected", o, map[string]any{"by": string(role), "message": msg})
 }
 
-func (s *Service) accept(ctx context.Context, tx Tx, c Caller, o *Offer, role Party, msg string, now time.Time) error {
+func (s *Service) accept(ctx context.Context, tx Tx, c Caller, o *Offer, role Party, msg string, fees feeRule, now time.Time) error {
 	l, err := listing(ctx, tx, o.ListingID)
 	if err != nil {
 		return err
 	}
 	if role == Buyer { // the buyer commits to the seller's counter
-		if err := s.reserve(ctx, tx, c, o, l, o.CurrentPrice, now); err != nil {
+		if err := s.reserve(ctx, tx, c, o, l, o.CurrentPrice, fees, now); err != nil {
 			return err
 		}
 	}
@@ -369,7 +382,7 @@ func (s *Service) accept(ctx context.Context, tx Tx, c Caller, o *Offer, role Pa
 	return record(ctx, tx, now, c.Actor, "offer.accepted", o, map[string]any{"by": string(role), "agreedPrice": agreed})
 }
 
-func (s *Service) counter(ctx context.Context, tx Tx, c Caller, o *Offer, role Party, amount int64, msg string, now time.Time) error {
+func (s *Service) counter(ctx context.Context, tx Tx, c Caller, o *Offer, role Party, amount int64, msg string, fees feeRule, now time.Time) error {
 	if o.Round >= o.MaxRounds {
 		return market.Errorf(market.CodeMaxRoundsReached, "the offer has had its %d rounds; accept or reject it", o.MaxRounds).
 			WithDetails(map[string]any{"max_rounds": o.MaxRounds})
@@ -387,7 +400,7 @@ func (s *Service) counter(ctx context.Context, tx Tx, c Caller, o *Offer, role P
 		if err := buyerAmount(l, "counter_price", amount); err != nil {
 			return err
 		}
-		if err := s.reserve(ctx, tx, c, o, l, amount, now); err != nil {
+		if err := s.reserve(ctx, tx, c, o, l, amount, fees, now); err != nil {
 			return err
 		}
 	} else {

@@ -14,8 +14,8 @@ import (
 // plusFee is a fee rule for tests: a flat 100 cents on top.
 type plusFee struct{}
 
-func (plusFee) BuyerTotal(_ context.Context, item, ship int64) (int64, error) {
-	return item + ship + 100, nil
+func (plusFee) BuyerTotals(context.Context) (func(item, ship int64) int64, error) {
+	return func(item, ship int64) int64 { return item + ship + 100 }, nil
 }
 
 type fixture struct {

@@ -64,12 +64,13 @@ func feeRates(ctx context.Context, cfg *admin.Config) (FeeRates, error) {
 	return FeeRates{BuyerBps: v[0], BuyerMin: v[1], SellerBps: v[2]}, nil
 }
 
-// BuyerTotal is what a purchase at itemPrice with shippingCost would charge
-// the buyer in all, at the rates in force now (offers reserve it).
-func (s *Service) BuyerTotal(ctx context.Context, itemPrice, shippingCost int64) (int64, error) {
+// BuyerTotals returns what a purchase at an item price with a shipping cost
+// would charge the buyer in all, at the rates in force now (offers reserve
+// it). Read the rates before a transaction opens, as a purchase does.
+func (s *Service) BuyerTotals(ctx context.Context) (func(itemPrice, shippingCost int64) int64, error) {
 	r, err := feeRates(ctx, s.opts.Settings)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return Compute(r, itemPrice, shippingCost).TotalCharged, nil
+	return func(item, ship int64) int64 { return Compute(r, item, ship).TotalCharged }, nil
 }
