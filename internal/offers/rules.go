@@ -466,11 +466,10 @@ func (s *Service) Withdraw(ctx context.Context, c Caller, id string) (*Offer, er
 		if err := answerable(o, role, now); err != nil && market.CodeOf(err) != market.CodeForbidden {
 			return err
 		}
+		// No event: the contract's offer events are received, accepted,
+		// rejected, countered and expired; the router's audit records it.
 		o.Status, o.Awaiting, o.Reserved, o.UpdatedAt = StatusWithdrawn, "", 0, now
-		if err := tx.UpdateOffer(ctx, o); err != nil {
-			return err
-		}
-		return record(ctx, tx, now, c.Actor, "offer.withdrawn", o, nil)
+		return tx.UpdateOffer(ctx, o)
 	})
 	if err != nil {
 		return nil, err
