@@ -221,8 +221,14 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*Offer,
 		if err := buyerAmount(l, "offer_price", amount); err != nil {
 			return err
 		}
-		if _, err := tx.OpenOfferOf(ctx, c.User.ID, l.ID); err == nil {
-			return errActive()
+		if prev, err := tx.OpenOfferOf(ctx, c.User.ID, l.ID); err == nil {
+			if now.Before(prev.ExpiresAt) {
+				return errActive()
+			}
+			// Its time ran out before the sweep came: it ends now.
+			if err := expire(ctx, tx, prev, now, "timeout"); err != nil {
+				return err
+			}
 		} else if market.CodeOf(err) != market.CodeNotFound {
 			return err
 		}

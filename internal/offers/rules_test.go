@@ -305,3 +305,19 @@ func TestReservation(t *testing.T) {
 		t.Fatalf("withdrawn = %+v, %v", got, err)
 	}
 }
+
+// An offer whose round ran out does not block a new one, even before the
+// sweep: it is expired in the new offer's transaction.
+func TestExpiredOfferMakesRoom(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	old, _ := f.svc.Create(ctx, f.buyer, CreateInput{ListingID: f.listing, OfferPrice: amount(6000)})
+	f.clock.Advance(RoundTTL)
+	o, err := f.svc.Create(ctx, f.buyer, CreateInput{ListingID: f.listing, OfferPrice: amount(6500)})
+	if err != nil || o.Status != StatusPending {
+		t.Fatalf("new offer = %+v, %v", o, err)
+	}
+	if got := f.store.tx.offers[old.ID]; got.Status != StatusExpired || got.Reserved != 0 {
+		t.Fatalf("old offer = %+v", got)
+	}
+}
