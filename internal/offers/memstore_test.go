@@ -6,10 +6,12 @@ import (
 	"sort"
 	"time"
 
+	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
+	"marketplace/internal/payments"
 )
 
 // memTx is an in-memory offers.Tx. memStore runs each transaction on it
@@ -48,6 +50,12 @@ func copyOffer(o Offer) Offer {
 func (m *memTx) AppendEvent(_ context.Context, e *events.Event) error {
 	m.events = append(m.events, *e)
 	return nil
+}
+
+func (m *memTx) Addresses(context.Context, string) ([]accounts.Address, error) { return nil, nil }
+
+func (m *memTx) PaymentMethodByID(context.Context, string) (*payments.PaymentMethod, error) {
+	return nil, market.NotFound("payment method")
 }
 
 func (m *memTx) LockUser(context.Context, string) error { return nil }

@@ -20,6 +20,7 @@ import (
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
+	"marketplace/internal/payments"
 )
 
 // Status is where an offer stands.
@@ -147,6 +148,10 @@ type Tx interface {
 	PurchaseTx
 	agents.SpendTx
 	ListingByID(ctx context.Context, id string) (*listings.Listing, error)
+	// Addresses and PaymentMethodByID check what an offer names for its
+	// automatic purchase.
+	Addresses(ctx context.Context, userID string) ([]accounts.Address, error)
+	PaymentMethodByID(ctx context.Context, id string) (*payments.PaymentMethod, error)
 	// CreateOffer inserts o; a second open offer of one buyer on one
 	// listing answers ACTIVE_OFFER_EXISTS.
 	CreateOffer(ctx context.Context, o *Offer) error

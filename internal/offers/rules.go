@@ -221,6 +221,9 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*Offer,
 		if err := buyerAmount(l, "offer_price", amount); err != nil {
 			return err
 		}
+		if err := purchaseChoices(ctx, tx, c.User.ID, &in); err != nil {
+			return err
+		}
 		if prev, err := tx.OpenOfferOf(ctx, c.User.ID, l.ID); err == nil {
 			if now.Before(prev.ExpiresAt) {
 				return errActive()
@@ -256,6 +259,31 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*Offer,
 		return nil, err
 	}
 	return o, nil
+}
+
+// purchaseChoices checks that the card and address an offer names for its
+// automatic purchase are the buyer's own.
+func purchaseChoices(ctx context.Context, tx Tx, buyerID string, in *CreateInput) error {
+	var c market.Check
+	if in.PaymentMethodID != "" {
+		m, err := tx.PaymentMethodByID(ctx, in.PaymentMethodID)
+		if err != nil && market.CodeOf(err) != market.CodeNotFound {
+			return err
+		}
+		c.Require(err == nil && m.UserID == buyerID, "payment_method_id", "is not one of your saved payment methods")
+	}
+	if in.ShippingAddressID != "" {
+		saved, err := tx.Addresses(ctx, buyerID)
+		if err != nil {
+			return err
+		}
+		found := false
+		for _, a := range saved {
+			found = found || a.ID == in.ShippingAddressID
+		}
+		c.Require(found, "shipping_address_id", "is not one of your saved addresses")
+	}
+	return c.Err()
 }
 
 func errActive() error {

@@ -192,6 +192,9 @@ func TestOfferRefusals(t *testing.T) {
 		testkit.WantFields(t, post(testkit.Body(base(), "offerPrice", testkit.Drop), key).Want(t, http.StatusBadRequest, "VALIDATION_ERROR"), "offerPrice")
 		testkit.WantFields(t, post(testkit.Body(base(), "offerPrice", 10000), key).Want(t, http.StatusBadRequest, "VALIDATION_ERROR"), "offerPrice")
 		post(testkit.Body(base(), "offerPrice", 2999), key).Want(t, http.StatusUnprocessableEntity, "BELOW_MINIMUM")
+		sellerCard := s.SaveCard(sc.seller, "pm_card_visa")
+		testkit.WantFields(t, post(testkit.Body(base(), "paymentMethodId", sellerCard, "shippingAddressId", market.NewID()), key).
+			Want(t, http.StatusBadRequest, "VALIDATION_ERROR"), "paymentMethodId", "shippingAddressId")
 		post(testkit.Body(base(), "listingId", market.NewID()), key).Want(t, http.StatusNotFound, "LISTING_NOT_FOUND")
 		post(base(), sc.sellerKey.Auth()).Want(t, http.StatusForbidden, "CANNOT_BUY_OWN_LISTING")
 		post(base(), s.NewKey(sc.buyer.User, "sell_only").Auth()).Want(t, http.StatusForbidden, "INSUFFICIENT_SCOPE")
