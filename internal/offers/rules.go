@@ -172,8 +172,15 @@ func (s *Service) onRound(ctx context.Context, tx Tx, o *Offer, r Round) error {
 }
 
 func record(ctx context.Context, tx Tx, now time.Time, actor market.Actor, typ string, o *Offer, extra map[string]any) error {
-	data := map[string]any{"listingId": o.ListingID, "buyerId": o.BuyerID, "sellerId": o.SellerID,
-		"status": string(o.Status), "round": o.Round, "amount": o.CurrentPrice}
+	// The ids involved and a snapshot of the offer (CONTRACT.md section 12);
+	// never the seller's private figures.
+	data := map[string]any{"offerId": o.ID, "listingId": o.ListingID, "buyerId": o.BuyerID, "sellerId": o.SellerID,
+		"status": string(o.Status), "round": o.Round, "maxRounds": o.MaxRounds, "amount": o.CurrentPrice,
+		"offerPrice": o.OfferPrice, "currentPrice": o.CurrentPrice, "awaitingResponseFrom": string(o.Awaiting),
+		"expiresAt": o.ExpiresAt, "sentByAgent": o.SentByAgent}
+	if o.AgreedPrice != nil {
+		data["agreedPrice"] = *o.AgreedPrice
+	}
 	for k, v := range extra {
 		data[k] = v
 	}
