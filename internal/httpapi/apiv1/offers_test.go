@@ -427,3 +427,40 @@ func TestOfferAuthorization(t *testing.T) {
 		sameOffer(t, s, sc, o)
 	})
 }
+
+// A human's offer is bought off-session on acceptance too, with the saved
+// card and default address; a human with no saved card gets the accepted
+// offer and 48 hours to buy it (CONTRACT.md section 8).
+func TestOfferHumanBuyer(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		sc := newOfferScene(t, s, "human")
+		o := s.Do("POST", "/api/v1/offers", map[string]any{"listingId": sc.listing, "offerPrice": 6000}, sc.buyer.Auth()).
+			Want(t, http.StatusCreated, "").Data()
+		if o["sentByAgent"] != false {
+			t.Fatalf("human offer = %v", o)
+		}
+		if sp := reserved(t, s, sc.buyer.Auth()); testkit.Num(t, sp, "reservedForOffers") != 0 {
+			t.Fatalf("a human's offer reserved: %v", sp)
+		}
+		o = s.Do("POST", "/api/v1/agent/offers/"+o["id"].(string)+"/accept", nil, sc.sellerKey.Auth()).Want(t, http.StatusOK, "").Data()
+		if o["status"] != "accepted" || o["orderId"] == nil {
+			t.Fatalf("accepted = %v", o)
+		}
+		ord := s.Do("GET", "/api/v1/orders/"+o["orderId"].(string), nil, sc.buyer.Auth()).Want(t, http.StatusOK, "").Data()
+		if ord["status"] != "paid" || ord["channel"] != "human" {
+			t.Fatalf("order = %v", ord)
+		}
+
+		cardless := s.VerifiedOwner("cardless")
+		l2 := offerListing(t, s, sc.seller, "human second listing brass bell", 10000)
+		o = s.Do("POST", "/api/v1/offers", map[string]any{"listingId": l2, "offerPrice": 6000}, cardless.Auth()).
+			Want(t, http.StatusCreated, "").Data()
+		o = s.Do("POST", "/api/v1/offers/"+o["id"].(string)+"/accept", nil, sc.seller.Auth()).Want(t, http.StatusOK, "").Data()
+		if o["status"] != "accepted" || o["orderId"] != nil {
+			t.Fatalf("accepted without a card = %v", o)
+		}
+		if l := s.Do("GET", "/api/v1/listings/"+l2, nil).Want(t, http.StatusOK, "").Data(); l["status"] != "active" {
+			t.Fatalf("listing = %v", l["status"])
+		}
+	})
+}
