@@ -464,3 +464,32 @@ func TestOfferHumanBuyer(t *testing.T) {
 		}
 	})
 }
+
+// Acceptance above the owner's approval threshold queues the purchase; the
+// owner's approval buys it with the offer, whose reservation the order then
+// takes over (counted once).
+func TestOfferAcceptanceNeedsApproval(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		sc := newOfferScene(t, s, "appr")
+		s.SetControls(sc.buyer.User, map[string]any{"approvalThreshold": 5000, "dailyLimit": 10000})
+		id := sc.offer(t, s, 6000)["id"].(string)
+		o := s.Do("POST", "/api/v1/offers/"+id+"/accept", nil, sc.seller.Auth()).Want(t, http.StatusOK, "").Data()
+		if o["status"] != "accepted" || o["orderId"] != nil {
+			t.Fatalf("accepted = %v", o)
+		}
+		list := s.Do("GET", "/api/v1/approvals?status=pending", nil, sc.buyer.Auth()).Want(t, http.StatusOK, "").List()
+		if len(list) != 1 {
+			t.Fatalf("approvals = %v", list)
+		}
+		aid := list[0].(map[string]any)["id"].(string)
+		s.Do("POST", "/api/v1/approvals/"+aid+"/approve", nil, sc.buyer.Auth()).Want(t, http.StatusOK, "")
+		o = offerNow(t, s, sc, id)
+		if o["orderId"] == nil {
+			t.Fatalf("offer after approval = %v", o)
+		}
+		sp := reserved(t, s, sc.buyer.Key.Auth())
+		if testkit.Num(t, sp, "reservedForOffers") != 0 || testkit.Num(t, testkit.Obj(t, sp, "spent"), "today") != 6210 {
+			t.Fatalf("spending = %v", sp)
+		}
+	})
+}
