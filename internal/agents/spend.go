@@ -23,6 +23,9 @@ type SpendRequest struct {
 	InCategory func(restriction string) bool
 	// Approved skips the approval threshold: the owner already approved.
 	Approved bool
+	// ExcludeOfferID leaves one offer's reservation out of the count: the
+	// purchase of that accepted offer, or a new amount on it, replaces it.
+	ExcludeOfferID string
 }
 
 // SpendVerdict is the outcome of a spending check that passed.
@@ -41,7 +44,8 @@ func CheckSpend(ctx context.Context, tx SpendTx, now time.Time, req SpendRequest
 		return SpendVerdict{}, err
 	}
 	day, week, month := Windows(now)
-	q := SpentQuery{UserID: req.OwnerID, DayStart: day, WeekStart: week, MonthStart: month}
+	q := SpentQuery{UserID: req.OwnerID, DayStart: day, WeekStart: week, MonthStart: month, Now: now,
+		ExcludeOfferID: req.ExcludeOfferID}
 	if req.Key != nil && !req.Key.Limits.Empty() {
 		q.KeyID = req.Key.ID
 	}
@@ -64,14 +68,17 @@ func CheckSpend(ctx context.Context, tx SpendTx, now time.Time, req SpendRequest
 		limit int64
 		spent int64
 	}
+	// Open offers count as if bought now (CONTRACT.md section 8): what they
+	// reserve is committed spend in every window.
+	owner, ks := snap.Owner.plus(snap.OwnerReserved), snap.Key.plus(snap.KeyReserved)
 	checks := []capCheck{
 		{"per_transaction", c.PerTransaction, 0},
-		{"daily", c.Daily, snap.Owner.Today},
-		{"weekly", c.Weekly, snap.Owner.ThisWeek},
-		{"monthly", c.Monthly, snap.Owner.ThisMonth},
+		{"daily", c.Daily, owner.Today},
+		{"weekly", c.Weekly, owner.ThisWeek},
+		{"monthly", c.Monthly, owner.ThisMonth},
 	}
 	if q.KeyID != "" {
-		l, ks := req.Key.Limits, snap.Key
+		l := req.Key.Limits
 		for _, k := range []struct {
 			kind  string
 			cap   *int64

@@ -216,7 +216,7 @@ func TestCheckSpendQuery(t *testing.T) {
 			want := SpentQuery{UserID: "owner-1", KeyID: c.wantKey,
 				DayStart:   time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC),
 				WeekStart:  time.Date(2026, 6, 29, 0, 0, 0, 0, time.UTC),
-				MonthStart: time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)}
+				MonthStart: time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), Now: now}
 			if tx.query != want {
 				t.Fatalf("query %+v, want %+v", tx.query, want)
 			}
@@ -235,4 +235,47 @@ func TestCheckSpendQuery(t *testing.T) {
 			t.Fatalf("calls %v", tx.calls)
 		}
 	})
+}
+
+// Open offers' reservations count in every window, for the owner and for a
+// key with caps of its own, and the remaining amount reported leaves them out.
+func TestCheckSpendCountsReservations(t *testing.T) {
+	now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	daily := int64(3000)
+	key := &Key{ID: "key-1", Limits: Limits{Daily: &daily}}
+	for _, c := range []struct {
+		name                string
+		snap                SpendingSnapshot
+		amount              int64
+		wantType            string
+		wantRemaining       int64
+		wantExcludeOfferID  string
+		excludeOfferRequest string
+		key                 *Key
+	}{
+		{name: "owner reservation fills the daily cap", snap: SpendingSnapshot{Owner: Spent{Today: 20000, ThisWeek: 20000, ThisMonth: 20000}, OwnerReserved: 25000},
+			amount: 6000, wantType: "daily", wantRemaining: 5000},
+		{name: "owner reservation under the cap", snap: SpendingSnapshot{OwnerReserved: 40000}, amount: 10000},
+		{name: "key reservation fills the key's cap", snap: SpendingSnapshot{KeyReserved: 2500}, amount: 600, wantType: "daily", wantRemaining: 500, key: key},
+		{name: "the offer being bought is left out", snap: SpendingSnapshot{}, amount: 3000, excludeOfferRequest: "offer-1", wantExcludeOfferID: "offer-1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tx := &fakeSpendTx{snap: c.snap}
+			_, err := CheckSpend(t.Context(), tx, now, SpendRequest{OwnerID: "owner-1", Key: c.key, Amount: c.amount, ExcludeOfferID: c.excludeOfferRequest})
+			if tx.query.ExcludeOfferID != c.wantExcludeOfferID || !tx.query.Now.Equal(now) {
+				t.Fatalf("query %+v", tx.query)
+			}
+			if c.wantType == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var me *market.Error
+			if !errors.As(err, &me) || me.Code != market.CodeSpendingLimitExceeded || me.Details["limit_type"] != c.wantType ||
+				me.Details["remaining"] != c.wantRemaining {
+				t.Fatalf("err = %v (%+v)", err, me)
+			}
+		})
+	}
 }

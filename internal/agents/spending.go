@@ -35,6 +35,11 @@ type Spent struct {
 	Today, ThisWeek, ThisMonth int64
 }
 
+// plus is s with a reservation counted in every window.
+func (s Spent) plus(reserved int64) Spent {
+	return Spent{Today: s.Today + reserved, ThisWeek: s.ThisWeek + reserved, ThisMonth: s.ThisMonth + reserved}
+}
+
 // SpentQuery asks for the spending of an owner, or of one key when KeyID is
 // set, in the windows that start at the given times.
 type SpentQuery struct {
@@ -43,6 +48,10 @@ type SpentQuery struct {
 	DayStart   time.Time
 	WeekStart  time.Time
 	MonthStart time.Time
+	// Now counts the reservations of offers still open at this time.
+	Now time.Time
+	// ExcludeOfferID leaves one offer's reservation out.
+	ExcludeOfferID string
 }
 
 // Windows returns the starts of the UTC calendar day, ISO week (Monday) and
@@ -68,6 +77,9 @@ type SpendingStatus struct {
 	KeyLimits *Limits // the calling key's own caps, when it has any
 	Spent     Spent
 	Remaining Remaining
+	// ReservedForOffers is what the owner's agents' open offers hold of
+	// the caps (their amounts plus the buyer's fee); Remaining leaves it out.
+	ReservedForOffers int64
 }
 
 func floor0(v int64) int64 {
@@ -90,6 +102,9 @@ func minCap(a int64, b *int64) int64 {
 type SpendingSnapshot struct {
 	Controls   *Controls
 	Owner, Key Spent
+	// What open offers reserve, for the owner's agents together and for
+	// the key (CONTRACT.md section 8).
+	OwnerReserved, KeyReserved int64
 }
 
 // controlsOf returns the owner's controls, or the defaults.
@@ -116,7 +131,7 @@ func (s *Service) spending(ctx context.Context, tx Tx, actor market.Actor, key *
 		return nil, market.Internal(errNoKey)
 	}
 	day, week, month := Windows(s.clock.Now())
-	q := SpentQuery{UserID: actor.UserID, DayStart: day, WeekStart: week, MonthStart: month}
+	q := SpentQuery{UserID: actor.UserID, DayStart: day, WeekStart: week, MonthStart: month, Now: s.clock.Now()}
 	if key != nil && !key.Limits.Empty() {
 		q.KeyID = key.ID
 	}
@@ -129,10 +144,11 @@ func (s *Service) spending(ctx context.Context, tx Tx, actor market.Actor, key *
 		c = *snap.Controls
 	}
 	spent := snap.Owner
-	st := &SpendingStatus{Controls: c, Spent: spent, Remaining: Remaining{
-		Daily:   floor0(c.Daily - spent.Today),
-		Weekly:  floor0(c.Weekly - spent.ThisWeek),
-		Monthly: floor0(c.Monthly - spent.ThisMonth),
+	held := spent.plus(snap.OwnerReserved)
+	st := &SpendingStatus{Controls: c, Spent: spent, ReservedForOffers: snap.OwnerReserved, Remaining: Remaining{
+		Daily:   floor0(c.Daily - held.Today),
+		Weekly:  floor0(c.Weekly - held.ThisWeek),
+		Monthly: floor0(c.Monthly - held.ThisMonth),
 	}}
 	if q.KeyID != "" {
 		lim := key.Limits
@@ -144,7 +160,7 @@ func (s *Service) spending(ctx context.Context, tx Tx, actor market.Actor, key *
 			v := floor0(*cap - used)
 			return &v
 		}
-		ks := snap.Key
+		ks := snap.Key.plus(snap.KeyReserved)
 		st.Remaining.Daily = minCap(st.Remaining.Daily, sub(lim.Daily, ks.Today))
 		st.Remaining.Weekly = minCap(st.Remaining.Weekly, sub(lim.Weekly, ks.ThisWeek))
 		st.Remaining.Monthly = minCap(st.Remaining.Monthly, sub(lim.Monthly, ks.ThisMonth))

@@ -127,7 +127,8 @@ func TestSpendingRemaining(t *testing.T) {
 				wantQueryKey = c.key.ID
 			}
 			day, week, month := Windows(spendingNow)
-			want := SpentQuery{UserID: "owner-1", KeyID: wantQueryKey, DayStart: day, WeekStart: week, MonthStart: month}
+			want := SpentQuery{UserID: "owner-1", KeyID: wantQueryKey, DayStart: day, WeekStart: week, MonthStart: month,
+				Now: spendingNow}
 			if tx.query != want {
 				t.Fatalf("query %+v, want %+v", tx.query, want)
 			}

@@ -54,6 +54,8 @@ func TestAdminAgentKey(t *testing.T) {
 			"shippingAddress": testkit.Address()}, buyer.Key.Auth()).Want(t, http.StatusAccepted, "APPROVAL_REQUIRED")
 		approval := r.JSON["error"].(map[string]any)["details"].(map[string]any)["approvalId"].(string)
 		listing := s.ActiveListing(seller, "pyrex mixing bowls set of three", 1500)
+		offer := s.Do("POST", "/api/v1/agent/offers", map[string]any{"listingId": listing, "offerPrice": 1000},
+			buyer.Key.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
 		address := s.Do("POST", "/api/v1/addresses", testkit.Address(), buyer.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
 		card := s.SaveCard(buyer.User, "pm_card_visa")
 		key := s.NewKey(buyer.User, "buy_only")
@@ -125,6 +127,17 @@ func TestAdminAgentKey(t *testing.T) {
 			{"POST", a + "/orders/{id}/shipping/label", a + "/orders/" + order + "/shipping/label", nil, false},
 			{"POST", a + "/orders/{id}/shipping/manual", a + "/orders/" + order + "/shipping/manual", ship, false},
 			{"POST", a + "/orders/{id}/shipping/rates", a + "/orders/" + order + "/shipping/rates", map[string]any{}, false},
+			{"GET", a + "/offers/{id}", a + "/offers/" + offer, nil, false},
+			{"POST", a + "/offers/{id}/counter", a + "/offers/" + offer + "/counter", map[string]any{"counterPrice": 1200}, false},
+			{"POST", a + "/offers/{id}/accept", a + "/offers/" + offer + "/accept", nil, false},
+			{"POST", a + "/offers/{id}/reject", a + "/offers/" + offer + "/reject", nil, false},
+			{"POST", a + "/offers/{id}/withdraw", a + "/offers/" + offer + "/withdraw", nil, false},
+			{"GET", a + "/agent/offers/{id}", a + "/agent/offers/" + offer, nil, false},
+			{"POST", a + "/agent/offers/{id}/counter", a + "/agent/offers/" + offer + "/counter", map[string]any{"counterPrice": 1200}, false},
+			{"POST", a + "/agent/offers/{id}/accept", a + "/agent/offers/" + offer + "/accept", nil, false},
+			{"POST", a + "/agent/offers/{id}/reject", a + "/agent/offers/" + offer + "/reject", nil, false},
+			{"POST", a + "/agent/offers/{id}/withdraw", a + "/agent/offers/" + offer + "/withdraw", nil, false},
+			{"GET", a + "/agent/offers/listing/{listingId}", a + "/agent/offers/listing/" + listing, nil, false},
 			{"DELETE", a + "/payment-methods/{id}", a + "/payment-methods/" + card, nil, false},
 			{"PATCH", a + "/payment-methods/{id}/default", a + "/payment-methods/" + card + "/default", nil, false},
 			{"PUT", a + "/photos/uploads/{id}", a + "/photos/uploads/" + photo, testkit.JPEG(64, 48), false},
@@ -145,6 +158,8 @@ func TestAdminAgentKey(t *testing.T) {
 			{"GET", b + "/orders/{id}", b + "/orders/" + order, nil, false},
 			{"POST", b + "/orders/{id}/dispute", b + "/orders/" + order + "/dispute", map[string]any{"reason": "not_as_described", "description": "x"}, false},
 			{"POST", b + "/orders/{id}/ship", b + "/orders/" + order + "/ship", map[string]any{"carrier": "ups", "tracking_number": "1Z999AA10123456784"}, false},
+			{"GET", b + "/offers/{id}", b + "/offers/" + offer, nil, false},
+			{"POST", b + "/offers/{id}/respond", b + "/offers/" + offer + "/respond", map[string]any{"action": "accept"}, false},
 			{"POST", b + "/sandbox/simulate/delivery/{order_id}", b + "/sandbox/simulate/delivery/" + order, nil, false},
 			{"POST", b + "/sandbox/simulate/dispute/{order_id}", b + "/sandbox/simulate/dispute/" + order, nil, false},
 			{"GET", b + "/search/similar/{id}", b + "/search/similar/" + listing, nil, true},
@@ -183,6 +198,9 @@ func TestAdminAgentKey(t *testing.T) {
 			if st := s.Do("GET", "/api/v1/orders/"+id, nil, buyer.Auth()).Want(t, http.StatusOK, "").Data()["status"]; st != status {
 				t.Errorf("order %s is %v, want %s", id, st, status)
 			}
+		}
+		if o := s.Do("GET", "/api/v1/offers/"+offer, nil, buyer.Auth()).Want(t, http.StatusOK, "").Data(); o["status"] != "pending" || testkit.Num(t, o, "round") != 1 {
+			t.Errorf("offer is %v round %v, want pending round 1", o["status"], o["round"])
 		}
 		if d := s.Do("GET", "/api/v1/disputes/"+dispute, nil, buyer.Auth()).Want(t, http.StatusOK, "").Data(); d["status"] != "open" {
 			t.Errorf("dispute is %v, want open", d["status"])

@@ -31,6 +31,7 @@ import (
 	"marketplace/internal/listings/photos"
 	"marketplace/internal/market"
 	"marketplace/internal/messaging"
+	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/ratelimit"
@@ -70,6 +71,7 @@ type App struct {
 	Shipping *shipping.Service
 	Orders   *orders.Service
 	Messages *messaging.Service
+	Offers   *offers.Service
 	Photos   *listings.Photos
 	Settings *admin.Config
 
@@ -94,6 +96,10 @@ type Options struct {
 	// real time, never on the sandbox clock (CONTRACT.md section 10): the
 	// system clock unless a test moves its own.
 	RealTime market.Clock
+	// OnOfferRound runs in the transaction of every offer round (create,
+	// counter, accept, reject): the seam where messaging posts offer
+	// messages into the buyer's thread.
+	OnOfferRound func(ctx context.Context, tx offers.Tx, o *offers.Offer, r offers.Round) error
 }
 
 // Open connects the store and runs the migrations (goose, then River's).
@@ -197,15 +203,19 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if err := a.Listings.SeedCategories(ctx); err != nil {
 		return nil, fmt.Errorf("seed categories: %w", err)
 	}
+	bridge := &offerPurchases{accounts: a.Accounts, agents: a.Agents, clock: a.Clock}
 	a.Orders = orders.NewService(store.Orders(db), a.Clock, orders.Options{
-		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping},
+		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping}, Offers: bridge,
 		Labels:   &labelMaker{shipping: a.Shipping, objects: objects},
 		Taxonomy: listings.DefaultTaxonomy(), Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle,
 		OnPaid: a.autoLabel, Log: a.Log})
+	bridge.orders = a.Orders
+	a.Offers = offers.NewService(store.Offers(db), a.Clock, offers.Options{
+		Settings: a.Settings, Purchaser: bridge, Fees: bridge, OnRound: opts.OnOfferRound, Log: a.Log})
 
 	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
 
-	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Idempotency: db}, a.Log)
+	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Offers: a.Offers, Idempotency: db}, a.Log)
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
@@ -236,7 +246,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		},
 	}).Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
-		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, PublicURL: cfg.PublicURL}).Register(a.Router)
+		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, PublicURL: cfg.PublicURL}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err
@@ -249,7 +259,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		a.sandboxClock, advancer = sandboxClock, sandboxClock
 	}
 	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
-		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
+		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
 		SandboxStore: db}).Register(a.Router)
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)

@@ -87,3 +87,20 @@ func jsonKind(kind, got string) string {
 	}
 	return "of another type"
 }
+
+// DecodeOptional is Decode for a body that may be left out: an empty body
+// leaves dst as it is.
+func DecodeOptional(r *http.Request, dst any) error {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return market.Errorf(market.CodePayloadTooLarge, "the request body is larger than 1 MiB")
+		}
+		return market.Invalid(market.FieldError{Field: "body", Message: "could not be read"})
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	return DecodeBytes(body, dst)
+}

@@ -19,6 +19,7 @@ import (
 	"marketplace/internal/agents"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
+	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/store"
 )
@@ -55,6 +56,7 @@ type Services struct {
 	Agents      *agents.Service
 	Listings    *listings.Service
 	Orders      *orders.Service
+	Offers      *offers.Service
 	Idempotency Purger
 }
 
@@ -94,6 +96,10 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 		what: "released payouts and confirmed deliveries", log: log}); err != nil {
 		return nil, err
 	}
+	if err := river.AddWorkerSafely(workers, &sweepWorker[ExpireOffersArgs]{run: svc.Offers.ExpireDue,
+		what: "expired offers", log: log}); err != nil {
+		return nil, err
+	}
 	purge := func(ctx context.Context) (int, error) {
 		n, err := svc.Idempotency.PurgeIdempotency(ctx, time.Now())
 		return int(n), err
@@ -113,6 +119,8 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 				&river.PeriodicJobOpts{RunOnStart: true}),
 			river.NewPeriodicJob(river.PeriodicInterval(ReconcileEvery),
 				func() (river.JobArgs, *river.InsertOpts) { return PayoutsArgs{}, nil }, nil),
+			river.NewPeriodicJob(river.PeriodicInterval(ReconcileEvery),
+				func() (river.JobArgs, *river.InsertOpts) { return ExpireOffersArgs{}, nil }, nil),
 			river.NewPeriodicJob(river.PeriodicInterval(PurgeKeysEvery),
 				func() (river.JobArgs, *river.InsertOpts) { return PurgeKeysArgs{}, nil }, nil),
 		},
@@ -229,6 +237,13 @@ type PurgeKeysArgs struct{}
 
 // Kind names the job.
 func (PurgeKeysArgs) Kind() string { return "purge_idempotency_keys" }
+
+// ExpireOffersArgs is the periodic expiry of offer rounds (and accepted
+// offers' purchase windows) that ran out.
+type ExpireOffersArgs struct{}
+
+// Kind names the job.
+func (ExpireOffersArgs) Kind() string { return "expire_offers" }
 
 // PayoutsArgs is the periodic release of payouts whose hold has ended, and
 // the confirmation of shipments nobody confirmed.

@@ -149,7 +149,8 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 		}
 		o = d.order
 		if _, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{OwnerID: owner.ID, Key: b.Key,
-			Amount: o.Fees.TotalCharged, InCategory: s.inCategory(d.listing), Approved: true}); err != nil {
+			Amount: o.Fees.TotalCharged, InCategory: s.inCategory(d.listing), Approved: true,
+			ExcludeOfferID: queued.OfferID}); err != nil {
 			return err
 		}
 		if method, customer, err = s.opts.Payments.ChargeableMethod(ctx, tx, owner.ID, queued.PaymentMethodID); err != nil {

@@ -63,3 +63,14 @@ func feeRates(ctx context.Context, cfg *admin.Config) (FeeRates, error) {
 	}
 	return FeeRates{BuyerBps: v[0], BuyerMin: v[1], SellerBps: v[2]}, nil
 }
+
+// BuyerTotals returns what a purchase at an item price with a shipping cost
+// would charge the buyer in all, at the rates in force now (offers reserve
+// it). Read the rates before a transaction opens, as a purchase does.
+func (s *Service) BuyerTotals(ctx context.Context) (func(itemPrice, shippingCost int64) int64, error) {
+	r, err := feeRates(ctx, s.opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return func(item, ship int64) int64 { return Compute(r, item, ship).TotalCharged }, nil
+}

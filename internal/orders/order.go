@@ -16,6 +16,7 @@ import (
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/messaging"
+	"marketplace/internal/offers"
 	"marketplace/internal/payments"
 )
 
@@ -157,6 +158,7 @@ type Tx interface {
 	DashboardTx
 	payments.Tx
 	agents.SpendTx
+	offers.PurchaseTx
 	KeyByID(ctx context.Context, id string) (*agents.Key, error)
 	ListingByID(ctx context.Context, id string) (*listings.Listing, error)
 	// MoveListing changes a listing's status from one of from to to, and
@@ -230,6 +232,8 @@ type Offers interface {
 	AgreedPrice(ctx context.Context, tx Tx, offerID, buyerID, listingID string, now time.Time) (int64, error)
 	// Used marks the offer as bought by order.
 	Used(ctx context.Context, tx Tx, offerID, orderID string) error
+	// ListingSold ends the other open offers on a listing that just sold.
+	ListingSold(ctx context.Context, tx Tx, listingID string) error
 }
 
 // Options are the collaborators of the service.

@@ -355,7 +355,8 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 		o = d.order
 		if b.Actor.IsAgent() {
 			v, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{
-				OwnerID: b.User.ID, Key: b.Key, Amount: o.Fees.TotalCharged, InCategory: s.inCategory(d.listing)})
+				OwnerID: b.User.ID, Key: b.Key, Amount: o.Fees.TotalCharged, InCategory: s.inCategory(d.listing),
+				ExcludeOfferID: in.OfferID}) // the order takes over the offer's reservation
 			if err != nil {
 				return err
 			}
@@ -525,6 +526,11 @@ func (s *Service) settle(ctx context.Context, orderID string, pay *payments.Paym
 		}
 		if o.OfferID != "" && s.opts.Offers != nil {
 			if err := s.opts.Offers.Used(ctx, tx, o.OfferID, o.ID); err != nil {
+				return err
+			}
+		}
+		if s.opts.Offers != nil { // the listing is sold: its other open offers expire
+			if err := s.opts.Offers.ListingSold(ctx, tx, o.ListingID); err != nil {
 				return err
 			}
 		}

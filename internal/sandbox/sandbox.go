@@ -24,6 +24,7 @@ type Cleared struct {
 	OrdersKept       int64 // as buyer: still moving money
 	Watches          int64
 	Threads          int64 // message threads, as buyer or seller
+	Offers           int64 // made by the user, or on the user's listings
 	SpendingRecords  int64
 	IdempotencyKeys  int64
 }

@@ -65,17 +65,26 @@ func spentSums(col string) string {
 		FROM agent_spending WHERE ` + col + ` = ? AND released_at IS NULL AND created_at >= ?)`
 }
 
+// reservedSum sums what open offers reserve of an owner's or a key's caps
+// (offers.go keeps reserved at 0 once an offer ends or is bought).
+func reservedSum(col string) string {
+	return `(SELECT COALESCE(SUM(reserved), 0) AS held FROM offers
+		WHERE ` + col + ` = ? AND reserved > 0 AND expires_at > ? AND id <> ?)`
+}
+
 var snapshotQuery = `SELECT c.per_transaction_limit, c.daily_limit, c.weekly_limit, c.monthly_limit,
 	c.category_restrictions, c.approval_threshold, c.updated_at,
-	o.today, o.week, o.month, k.today, k.week, k.month
+	o.today, o.week, o.month, k.today, k.week, k.month, ro.held, rk.held
 	FROM (SELECT 1 AS one) AS one
 	LEFT JOIN spending_controls c ON c.user_id = ?
 	CROSS JOIN ` + spentSums("user_id") + ` AS o
-	CROSS JOIN ` + spentSums("key_id") + ` AS k`
+	CROSS JOIN ` + spentSums("key_id") + ` AS k
+	CROSS JOIN ` + reservedSum("buyer_id") + ` AS ro
+	CROSS JOIN ` + reservedSum("buyer_key_id") + ` AS rk`
 
 // SpendingSnapshot reads, in one statement, an owner's saved controls and
 // what is still counted (not released) in each window, for the owner and,
-// with KeyID, for one key. It runs on every agent identity read, so it is a
+// with KeyID, for one key, and what their open offers reserve. It runs on every agent identity read, so it is a
 // single round trip.
 func (tx *Tx) SpendingSnapshot(ctx context.Context, q agents.SpentQuery) (*agents.SpendingSnapshot, error) {
 	from := q.MonthStart
@@ -91,8 +100,11 @@ func (tx *Tx) SpendingSnapshot(ctx context.Context, q agents.SpentQuery) (*agent
 		q.UserID,
 		q.DayStart, q.WeekStart, q.MonthStart, q.UserID, from,
 		q.DayStart, q.WeekStart, q.MonthStart, q.KeyID, from,
+		q.UserID, q.Now, q.ExcludeOfferID,
+		q.KeyID, q.Now, q.ExcludeOfferID,
 	).Scan(&per, &daily, &weekly, &monthly, &cats, &approval, &updated,
-		&snap.Owner.Today, &snap.Owner.ThisWeek, &snap.Owner.ThisMonth, &snap.Key.Today, &snap.Key.ThisWeek, &snap.Key.ThisMonth)
+		&snap.Owner.Today, &snap.Owner.ThisWeek, &snap.Owner.ThisMonth, &snap.Key.Today, &snap.Key.ThisWeek, &snap.Key.ThisMonth,
+		&snap.OwnerReserved, &snap.KeyReserved)
 	if err != nil {
 		return nil, wrap(err)
 	}

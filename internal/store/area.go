@@ -8,6 +8,7 @@ import (
 	"marketplace/internal/agents"
 	"marketplace/internal/listings"
 	"marketplace/internal/messaging"
+	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/shipping"
@@ -48,6 +49,11 @@ func Orders(db *DB) Area[orders.Tx] {
 	return area(db, func(tx *Tx) orders.Tx { return tx })
 }
 
+// Offers is db as offers.Store.
+func Offers(db *DB) Area[offers.Tx] {
+	return area(db, func(tx *Tx) offers.Tx { return tx })
+}
+
 // Payments is db as payments.Store.
 func Payments(db *DB) Area[payments.Tx] {
 	return area(db, func(tx *Tx) payments.Tx { return tx })
@@ -75,6 +81,7 @@ var (
 	_ agents.Store          = Area[agents.Tx]{}
 	_ listings.Store        = Area[listings.Tx]{}
 	_ orders.Store          = Area[orders.Tx]{}
+	_ offers.Store          = Area[offers.Tx]{}
 	_ payments.Store        = Area[payments.Tx]{}
 	_ payments.SandboxStore = Area[payments.SandboxTx]{}
 	_ shipping.Store        = Area[shipping.Tx]{}

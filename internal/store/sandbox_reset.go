@@ -44,6 +44,8 @@ const sandboxBuyerGone = `buyer_id = ? AND (status IN ('pending_approval', 'comp
 //   - watches the user holds (the watched listings' counts follow);
 //   - the message threads the user is part of, as buyer or seller, with
 //     their messages;
+//   - the offers the user made, and every offer on the user's listings
+//     (their reservations go with them);
 //   - the user's orders as buyer, except those still in progress or with
 //     a refund or dispute not finished (see sandboxBuyerGone), with their
 //     purchase approvals;
@@ -83,6 +85,10 @@ func (tx *Tx) SandboxReset(ctx context.Context, userID string, now time.Time) (s
 	// messages (the other participant's copy of it too: a thread is one).
 	if out.Threads, err = tx.sandboxExec(ctx, `DELETE FROM threads WHERE buyer_id = ? OR seller_id = ?`, userID,
 		userID); err != nil {
+		return out, err
+	}
+
+	if out.Offers, err = tx.sandboxExec(ctx, `DELETE FROM offers WHERE buyer_id = ? OR seller_id = ?`, userID, userID); err != nil {
 		return out, err
 	}
 

@@ -12,6 +12,7 @@ import (
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/messaging"
+	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/sandbox"
@@ -25,6 +26,9 @@ const Prefix = "/v1"
 // the fields this surface names otherwise.
 var Surface = &httpapi.Surface{Prefix: Prefix, Casing: httpapi.Snake, Names: map[string]string{
 	"photo_urls": "photos",
+	// Offers: the spec's names for an offer's amounts in request bodies.
+	"offer_price":   "amount",
+	"counter_price": "counter_amount",
 	// The multipart create takes the seller's words as brief_description;
 	// the listing's description is what the generator writes from them.
 	"POST " + Prefix + "/listings description": "brief_description",
@@ -42,6 +46,7 @@ type API struct {
 	Payments *payments.Service
 	Orders   *orders.Service
 	Messages *messaging.Service
+	Offers   *offers.Service
 
 	// Sandbox serves the /v1/sandbox helpers (sandbox mode only), which move
 	// Clock and reset data through SandboxStore.
@@ -77,6 +82,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterOrders(rt)
 	a.RegisterDisputes(rt)
 	a.RegisterMessages(rt)
+	a.RegisterOffers(rt)
 	if a.Sandbox {
 		a.RegisterSandbox(rt, a.Clock)
 	}
@@ -242,6 +248,7 @@ type spendingStatus struct {
 	DailyRemaining       int64    `json:"daily_remaining" minimum:"0"`
 	WeeklyRemaining      int64    `json:"weekly_remaining" minimum:"0"`
 	MonthlyRemaining     int64    `json:"monthly_remaining" minimum:"0"`
+	ReservedForOffers    int64    `json:"reserved_for_offers" minimum:"0" doc:"Cents the owner's agents' open offers hold of the caps: each offer's committed amount plus the buyer's fee, counted as if bought now; the remaining amounts already leave it out."`
 }
 
 func (a *API) spending(w http.ResponseWriter, r *http.Request) error {
@@ -254,7 +261,8 @@ func (a *API) spending(w http.ResponseWriter, r *http.Request) error {
 	out := spendingStatus{PerTransactionLimit: c.PerTransaction, DailyLimit: c.Daily, WeeklyLimit: c.Weekly, MonthlyLimit: c.Monthly,
 		CategoryRestrictions: c.CategoryRestrictions, ApprovalThreshold: c.ApprovalThreshold,
 		SpentToday: st.Spent.Today, SpentThisWeek: st.Spent.ThisWeek, SpentThisMonth: st.Spent.ThisMonth,
-		DailyRemaining: st.Remaining.Daily, WeeklyRemaining: st.Remaining.Weekly, MonthlyRemaining: st.Remaining.Monthly}
+		DailyRemaining: st.Remaining.Daily, WeeklyRemaining: st.Remaining.Weekly, MonthlyRemaining: st.Remaining.Monthly,
+		ReservedForOffers: st.ReservedForOffers}
 	if st.KeyLimits != nil {
 		out.KeyLimits = toLimits(*st.KeyLimits)
 	}

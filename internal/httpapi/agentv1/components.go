@@ -101,6 +101,13 @@ and 'state' at most 100.`},
 		{Name: "DisputeInput", Of: disputeBody{}, Request: true},
 		apidoc.Envelope("DisputeEnvelope", dispute{}, "Meta"),
 
+		// Offers
+		{Name: "Offer", Of: offer{}},
+		{Name: "OfferRound", Of: offerRound{}},
+		{Name: "CreateOfferInput", Of: createOfferBody{}, Request: true},
+		{Name: "RespondOfferInput", Of: respondOfferBody{}, Request: true},
+		apidoc.Envelope("OfferEnvelope", offer{}, "Meta"),
+
 		// Sandbox
 		{Name: "SandboxReset", Of: cleared{}},
 		{Name: "SandboxTimeAdvance", Of: advanced{}},

@@ -47,6 +47,8 @@ type advanced struct {
 	Now           time.Time `json:"now" doc:"The service clock after the move (UTC)."`
 	OrdersChanged int       `json:"orders_changed" minimum:"0" doc:"Orders the sweeps moved (expired, delivered, paid out, refunded)."`
 	OrdersFailed  int       `json:"orders_failed" minimum:"0" doc:"Sweep steps that failed this time; the periodic job retries them."`
+	OffersExpired int       `json:"offers_expired" minimum:"0" doc:"Offers whose round (or accepted offer's purchase window) ran out, now 'expired'."`
+	OffersFailed  int       `json:"offers_failed" minimum:"0" doc:"Offer expiries that failed this time; the periodic job retries them."`
 }
 
 // advance is POST /v1/sandbox/time-advance/{hours}: the clock moves, then
@@ -68,8 +70,10 @@ func (sb *sandboxOps) advance(w http.ResponseWriter, r *http.Request) error {
 	// client would retry and so advance twice.
 	reconciled, err1 := sb.api.Orders.Reconcile(ctx)
 	released, err2 := sb.api.Orders.ReleasePayouts(ctx)
+	expired, err3 := sb.api.Offers.ExpireDue(ctx)
 	return httpapi.OK(w, r, http.StatusOK, advanced{AdvancedHours: hours, Now: sb.clock.Now(),
-		OrdersChanged: reconciled + released, OrdersFailed: failures(err1) + failures(err2)})
+		OrdersChanged: reconciled + released, OrdersFailed: failures(err1) + failures(err2),
+		OffersExpired: expired, OffersFailed: failures(err3)})
 }
 
 // advanceHours parses a time-advance's hours: digits only, 1 to
@@ -108,6 +112,7 @@ type cleared struct {
 	OrdersKept             int64 `json:"orders_kept" minimum:"0" doc:"Orders the caller bought that are still moving money, kept."`
 	WatchesDeleted         int64 `json:"watches_deleted" minimum:"0"`
 	ThreadsDeleted         int64 `json:"threads_deleted" minimum:"0" doc:"Message threads the caller was part of (as buyer or seller), deleted with their messages."`
+	OffersDeleted          int64 `json:"offers_deleted" minimum:"0" doc:"Offers the caller made, and offers on the caller's listings, deleted."`
 	SpendingRecordsDeleted int64 `json:"spending_records_deleted" minimum:"0" doc:"Agent spending records (one per agent purchase) deleted."`
 	IdempotencyKeysDeleted int64 `json:"idempotency_keys_deleted" minimum:"0"`
 }
@@ -123,7 +128,7 @@ func (sb *sandboxOps) reset(w http.ResponseWriter, r *http.Request) error {
 	}
 	return httpapi.OK(w, r, http.StatusOK, cleared{ListingsDeleted: c.ListingsDeleted, ListingsArchived: c.ListingsArchived,
 		ListingsKept: c.ListingsKept, OrdersDeleted: c.OrdersDeleted, OrdersKept: c.OrdersKept, WatchesDeleted: c.Watches,
-		ThreadsDeleted: c.Threads, SpendingRecordsDeleted: c.SpendingRecords, IdempotencyKeysDeleted: c.IdempotencyKeys})
+		ThreadsDeleted: c.Threads, OffersDeleted: c.Offers, SpendingRecordsDeleted: c.SpendingRecords, IdempotencyKeysDeleted: c.IdempotencyKeys})
 }
 
 // simulateDelivery is POST /v1/sandbox/simulate/delivery/{order_id}: the

@@ -8,6 +8,7 @@ import (
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/messaging"
+	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/shipping"
@@ -34,6 +35,7 @@ type API struct {
 	Shipping  *shipping.Service
 	Orders    *orders.Service
 	Messages  *messaging.Service
+	Offers    *offers.Service
 	PublicURL string
 }
 
@@ -140,6 +142,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterRefunds(rt)
 	a.RegisterDisputes(rt)
 	a.RegisterMessages(rt)
+	a.RegisterOffers(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

@@ -132,6 +132,8 @@ func TestAuthorization(t *testing.T) {
 			{"PUT", "/api/v1/auth/me/address", bearerOnly, validAddress(), 200},
 			{"POST", "/api/v1/auth/set-password", bearerOnly, map[string]any{"currentPassword": owner.Password, "newPassword": owner.Password}, 200},
 			{"GET", "/api/v1/addresses", bearerOnly, nil, 200},
+			{"GET", "/api/v1/offers/buyer/me", bearerOnly, nil, 200},
+			{"GET", "/api/v1/offers/seller/me", bearerOnly, nil, 200},
 			{"POST", "/api/v1/addresses", bearerOnly, validAddress(), 201},
 			{"PATCH", "/api/v1/addresses/" + addr + "/default", bearerOnly, nil, 200},
 			{"POST", "/api/v1/messages", bearerOnly, map[string]any{"listingId": msgListing, "content": "Hello"}, 201},

@@ -245,6 +245,14 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		apidoc.Envelope("MessageListEnvelope", []message{}, "Meta"),
 		apidoc.Envelope("ThreadPageEnvelope", []thread{}, "ThreadPageMeta"),
 		apidoc.Envelope("UnreadCountEnvelope", unreadCount{}, "Meta"),
+		// Offers
+		{Name: "Offer", Of: offer{}},
+		{Name: "OfferRound", Of: offerRound{}},
+		{Name: "CreateOfferInput", Of: createOfferBody{}, Request: true},
+		{Name: "CounterOfferInput", Of: counterOfferBody{}, Request: true},
+		{Name: "AnswerOfferInput", Of: answerOfferBody{}, Request: true, Doc: "The body may be left out."},
+		apidoc.Envelope("OfferEnvelope", offer{}, "Meta"),
+		apidoc.Envelope("OfferPageEnvelope", []offer{}, "PageMeta"),
 
 		// Seller dashboard
 		{Name: "SellerDashboard", Of: dashboardOut{}, Closed: true},

@@ -179,10 +179,12 @@ type spendingStatus struct {
 	KeyLimits *limits   `json:"keyLimits,omitempty"`
 	Spent     spent     `json:"spent"`
 	Remaining remaining `json:"remaining"`
+	// ReservedForOffers is held by open offers of the owner's agents.
+	ReservedForOffers int64 `json:"reservedForOffers" minimum:"0" doc:"Cents the owner's agents' open offers hold of the caps: each offer's committed amount plus the buyer's fee, counted as if bought now; 'remaining' already leaves it out."`
 }
 
 func toSpending(s *agents.SpendingStatus) spendingStatus {
-	out := spendingStatus{Controls: toControls(s.Controls),
+	out := spendingStatus{Controls: toControls(s.Controls), ReservedForOffers: s.ReservedForOffers,
 		Spent:     spent{Today: s.Spent.Today, ThisWeek: s.Spent.ThisWeek, ThisMonth: s.Spent.ThisMonth},
 		Remaining: remaining{Daily: s.Remaining.Daily, Weekly: s.Remaining.Weekly, Monthly: s.Remaining.Monthly}}
 	if s.KeyLimits != nil {

@@ -1,0 +1,78 @@
+package app
+
+import (
+	"time"
+
+	"context"
+
+	"marketplace/internal/accounts"
+	"marketplace/internal/agents"
+	"marketplace/internal/market"
+	"marketplace/internal/offers"
+	"marketplace/internal/orders"
+)
+
+// offerPurchases connects the offers area to the one purchase path: an
+// accepted offer is bought by its buyer (the agent key that made the
+// buyer's last commitment, or the human) at the agreed price.
+type offerPurchases struct {
+	accounts *accounts.Service
+	agents   *agents.Service
+	orders   *orders.Service // set once the orders service exists (it holds this adapter)
+	clock    market.Clock
+}
+
+var (
+	_ offers.Purchaser = (*offerPurchases)(nil)
+	_ offers.Fees      = (*offerPurchases)(nil)
+	_ orders.Offers    = (*offerPurchases)(nil)
+)
+
+// BuyOffer buys an accepted offer with its payment method and address (the
+// buyer's defaults when it names none). The offer id is the purchase's
+// idempotency key, so the purchase is never made twice for one offer.
+func (p *offerPurchases) BuyOffer(ctx context.Context, o *offers.Offer) (string, error) {
+	u, err := p.accounts.User(ctx, o.BuyerID)
+	if err != nil {
+		return "", err
+	}
+	b := orders.Buyer{Actor: market.Actor{Type: market.ActorUser, UserID: u.ID}, User: u}
+	if o.BuyerKeyID != "" {
+		k, err := p.agents.Key(ctx, o.BuyerKeyID)
+		if err != nil {
+			return "", err
+		}
+		if k.Status != agents.KeyActive {
+			return "", market.Errorf(market.CodeAgentFrozen, "the buyer's agent key is %s", k.Status)
+		}
+		b.Actor, b.Key = market.Actor{Type: market.ActorAgent, UserID: u.ID, KeyID: k.ID}, k
+	}
+	agreed := *o.AgreedPrice
+	in := orders.PurchaseInput{ListingID: o.ListingID, MaxPrice: &agreed, OfferID: o.ID,
+		PaymentMethodID: o.PaymentMethodID, ShippingAddressID: o.ShippingAddressID}
+	ctx = market.WithIdempotencyKey(context.WithoutCancel(ctx), "offer:"+o.ID)
+	ord, err := p.orders.Purchase(ctx, b, in)
+	if ord != nil && err == nil {
+		return ord.ID, nil
+	}
+	return "", err
+}
+
+// BuyerTotals is the orders area's fee rule.
+func (p *offerPurchases) BuyerTotals(ctx context.Context) (func(itemPrice, shippingCost int64) int64, error) {
+	return p.orders.BuyerTotals(ctx)
+}
+
+// AgreedPrice, Used and ListingSold are the purchase path's view of offers,
+// run in the purchase's transaction (orders.Tx embeds offers.PurchaseTx).
+func (p *offerPurchases) AgreedPrice(ctx context.Context, tx orders.Tx, offerID, buyerID, listingID string, now time.Time) (int64, error) {
+	return offers.AgreedPrice(ctx, tx, offerID, buyerID, listingID, now)
+}
+
+func (p *offerPurchases) Used(ctx context.Context, tx orders.Tx, offerID, orderID string) error {
+	return offers.Used(ctx, tx, offerID, orderID, p.clock.Now())
+}
+
+func (p *offerPurchases) ListingSold(ctx context.Context, tx orders.Tx, listingID string) error {
+	return offers.ListingSold(ctx, tx, listingID, p.clock.Now())
+}
