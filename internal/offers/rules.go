@@ -195,10 +195,12 @@ func record(ctx context.Context, tx Tx, now time.Time, actor market.Actor, typ s
 // Create makes an offer (pending, waiting for the seller), or one rejected
 // at once when it is under the seller's private floor.
 func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*Offer, error) {
-	if err := in.check(); err != nil {
+	// The caller first, as the purchase checks it: a key without buy scope
+	// (or an unverified owner's) learns that whatever its body holds.
+	if err := may(c, Buyer); err != nil {
 		return nil, err
 	}
-	if err := may(c, Buyer); err != nil {
+	if err := in.check(); err != nil {
 		return nil, err
 	}
 	rounds, err := s.maxRounds(ctx)
