@@ -4,23 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"marketplace/internal/app"
-	"marketplace/internal/config"
-	"marketplace/internal/jobs"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/offers"
 	"marketplace/internal/store"
-	"marketplace/internal/store/storetest"
 )
 
 // BenchmarkBuyerOffers measures GET /api/v1/agent/offers/buyer/me (the
@@ -31,48 +23,21 @@ import (
 // and p99. The offers are inserted straight into the store before the
 // timer starts.
 func BenchmarkBuyerOffers(b *testing.B) {
-	db := storetest.OpenSQLite(b)
+	db, h := benchServer(b)
 	ctx := context.Background()
-	if err := jobs.Migrate(ctx, db); err != nil {
-		b.Fatal(err)
-	}
-	cfg := config.Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), Mode: config.Sandbox, PublicURL: "http://x",
-		JWTSecret: "bench-secret-0123456789abcdef0123456789"}
-	a, err := app.New(ctx, cfg, db, app.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	h := a.Handler()
 	call := func(method, path, body string, header ...string) map[string]any {
-		req := httptest.NewRequest(method, path, strings.NewReader(body))
-		for i := 0; i+1 < len(header); i += 2 {
-			req.Header.Set(header[i], header[i+1])
-		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		var out struct {
-			Data map[string]any `json:"data"`
-		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil || out.Data == nil {
-			b.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
-		}
-		return out.Data
+		return benchCall(b, h, method, path, body, header...)
 	}
-	register := func(name string) (id, token string) {
-		d := call("POST", "/api/v1/auth/register", fmt.Sprintf(
-			`{"email":"%s@example.com","password":"0123456789","displayName":"%s","acceptedTerms":true}`, name, name))
-		return d["user"].(map[string]any)["id"].(string), d["accessToken"].(string)
-	}
-	me, token := register("buyer")
+	me, token := benchRegister(b, h, "buyer")
 	k := call("POST", "/api/v1/agent-keys", `{"label":"b","scope":"buy_sell","acceptedAgentTerms":true}`,
 		"Authorization", "Bearer "+token)
 	key, keyID := k["key"].(string), k["id"].(string)
 	sellers := make([]string, 10)
 	for i := range sellers {
-		sellers[i], _ = register(fmt.Sprintf("seller%d", i))
+		sellers[i], _ = benchRegister(b, h, fmt.Sprintf("seller%d", i))
 	}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	err = db.InTx(ctx, func(tx *store.Tx) error {
+	err := db.InTx(ctx, func(tx *store.Tx) error {
 		for i := range 1000 {
 			at := start.Add(time.Duration(i) * time.Minute)
 			seller := sellers[i%len(sellers)]
@@ -139,25 +104,5 @@ func BenchmarkBuyerOffers(b *testing.B) {
 			b.Fatalf("first page: %d, %d offers of %d: %.300s", rec.Code, len(out.Data), out.Meta.Total, rec.Body)
 		}
 	}
-	lat := make([]time.Duration, 0, b.N)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		req := httptest.NewRequest("GET", "/api/v1/agent/offers/buyer/me", nil)
-		req.Header.Set("X-Agent-Key", key)
-		rec := httptest.NewRecorder()
-		t0 := time.Now()
-		h.ServeHTTP(rec, req)
-		lat = append(lat, time.Since(t0))
-		if rec.Code != http.StatusOK {
-			b.Fatalf("status %d: %s", rec.Code, rec.Body)
-		}
-	}
-	b.StopTimer()
-	slices.Sort(lat)
-	if len(lat) > 0 {
-		p50, p99 := lat[len(lat)*50/100], lat[min(len(lat)-1, len(lat)*99/100)]
-		b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
-		b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
-	}
+	benchLatency(b, h, "/api/v1/agent/offers/buyer/me", "X-Agent-Key", key)
 }
