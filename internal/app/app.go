@@ -96,10 +96,6 @@ type Options struct {
 	// real time, never on the sandbox clock (CONTRACT.md section 10): the
 	// system clock unless a test moves its own.
 	RealTime market.Clock
-	// OnOfferRound runs in the transaction of every offer round (create,
-	// counter, accept, reject): the seam where messaging posts offer
-	// messages into the buyer's thread.
-	OnOfferRound func(ctx context.Context, tx offers.Tx, o *offers.Offer, r offers.Round) error
 }
 
 // Open connects the store and runs the migrations (goose, then River's).
@@ -211,7 +207,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		OnPaid: a.autoLabel, Log: a.Log})
 	bridge.orders = a.Orders
 	a.Offers = offers.NewService(store.Offers(db), a.Clock, offers.Options{
-		Settings: a.Settings, Purchaser: bridge, Fees: bridge, OnRound: opts.OnOfferRound, Log: a.Log})
+		Settings: a.Settings, Purchaser: bridge, Fees: bridge, Log: a.Log})
 
 	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
 

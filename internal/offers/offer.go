@@ -199,10 +199,10 @@ type Options struct {
 	Purchaser Purchaser // nil: accepted offers wait for a purchase with offerId
 	Fees      Fees      // nil: the reservation is the amount alone
 	// OnRound, when set, runs inside the transaction of every create,
-	// counter, accept and reject, with the round just made (for accept and
-	// reject: a round of amount 0 by the answering party, Round = the
-	// offer's round). Messaging posts the offer's messages into the
-	// buyer's thread here.
+	// counter, accept and reject, after the round is posted into the
+	// buyer's thread, with the round just made (for accept: the agreed
+	// amount by the answering party; for reject: amount 0; Round is the
+	// offer's round).
 	OnRound func(ctx context.Context, tx Tx, o *Offer, r Round) error
 	Log     *slog.Logger
 }
