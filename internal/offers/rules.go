@@ -514,10 +514,16 @@ func (s *Service) Withdraw(ctx context.Context, c Caller, id string) (*Offer, er
 		if err := answerable(o, role, now); err != nil && market.CodeOf(err) != market.CodeForbidden {
 			return err
 		}
-		// No event: the contract's offer events are received, accepted,
-		// rejected, countered and expired; the router's audit records it.
 		o.Status, o.Awaiting, o.Reserved, o.UpdatedAt = StatusWithdrawn, "", 0, now
-		return tx.UpdateOffer(ctx, o)
+		if err := tx.UpdateOffer(ctx, o); err != nil {
+			return err
+		}
+		// The seller learns of it in the thread; the timeline keeps it
+		// (offer.withdrawn is not among the contract's delivered events).
+		if err := postRound(ctx, tx, actWithdraw, o, Round{Round: o.Round, By: Buyer, SentByAgent: c.Actor.IsAgent(), CreatedAt: now}); err != nil {
+			return err
+		}
+		return record(ctx, tx, now, c.Actor, "offer.withdrawn", o, nil)
 	})
 	if err != nil {
 		return nil, err

@@ -11,10 +11,11 @@ import (
 type action string
 
 const (
-	actOffer   action = "offer"
-	actCounter action = "counter"
-	actAccept  action = "accept"
-	actReject  action = "reject"
+	actOffer    action = "offer"
+	actCounter  action = "counter"
+	actAccept   action = "accept"
+	actReject   action = "reject"
+	actWithdraw action = "withdraw"
 )
 
 // postRound puts a round into the buyer's thread on the listing (CONTRACT.md
@@ -41,6 +42,8 @@ func postRound(ctx context.Context, tx Tx, act action, o *Offer, r Round) error 
 		fields["amount"] = r.Amount
 	case actReject:
 		text = "Offer declined"
+	case actWithdraw:
+		text = "Offer withdrawn"
 	}
 	if r.Message != "" {
 		text += "\n\n" + r.Message

@@ -54,3 +54,25 @@ func TestDollars(t *testing.T) {
 		}
 	}
 }
+
+// A withdrawal tells the seller in the thread and stays on the offer's
+// timeline.
+func TestWithdrawPostedAndRecorded(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	o, err := f.svc.Create(ctx, f.buyer, CreateInput{ListingID: f.listing, OfferPrice: amount(6000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Withdraw(ctx, f.buyer, o.ID); err != nil {
+		t.Fatal(err)
+	}
+	posted := f.store.tx.posted
+	if last := posted[len(posted)-1]; last.Content != "Offer withdrawn" || last.SenderID != f.buyer.User.ID || last.Fields["action"] != "withdraw" {
+		t.Errorf("last message = %+v", last)
+	}
+	evs := f.store.tx.events
+	if last := evs[len(evs)-1]; last.Type != "offer.withdrawn" || last.EntityID != o.ID || last.Data["status"] != "withdrawn" {
+		t.Errorf("last event = %+v", last)
+	}
+}
