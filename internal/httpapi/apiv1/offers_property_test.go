@@ -30,8 +30,8 @@ import (
 // MARKETPLACE_PROPERTY_SEED repeats a run (the seed is logged).
 
 const (
-	opRuns  = 4
-	opSteps = 50
+	opRuns  = 5
+	opSteps = 60
 	opTTL   = 48 * time.Hour
 )
 
@@ -383,7 +383,7 @@ func (st *opState) purchaseWithOffer(a opActor, i int) opWant {
 	if st.overCap(total, i) {
 		return opErr("SPENDING_LIMIT_EXCEEDED")
 	}
-	o.ordered, o.reserved = true, 0
+	o.ordered, o.reserved, o.byKey = true, 0, true // the agent key bought it
 	st.spends = append(st.spends, opSpend{st.now, total})
 	st.sell(o.listing, true)
 	return opCreated
@@ -426,13 +426,15 @@ type opRun struct {
 	stranger *testkit.Shopper
 	other    *testkit.Shopper
 	charges  int64
+	orders   map[string]bool // orders of offers already checked
 	log      []string
 	tally    map[string]int
 }
 
 func opStart(t *testing.T, s *testkit.Server, seed uint64, run int, tally map[string]int) *opRun {
 	t.Helper()
-	r := &opRun{t: t, s: s, rng: rand.New(rand.NewPCG(seed, uint64(run))), seed: seed, run: run, tally: tally}
+	r := &opRun{t: t, s: s, rng: rand.New(rand.NewPCG(seed, uint64(run))), seed: seed, run: run, tally: tally,
+		orders: map[string]bool{}}
 	name := fmt.Sprintf("op%d", run)
 	r.seller = s.VerifiedOwner(name + "seller")
 	r.sKey = s.NewKey(r.seller, "buy_sell")
@@ -653,7 +655,30 @@ func (r *opRun) read(i int) {
 	}
 	resp := r.s.Do("GET", path, nil, r.auth(a))
 	r.want("read", resp, opOK)
-	r.same(fmt.Sprintf("GET %s as %s", path, a), resp.Data(), snake, r.st.view(i))
+	m := r.st.view(i)
+	r.same(fmt.Sprintf("GET %s as %s", path, a), resp.Data(), snake, m)
+	if order, _ := offerField(resp.Data(), "orderId", snake).(string); order != "" && !r.orders[order] {
+		r.order(order, m)
+	}
+}
+
+// order checks the order that bought an offer: it names the offer, pays
+// the agreed price for the item, and was bought by the agent key (the key
+// of the buyer's last commitment, or the key that bought with offerId) or
+// the buyer in person.
+func (r *opRun) order(id string, m opOffer) {
+	r.t.Helper()
+	o := r.s.Do("GET", "/api/v1/orders/"+id, nil, r.buyer.Auth()).Want(r.t, http.StatusOK, "").Data()
+	fees := testkit.Obj(r.t, o, "fees")
+	channel := "human"
+	if m.byKey {
+		channel = "agent"
+	}
+	if o["offerId"] != m.id || testkit.Num(r.t, fees, "itemPrice") != m.agreed ||
+		testkit.Num(r.t, fees, "totalCharged") != opTotal(m.agreed) || o["channel"] != channel || o["status"] != "paid" {
+		r.fatalf("the order of offer %s (agreed %d, channel %s) is %v", m.id, m.agreed, channel, o)
+	}
+	r.orders[id] = true
 }
 
 // checkSpending compares the buyer's spending with the model and checks
