@@ -842,6 +842,8 @@ func (r *opRun) randomMove(i int, rightParty bool) opMove {
 	m := opMove{actor: a, action: []string{"accept", "reject", "counter", "counter", "withdraw"}[r.rng.IntN(5)]}
 	if m.action != "withdraw" {
 		m.snake = r.rng.IntN(2) == 0
+	} else if r.rng.IntN(3) > 0 {
+		m.actor = []opActor{opBuyerKey, opBuyerHuman}[r.rng.IntN(2)] // the buyer withdraws whoever is asked
 	}
 	if m.action == "counter" {
 		l := r.st.listings[o.listing]
