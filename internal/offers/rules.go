@@ -362,8 +362,23 @@ func (s *Service) Respond(ctx context.Context, c Caller, id string, a Answer) (*
 		return nil, err
 	}
 	now := s.clock.Now()
+	// Locks are taken listing first, then offer, as the purchase path takes
+	// them (it settles a sale by moving the listing, then expiring its
+	// offers): the other order deadlocks an answer against a purchase of
+	// the listing. An offer's listing never changes, so it is read first.
+	var listingID string
+	if market.ValidID(id) {
+		if pre, err := s.store.Read().OfferByID(ctx, id); err == nil {
+			listingID = pre.ListingID
+		}
+	}
 	var o *Offer
 	err = s.store.InTx(ctx, func(tx Tx) error {
+		if listingID != "" {
+			if _, err := tx.ListingByID(ctx, listingID); err != nil && market.CodeOf(err) != market.CodeListingNotFound {
+				return err
+			}
+		}
 		var role Party
 		var err error
 		if o, role, err = participant(ctx, tx, c, id); err != nil {
