@@ -217,10 +217,18 @@ func (s *Service) prepareApproved(ctx context.Context, tx Tx, b Buyer, in *Purch
 	return &draft{listing: l, order: &o}, nil
 }
 
-// Reject ends a queued purchase: the order is cancelled.
+// maxRejectReason bounds an owner's reason for rejecting a purchase, in
+// characters as sent.
+const maxRejectReason = 500
+
+// Reject ends a queued purchase: the order is cancelled. The reason is
+// checked as every other text is (characters, not bytes; no control
+// characters) and stored trimmed.
 func (s *Service) Reject(ctx context.Context, actor market.Actor, id, reason string) (*Order, error) {
-	if len(reason) > 500 {
-		return nil, market.Invalid(market.FieldError{Field: "reason", Message: "must be at most 500 characters"})
+	var c market.Check
+	reason = c.Text("reason", reason, maxRejectReason, false)
+	if err := c.Err(); err != nil {
+		return nil, err
 	}
 	var o *Order
 	err := s.store.InTx(ctx, func(tx Tx) error {
