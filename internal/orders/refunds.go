@@ -667,6 +667,13 @@ func approvedAmount(o *Order, r *Refund, amount *int64) (int64, error) {
 				Message: "must be at most the requested " + centsText(r.Amount) + " cents"})
 		}
 		want = *amount
+	} else if left := refundLeft(o); left > 0 && want > left {
+		// The request was made when more was refundable (a dispute or
+		// another refund has taken some since): the seller sent no amount
+		// to blame, so the state is what refuses.
+		return 0, market.Errorf(market.CodeInvalidState,
+			"the request asks for %d cents but only %d are left to refund; approve it with an amount of at most %d", want, left, left).
+			WithDetails(map[string]any{"status": string(o.Status), "refundable_amount": left})
 	}
 	return refundAmount(o, want)
 }

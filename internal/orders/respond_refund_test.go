@@ -243,3 +243,26 @@ func TestRespondRefundRetry(t *testing.T) {
 		t.Fatalf("retry made %+v (refunds %d, refunded %d, processor %v)", again, len(tx.refunds), got.AmountRefunded, gw.refunds)
 	}
 }
+
+// A request made when more was refundable is refused by the state, not
+// blamed on an amount the seller never sent; approving it with an amount
+// that fits goes through.
+func TestApproveStaleRequest(t *testing.T) {
+	seller := market.Actor{Type: market.ActorUser, UserID: "seller-1"}
+	o := soldOrder(StatusDelivered)
+	o.AmountRefunded = o.Fees.TotalCharged - 3000 // a dispute took the rest since
+	tx := newMemTx(o)
+	tx.refunds = []Refund{{ID: market.NewID(), OrderID: o.ID, Amount: 5000, Status: RefundRequested, Reason: "scratched",
+		RequestedBy: o.BuyerID, InitiatedBy: InitiatedByBuyer, CreatedAt: testNow.Add(-time.Hour), UpdatedAt: testNow.Add(-time.Hour)}}
+	gw := newMemGateway()
+	_, _, err := newMemService(tx, gw).RespondRefund(t.Context(), seller, o.ID, RefundAnswer{Action: ActionApprove})
+	e := market.ErrorOf(err)
+	if e.Code != market.CodeInvalidState || e.Details["refundable_amount"] != int64(3000) || len(e.Fields) != 0 || len(gw.refunds) != 0 {
+		t.Fatalf("stale approval: %v %v, processor %v", err, e.Details, gw.refunds)
+	}
+	fits := int64(3000)
+	r, got, err := newMemService(tx, gw).RespondRefund(t.Context(), seller, o.ID, RefundAnswer{Action: ActionApprove, Amount: &fits})
+	if err != nil || r.Amount != 3000 || got.AmountRefunded != o.Fees.TotalCharged {
+		t.Fatalf("approval with an amount that fits: %v %+v", err, r)
+	}
+}
