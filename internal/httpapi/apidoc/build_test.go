@@ -35,6 +35,7 @@ type testOrder struct {
 	Lines     []struct{ N int } `json:"lines"`
 	At        time.Time         `json:"at"`
 	Secret    string            `json:"-"`
+	//lint:ignore U1000 an unexported field, which the reflector must skip
 	unwritten string
 	Children  []testOrder `json:"children,omitempty"`
 	Any       any         `json:"any"`
