@@ -20,21 +20,21 @@ type testBase struct {
 
 type testOrder struct {
 	testBase
-	Status    string            `json:"status" ref:"OrderStatus"`
-	Note      *string           `json:"note"`
-	Carrier   *string           `json:"carrier,omitempty" enum:"usps,ups"`
-	Kind      *string           `json:"kind" enum:"a,b"`
-	Total     int64             `json:"total" minimum:"0" doc:"Cents; 'totalCharged' less fees."`
-	Days      int               `json:"days"`
-	Weight    float64           `json:"weight" example:"1.5"`
-	Tags      []string          `json:"tags" items.maxLength:"20"`
-	Ship      *testAddress      `json:"ship"`
-	Back      testAddress       `json:"back" ref:"ReturnAddress"`
-	Meta      map[string]any    `json:"meta,omitempty"`
-	Counts    map[string]int    `json:"counts"`
-	Lines     []struct{ N int } `json:"lines"`
-	At        time.Time         `json:"at"`
-	Secret    string            `json:"-"`
+	Status  string            `json:"status" ref:"OrderStatus"`
+	Note    *string           `json:"note"`
+	Carrier *string           `json:"carrier,omitempty" enum:"usps,ups"`
+	Kind    *string           `json:"kind" enum:"a,b"`
+	Total   int64             `json:"total" minimum:"0" doc:"Cents; 'totalCharged' less fees."`
+	Days    int               `json:"days"`
+	Weight  float64           `json:"weight" example:"1.5"`
+	Tags    []string          `json:"tags" items.maxLength:"20"`
+	Ship    *testAddress      `json:"ship"`
+	Back    testAddress       `json:"back" ref:"ReturnAddress"`
+	Meta    map[string]any    `json:"meta,omitempty"`
+	Counts  map[string]int    `json:"counts"`
+	Lines   []struct{ N int } `json:"lines"`
+	At      time.Time         `json:"at"`
+	Secret  string            `json:"-"`
 	//lint:ignore U1000 an unexported field, which the reflector must skip
 	unwritten string
 	Children  []testOrder `json:"children,omitempty"`
