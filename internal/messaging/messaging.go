@@ -168,6 +168,16 @@ type Caller struct {
 	Scope agents.Scope
 }
 
+// CallerOf is who acts: actor, with the scope of key when an agent key
+// was used (nil for a human).
+func CallerOf(actor market.Actor, key *agents.Key) Caller {
+	c := Caller{Actor: actor}
+	if key != nil {
+		c.Scope = key.Scope
+	}
+	return c
+}
+
 // Input is a message a participant writes.
 type Input struct {
 	Content string

@@ -89,11 +89,7 @@ type postMessageBody struct {
 
 func msgCaller(r *http.Request) messaging.Caller {
 	p := httpapi.PrincipalOf(r)
-	c := messaging.Caller{Actor: p.Actor}
-	if p.Key != nil {
-		c.Scope = p.Key.Scope
-	}
-	return c
+	return messaging.CallerOf(p.Actor, p.Key)
 }
 
 // postMessage is POST /v1/messages: a buyer writes about a listing (the

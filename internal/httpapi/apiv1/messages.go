@@ -105,11 +105,7 @@ type replyMessageBody struct {
 
 func msgCaller(r *http.Request) messaging.Caller {
 	p := actor(r)
-	c := messaging.Caller{Actor: p.Actor}
-	if p.Key != nil {
-		c.Scope = p.Key.Scope
-	}
-	return c
+	return messaging.CallerOf(p.Actor, p.Key)
 }
 
 // sendMessage is POST /messages and /agent/messages (SendMessageDto).
