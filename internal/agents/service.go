@@ -220,7 +220,9 @@ func (s *Service) transition(ctx context.Context, actor market.Actor, userID, id
 		if err := tx.UpdateKey(ctx, k); err != nil {
 			return err
 		}
-		return events.Record(ctx, tx, now, actor, event, "agent_key", k.ID, nil)
+		// The owner hears of a freeze (agent_key.frozen is public).
+		return events.Record(ctx, tx, now, actor, event, "agent_key", k.ID, map[string]any{
+			"keyId": k.ID, "label": k.Label, "prefix": k.Prefix, "status": string(k.Status)}, k.UserID)
 	})
 	return k, err
 }

@@ -65,7 +65,7 @@ func (s *Service) Generate(ctx context.Context, id string) (*Listing, error) {
 			return nil, nil, err
 		}
 		if err := events.Record(ctx, tx, l.UpdatedAt, market.System, "listing.ai_complete", "listing", l.ID,
-			map[string]any{"status": string(l.Status), "generator": l.Generator, "sellerId": l.SellerID}); err != nil {
+			snapshot(l, map[string]any{"generator": l.Generator}), l.SellerID); err != nil {
 			return nil, nil, err
 		}
 		if rejection != nil {

@@ -110,8 +110,7 @@ func (s *Service) Create(ctx context.Context, actor market.Actor, in Input) (*Li
 		if err := tx.AttachPhotos(ctx, l.ID, actor.UserID, l.PhotoIDs); err != nil {
 			return err
 		}
-		if err := events.Record(ctx, tx, now, actor, "listing.created", "listing", l.ID,
-			map[string]any{"status": string(l.Status), "sellerId": l.SellerID}); err != nil {
+		if err := events.Record(ctx, tx, now, actor, "listing.created", "listing", l.ID, snapshot(l, nil), l.SellerID); err != nil {
 			return err
 		}
 		if rejection != nil {
@@ -282,21 +281,24 @@ func (s *Service) moderated(ctx context.Context,
 	return out, nil
 }
 
-// recordUpdate writes listing.updated with what changed and who watches.
+// recordUpdate writes listing.updated with what changed, for the seller
+// and every watcher (CONTRACT.md section 12). A change only the seller may
+// see (the floor price, the cost basis) goes to the seller alone, and is
+// not named when public fields changed with it.
 func (s *Service) recordUpdate(ctx context.Context, tx Tx, actor market.Actor, before, after *Listing, changes []string) error {
-	watchers, err := tx.Watchers(ctx, after.ID)
-	if err != nil {
-		return err
+	to, shown := []string{after.SellerID}, changes
+	if public := publicChanges(changes); len(public) > 0 {
+		watchers, err := tx.Watchers(ctx, after.ID)
+		if err != nil {
+			return err
+		}
+		to, shown = append(to, watchers...), public
 	}
-	if watchers == nil {
-		watchers = []string{}
-	}
-	data := map[string]any{"changes": changes, "watchers": watchers, "status": string(after.Status),
-		"price": after.Price, "priceDrop": after.Price < before.Price}
+	data := snapshot(after, map[string]any{"changes": shown, "priceDrop": after.Price < before.Price})
 	if after.Price != before.Price {
 		data["previousPrice"] = before.Price
 	}
-	return events.Record(ctx, tx, after.UpdatedAt, actor, "listing.updated", "listing", after.ID, data)
+	return events.Record(ctx, tx, after.UpdatedAt, actor, "listing.updated", "listing", after.ID, data, to...)
 }
 
 // diff names the public fields that differ.
@@ -363,7 +365,16 @@ func (s *Service) retire(ctx context.Context, actor market.Actor, id string, to 
 		if err := tx.UpdateListing(ctx, l); err != nil {
 			return err
 		}
-		return events.Record(ctx, tx, l.UpdatedAt, actor, event, "listing", l.ID, map[string]any{"from": string(from)})
+		if err := events.Record(ctx, tx, l.UpdatedAt, actor, event, "listing", l.ID, map[string]any{"from": string(from)}); err != nil {
+			return err
+		}
+		// Watchers hear that it is gone from sale.
+		watchers, err := tx.Watchers(ctx, l.ID)
+		if err != nil || len(watchers) == 0 {
+			return err
+		}
+		return events.Record(ctx, tx, l.UpdatedAt, actor, "listing.updated", "listing", l.ID,
+			snapshot(l, map[string]any{"changes": []string{"status"}, "previousStatus": string(from)}), watchers...)
 	})
 	return out, err
 }

@@ -176,7 +176,7 @@ func (s *Service) onRound(ctx context.Context, tx Tx, act action, o *Offer, r Ro
 	return s.opts.OnRound(ctx, tx, o, r)
 }
 
-func record(ctx context.Context, tx Tx, now time.Time, actor market.Actor, typ string, o *Offer, extra map[string]any) error {
+func record(ctx context.Context, tx events.Tx, now time.Time, actor market.Actor, typ string, o *Offer, extra map[string]any) error {
 	// The ids involved and a snapshot of the offer (CONTRACT.md section 12);
 	// never the seller's private figures.
 	data := map[string]any{"offerId": o.ID, "listingId": o.ListingID, "buyerId": o.BuyerID, "sellerId": o.SellerID,
@@ -189,7 +189,19 @@ func record(ctx context.Context, tx Tx, now time.Time, actor market.Actor, typ s
 	for k, v := range extra {
 		data[k] = v
 	}
-	return events.Record(ctx, tx, now, actor, typ, "offer", o.ID, data)
+	return events.Record(ctx, tx, now, actor, typ, "offer", o.ID, data, notActing(o, actor)...)
+}
+
+// notActing are the offer's parties other than the one who acted: both
+// when the service or an admin acted (CONTRACT.md section 12).
+func notActing(o *Offer, actor market.Actor) []string {
+	switch actor.UserID {
+	case o.BuyerID:
+		return []string{o.SellerID}
+	case o.SellerID:
+		return []string{o.BuyerID}
+	}
+	return []string{o.BuyerID, o.SellerID}
 }
 
 // Create makes an offer (pending, waiting for the seller), or one rejected
@@ -689,8 +701,7 @@ func expire(ctx context.Context, tx PurchaseTx, o *Offer, now time.Time, reason 
 	if err := tx.UpdateOffer(ctx, o); err != nil {
 		return err
 	}
-	return events.Record(ctx, tx, now, market.System, "offer.expired", "offer", o.ID, map[string]any{
-		"listingId": o.ListingID, "buyerId": o.BuyerID, "sellerId": o.SellerID, "reason": reason, "round": o.Round})
+	return record(ctx, tx, now, market.System, "offer.expired", o, map[string]any{"reason": reason})
 }
 
 // ExpireDue marks offers whose round (or purchase window) ran out as

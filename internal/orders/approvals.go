@@ -24,8 +24,9 @@ func (s *Service) queueApproval(ctx context.Context, tx Tx, b Buyer, o *Order, n
 	if err := tx.CreateApproval(ctx, a); err != nil {
 		return nil, err
 	}
-	return a, events.Record(ctx, tx, now, b.Actor, "purchase_approval.requested", "order", o.ID, map[string]any{
-		"approvalId": a.ID, "amount": a.Amount, "listingId": o.ListingID})
+	// The owner is asked to decide (CONTRACT.md section 12).
+	return a, recordOrder(ctx, tx, now, b.Actor, "approval.required", o, map[string]any{
+		"approvalId": a.ID, "amount": a.Amount, "keyId": a.KeyID})
 }
 
 // wasApproval reports whether an order went through the approval queue.
@@ -249,7 +250,7 @@ func (s *Service) Reject(ctx context.Context, actor market.Actor, id, reason str
 		if err := tx.UpdateApproval(ctx, a); err != nil {
 			return err
 		}
-		return events.Record(ctx, tx, now, actor, "order.cancelled", "order", o.ID, map[string]any{
+		return recordOrder(ctx, tx, now, actor, "order.cancelled", o, map[string]any{
 			"reason": "approval_rejected", "approvalId": a.ID})
 	})
 	return o, err

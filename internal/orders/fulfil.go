@@ -85,7 +85,7 @@ func (s *Service) move(ctx context.Context, actor market.Actor, id string, t tra
 			}
 			return err
 		}
-		if err := events.Record(ctx, tx, now, actor, t.event, "order", o.ID, data); err != nil {
+		if err := recordOrder(ctx, tx, now, actor, t.event, o, data); err != nil {
 			return err
 		}
 		return postOrderMessage(ctx, tx, now, o, t.event)
@@ -399,7 +399,7 @@ func (s *Service) forceRelease(ctx context.Context, actor market.Actor, id strin
 		if !delivering {
 			return nil
 		}
-		if err := events.Record(ctx, tx, now, actor, "order.delivered", "order", o.ID, map[string]any{"via": "admin"}); err != nil {
+		if err := recordOrder(ctx, tx, now, actor, "order.delivered", o, map[string]any{"via": "admin"}); err != nil {
 			return err
 		}
 		return postOrderMessage(ctx, tx, now, o, "order.delivered")
@@ -565,14 +565,14 @@ func (s *Service) payOut(ctx context.Context, id string, force bool) (*Order, er
 		if err := saveRefunded(ctx, tx, cur, from); err != nil {
 			return err
 		}
-		if err := events.Record(ctx, tx, now, market.System, "payment.released", "order", cur.ID, map[string]any{
-			"amount": cur.PayoutAmount, "transferId": transferID, "sellerId": cur.SellerID}); err != nil {
+		if err := recordOrder(ctx, tx, now, market.System, "payment.released", cur, map[string]any{
+			"amount": cur.PayoutAmount, "transferId": transferID}); err != nil {
 			return err
 		}
 		if !completed {
 			return nil
 		}
-		if err := events.Record(ctx, tx, now, market.System, "order.completed", "order", cur.ID, nil); err != nil {
+		if err := recordOrder(ctx, tx, now, market.System, "order.completed", cur, nil); err != nil {
 			return err
 		}
 		return postOrderMessage(ctx, tx, now, cur, "order.completed")

@@ -549,11 +549,7 @@ func (s *Service) recordPaid(ctx context.Context, tx Tx, o *Order, pay *payments
 	if o.BuyerKeyID != "" {
 		buyer = market.Actor{Type: market.ActorAgent, UserID: o.BuyerID, KeyID: o.BuyerKeyID}
 	}
-	if err := events.Record(ctx, tx, now, buyer, "order.created", "order", o.ID, map[string]any{
-		"listingId": o.ListingID, "buyerId": o.BuyerID, "sellerId": o.SellerID, "channel": string(o.Channel),
-		"itemPrice": o.Fees.ItemPrice, "shippingCost": o.Fees.ShippingCost, "serviceFee": o.Fees.ServiceFee,
-		"totalCharged": o.Fees.TotalCharged, "fulfillmentType": string(o.Fulfillment),
-	}); err != nil {
+	if err := recordOrder(ctx, tx, now, buyer, "order.created", o, nil); err != nil {
 		return err
 	}
 	if err := events.Record(ctx, tx, now, market.System, "payment.succeeded", "order", o.ID, map[string]any{
@@ -565,9 +561,18 @@ func (s *Service) recordPaid(ctx context.Context, tx Tx, o *Order, pay *payments
 	if err != nil {
 		return err
 	}
-	return events.Record(ctx, tx, now, buyer, "listing.sold", "listing", o.ListingID, map[string]any{
-		"orderId": o.ID, "price": o.Fees.ItemPrice, "watchers": watchers,
-	})
+	sold := map[string]any{"listingId": o.ListingID, "title": o.ListingTitle, "sellerId": o.SellerID,
+		"orderId": o.ID, "price": o.Fees.ItemPrice, "status": "sold"}
+	if err := events.Record(ctx, tx, now, buyer, "listing.sold", "listing", o.ListingID, sold, o.SellerID); err != nil {
+		return err
+	}
+	if len(watchers) == 0 {
+		return nil
+	}
+	// Watchers hear that the listing changed: it is sold.
+	return events.Record(ctx, tx, now, buyer, "listing.updated", "listing", o.ListingID, map[string]any{
+		"listingId": o.ListingID, "title": o.ListingTitle, "sellerId": o.SellerID, "status": "sold",
+		"price": o.Fees.ItemPrice, "changes": []string{"status"}}, watchers...)
 }
 
 // release undoes a reservation whose charge did not happen: the listing is

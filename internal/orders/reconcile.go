@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"marketplace/internal/events"
 	"marketplace/internal/market"
 	"marketplace/internal/payments"
 )
@@ -134,7 +133,7 @@ func (s *Service) PaymentRefunded(ctx context.Context, paymentID string, amountR
 		if _, err := tx.UpdateOrder(ctx, o, from); err != nil {
 			return err
 		}
-		return events.Record(ctx, tx, now, market.System, "refund.issued", "order", o.ID, map[string]any{
-			"amount": added, "amountRefunded": o.AmountRefunded, "source": "processor"})
+		return recordOrder(ctx, tx, now, market.System, "refund.issued", o, map[string]any{
+			"amount": added, "source": "processor"})
 	})
 }

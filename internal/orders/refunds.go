@@ -319,8 +319,8 @@ func (s *Service) recordRefundIssued(ctx context.Context, id string, pr *payment
 		if err := tx.UpdateRefund(ctx, r); err != nil {
 			return err
 		}
-		return events.Record(ctx, tx, now, market.System, "refund.issued", "order", r.OrderID, map[string]any{
-			"refundId": r.ID, "amount": r.Amount, "processorRefundId": pr.ID, "amountRefunded": o.AmountRefunded})
+		return recordOrder(ctx, tx, now, market.System, "refund.issued", o, map[string]any{
+			"refundId": r.ID, "amount": r.Amount, "processorRefundId": pr.ID})
 	})
 }
 

@@ -39,6 +39,11 @@ type DB struct {
 	// checkpoints stops the background WAL checkpointer (SQLite only).
 	checkpoints func()
 	search      searchCache
+	// sinks see each public event inside the transaction that records it
+	// (webhooks and mail are enqueued there); committed hears, after the
+	// commit, which users got new events (the feed's waiters).
+	sinks     []EventSink
+	committed []func(userIDs []string)
 }
 
 type stmtKey struct {
@@ -94,6 +99,10 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) (err error) {
 		}
 		if cerr := sqlTx.Commit(); cerr != nil {
 			err = market.Internal(fmt.Errorf("commit: %w", cerr))
+			return
+		}
+		for _, f := range tx.afterCommit {
+			f()
 		}
 	}()
 	return fn(tx)
@@ -109,6 +118,8 @@ type Tx struct {
 	db    *DB
 	ex    executor
 	sqlTx *sql.Tx
+	// afterCommit runs once the transaction has committed.
+	afterCommit []func()
 }
 
 type executor interface {

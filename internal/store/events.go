@@ -2,17 +2,41 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
 
 	"marketplace/internal/events"
 	"marketplace/internal/market"
 )
 
 // The event log (events.Tx): appended by every area, read back per entity
-// (EventsFor, which orders.Tx names for an order's timeline).
-var _ events.Tx = (*Tx)(nil)
+// (EventsFor, which orders.Tx names for an order's timeline) and per
+// recipient (Feed).
+var (
+	_ events.Tx      = (*Tx)(nil)
+	_ events.PrefsTx = (*Tx)(nil)
+)
+
+// EventSink is told of each public event inside the transaction that
+// records it, after its feed rows are written; an error rolls the
+// transaction back.
+type EventSink func(ctx context.Context, tx *Tx, e *events.Event) error
+
+// OnEvent adds a sink. Sinks are set while the service is assembled,
+// before any transaction runs.
+func (db *DB) OnEvent(s EventSink) { db.sinks = append(db.sinks, s) }
+
+// OnCommit adds a function told, after each commit that recorded public
+// events, which users received them (so feed readers waiting for them
+// wake at once). It runs on the committing goroutine: it must not block.
+func (db *DB) OnCommit(f func(userIDs []string)) { db.committed = append(db.committed, f) }
 
 // AppendEvent writes an event; the log is append-only, so there is no update.
+// A public event gets one feed row per recipient, then goes to the sinks.
 func (tx *Tx) AppendEvent(ctx context.Context, e *events.Event) error {
 	data, err := json.Marshal(e.Data)
 	if err != nil {
@@ -21,14 +45,50 @@ func (tx *Tx) AppendEvent(ctx context.Context, e *events.Event) error {
 	_, err = tx.exec(ctx, `INSERT INTO events (id, type, actor_type, actor_id, entity_type, entity_id, data, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.Type, string(e.ActorType), e.ActorID, e.EntityType, e.EntityID, string(data), e.CreatedAt)
-	return wrap(err)
+	if err != nil || len(e.Recipients) == 0 {
+		return wrap(err)
+	}
+	for _, u := range e.Recipients {
+		if _, err := tx.exec(ctx, `INSERT INTO event_feed (user_id, event_id, type, created_at) VALUES (?, ?, ?, ?)`,
+			u, e.ID, e.Type, e.CreatedAt); err != nil {
+			return wrap(err)
+		}
+	}
+	for _, sink := range tx.db.sinks {
+		if err := sink(ctx, tx, e); err != nil {
+			return err
+		}
+	}
+	if len(tx.db.committed) > 0 {
+		to := e.Recipients
+		tx.afterCommit = append(tx.afterCommit, func() {
+			for _, f := range tx.db.committed {
+				f(to)
+			}
+		})
+	}
+	return nil
 }
 
 // EventsFor lists the events of one entity, oldest first.
 func (tx *Tx) EventsFor(ctx context.Context, entityType, entityID string) ([]events.Event, error) {
-	return queryAll(ctx, tx, scanEvent, `SELECT id, type, actor_type, actor_id, entity_type, entity_id, data, created_at
-		FROM events WHERE entity_type = ? AND entity_id = ? ORDER BY created_at, id`, entityType, entityID)
+	return queryAll(ctx, tx, scanEvent, `SELECT `+eventColumns+` FROM events
+		WHERE entity_type = ? AND entity_id = ? ORDER BY created_at, id`, entityType, entityID)
 }
+
+// EventByID reads one event.
+func (tx *Tx) EventByID(ctx context.Context, id string) (*events.Event, error) {
+	es, err := queryAll(ctx, tx, scanEvent, `SELECT `+eventColumns+` FROM events WHERE id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(es) == 0 {
+		return nil, market.NotFound("event")
+	}
+	return &es[0], nil
+}
+
+const eventColumns = `id, type, actor_type, actor_id, entity_type, entity_id, data, created_at`
 
 func scanEvent(row scanner) (*events.Event, error) {
 	var e events.Event
@@ -42,4 +102,134 @@ func scanEvent(row scanner) (*events.Event, error) {
 	}
 	e.CreatedAt = e.CreatedAt.UTC()
 	return &e, nil
+}
+
+// Feed reads a page of one user's feed (events.FeedStore). It runs in one
+// read-only snapshot, so the page and the head cursor of an empty first
+// page agree.
+//
+// On PostgreSQL rows are read in (txid, seq) order and only those written
+// by transactions older than every transaction still running: a
+// transaction that commits after this read has a txid at or above that
+// bound, so its rows sort after any cursor this read hands out. SQLite has
+// one writer, so txid is 0 and seq order is commit order.
+func (db *DB) Feed(ctx context.Context, q events.FeedQuery) ([]events.FeedEntry, events.Cursor, error) {
+	var opts *sql.TxOptions
+	if db.dialect == Postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	sqlTx, err := db.read.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, events.Cursor{}, wrap(err)
+	}
+	defer sqlTx.Rollback() //nolint:errcheck // read-only
+	tx := &Tx{db: db, ex: sqlTx}
+
+	where := []string{"f.user_id = ?"}
+	args := []any{q.UserID}
+	if q.After != nil {
+		where = append(where, "(f.txid > ? OR (f.txid = ? AND f.seq > ?))")
+		args = append(args, q.After.TxID, q.After.TxID, q.After.Seq)
+	} else {
+		where = append(where, "f.created_at >= ?")
+		args = append(args, q.Since)
+	}
+	if len(q.Types) > 0 {
+		in, list := tx.inList("f.type", q.Types)
+		where = append(where, in)
+		args = append(args, list)
+	}
+	if db.dialect == Postgres {
+		where = append(where, "f.txid < "+pgXmin)
+	}
+	args = append(args, q.Limit)
+	rows, err := tx.query(ctx, `SELECT f.txid, f.seq, e.id, e.type, e.actor_type, e.actor_id, e.entity_type, e.entity_id, e.data, e.created_at
+		FROM event_feed f JOIN events e ON e.id = f.event_id
+		WHERE `+strings.Join(where, " AND ")+` ORDER BY f.txid, f.seq LIMIT ?`, args...)
+	if err != nil {
+		return nil, events.Cursor{}, wrap(err)
+	}
+	var out []events.FeedEntry
+	for rows.Next() {
+		var fe events.FeedEntry
+		var actorType, data string
+		e := &fe.Event
+		if err := rows.Scan(&fe.Cursor.TxID, &fe.Cursor.Seq, &e.ID, &e.Type, &actorType, &e.ActorID, &e.EntityType,
+			&e.EntityID, &data, &e.CreatedAt); err != nil {
+			rows.Close()
+			return nil, events.Cursor{}, wrap(err)
+		}
+		e.ActorType = market.ActorType(actorType)
+		if err := json.Unmarshal([]byte(data), &e.Data); err != nil {
+			rows.Close()
+			return nil, events.Cursor{}, market.Internal(err)
+		}
+		e.CreatedAt = e.CreatedAt.UTC()
+		out = append(out, fe)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, events.Cursor{}, wrap(err)
+	}
+	rows.Close()
+	switch {
+	case len(out) > 0:
+		return out, out[len(out)-1].Cursor, nil
+	case q.After != nil:
+		return nil, *q.After, nil
+	}
+	// An empty first page: the head, after everything visible now.
+	var head events.Cursor
+	if db.dialect == Postgres {
+		err = tx.queryRow(ctx, `SELECT `+pgXmin+` - 1`).Scan(&head.TxID)
+		head.Seq = math.MaxInt64
+	} else {
+		err = tx.queryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM event_feed`).Scan(&head.Seq)
+	}
+	if err != nil {
+		return nil, events.Cursor{}, wrap(fmt.Errorf("feed head: %w", err))
+	}
+	return nil, head, nil
+}
+
+// pgXmin is the oldest transaction still running when the snapshot was
+// taken: every row below it that will ever be visible is visible now.
+const pgXmin = `(pg_snapshot_xmin(pg_current_snapshot())::text::bigint)`
+
+// NotificationPrefs reads a user's preferences: every category on unless
+// the user switched it off.
+func (tx *Tx) NotificationPrefs(ctx context.Context, userID string) (events.Prefs, error) {
+	p := events.DefaultPrefs()
+	var raw string
+	err := tx.queryRow(ctx, `SELECT prefs FROM notification_prefs WHERE user_id = ?`, userID).Scan(&raw)
+	if err == sql.ErrNoRows {
+		return p, nil
+	}
+	if err != nil {
+		return nil, wrap(err)
+	}
+	var stored map[string]map[string]bool
+	if err := json.Unmarshal([]byte(raw), &stored); err != nil {
+		return nil, market.Internal(err)
+	}
+	for c, ch := range stored {
+		if _, ok := p[c]; ok {
+			p[c] = events.Switches{Email: ch[events.ChannelEmail], Webhook: ch[events.ChannelWebhook]}
+		}
+	}
+	return p, nil
+}
+
+// PutNotificationPrefs stores a user's preferences whole.
+func (tx *Tx) PutNotificationPrefs(ctx context.Context, userID string, p events.Prefs, at time.Time) error {
+	stored := map[string]map[string]bool{}
+	for c, s := range p {
+		stored[c] = map[string]bool{events.ChannelEmail: s.Email, events.ChannelWebhook: s.Webhook}
+	}
+	raw, err := json.Marshal(stored)
+	if err != nil {
+		return market.Internal(err)
+	}
+	_, err = tx.exec(ctx, `INSERT INTO notification_prefs (user_id, prefs, updated_at) VALUES (?, ?, ?)
+		ON CONFLICT (user_id) DO UPDATE SET prefs = excluded.prefs, updated_at = excluded.updated_at`, userID, string(raw), at)
+	return wrap(err)
 }

@@ -121,7 +121,7 @@ func TestApprovals(t *testing.T) {
 				t.Fatalf("decided approval = %v", a)
 			}
 			got := purchEventTypes(t, s, "/api/v1/orders/"+oid+"/events", sh.Auth())
-			want := []string{"purchase_approval.requested", "purchase_approval.approved", "order.created", "payment.succeeded"}
+			want := []string{"approval.required", "purchase_approval.approved", "order.created", "payment.succeeded"}
 			if len(got) != len(want) {
 				t.Fatalf("events = %v, want %v", got, want)
 			}

@@ -1,0 +1,26 @@
+package listings
+
+import (
+	"maps"
+	"slices"
+)
+
+// snapshot is what anyone may see of a listing, for its events (CONTRACT.md
+// section 12): never the owner's floor price or cost basis.
+func snapshot(l *Listing, extra map[string]any) map[string]any {
+	s := map[string]any{
+		"listingId": l.ID, "sellerId": l.SellerID, "status": string(l.Status), "title": l.Title,
+		"price": l.Price, "condition": l.Condition, "categoryId": l.CategoryID, "brand": l.Brand,
+		"acceptOffers": l.AcceptOffers, "watchersCount": l.WatchersCount,
+	}
+	maps.Copy(s, extra)
+	return s
+}
+
+// ownerOnly are the fields whose changes only the seller hears of.
+var ownerOnly = []string{"floorPrice", "costBasis"}
+
+// publicChanges drops the owner-only fields from changes.
+func publicChanges(changes []string) []string {
+	return slices.DeleteFunc(slices.Clone(changes), func(c string) bool { return slices.Contains(ownerOnly, c) })
+}
