@@ -66,10 +66,15 @@ func spentSums(col string) string {
 }
 
 // reservedSum sums what open offers reserve of an owner's or a key's caps
-// (offers.go keeps reserved at 0 once an offer ends or is bought).
+// (offers.go keeps reserved at 0 once an offer ends or is bought). An
+// accepted offer whose purchase is charging (its order pending_payment, with
+// a spending row of its own) is left out, so that the purchase's few
+// moments between reserving and settling do not count it twice and refuse
+// a purchase that fits.
 func reservedSum(col string) string {
 	return `(SELECT COALESCE(SUM(reserved), 0) AS held FROM offers
-		WHERE ` + col + ` = ? AND reserved > 0 AND expires_at > ? AND id <> ?)`
+		WHERE ` + col + ` = ? AND reserved > 0 AND expires_at > ? AND id <> ?
+		AND NOT EXISTS (SELECT 1 FROM orders po WHERE po.offer_id = offers.id AND po.status = 'pending_payment'))`
 }
 
 var snapshotQuery = `SELECT c.per_transaction_limit, c.daily_limit, c.weekly_limit, c.monthly_limit,
