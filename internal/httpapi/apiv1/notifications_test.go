@@ -136,9 +136,11 @@ func TestEmailThroughSMTP(t *testing.T) {
 		buyer := s.NewShopper("mailbuyer", "pm_card_visa")
 		listing := s.ActiveListing(seller, "Cast iron dutch oven, five quart, enamel intact", 8345)
 		o := s.Do("POST", purchPath, purchBody(listing, 20000), buyer.Key.Auth()).Want(t, http.StatusCreated, "").Data()
+		bought := time.Now()
 		total := testkit.Num(t, testkit.Obj(t, o, "fees"), "totalCharged")
 
 		bm := box.wait(t, buyer.Email, "Order placed")
+		t.Logf("commit to SMTP delivery: %v", time.Since(bought).Round(time.Millisecond))
 		if !strings.Contains(bm.subject, notify.Dollars(total)) || !strings.Contains(bm.text, "Item: $83.45") ||
 			!strings.Contains(bm.text, "Total charged: "+notify.Dollars(total)) || !strings.Contains(bm.html, "<b>"+notify.Dollars(total)+"</b>") ||
 			!strings.Contains(bm.text, s.URL+"/api/v1/orders/"+o["id"].(string)) {
@@ -345,4 +347,40 @@ func parseMail(r io.Reader) (smtpMail, error) {
 		return out, errors.New("a part is missing")
 	}
 	return out, nil
+}
+
+// TestEmailSMTPDown: a mail the SMTP server cannot take stays queued with
+// its error and attempts recorded (the job retries it).
+func TestEmailSMTPDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	testkit.Run(t, testkit.Options{WithJobs: true, SMTPURL: "smtp://" + addr}, func(t *testing.T, s *testkit.Server) {
+		u := s.Register("downowner")
+		s.Do("POST", "/api/v1/seller/connect", nil, u.Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", "/api/v1/seller/connect/send-link", map[string]any{"channel": "email"}, u.Auth()).Want(t, http.StatusOK, "")
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			ms, err := s.App.Notify.Outbox(t.Context(), u.ID, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ms) != 1 || ms[0].Kind != notify.KindPayoutLink {
+				t.Fatalf("outbox: %+v", ms)
+			}
+			if m := ms[0]; m.Attempts >= 1 {
+				if m.Status != notify.StatusQueued || m.LastError == "" || m.SentAt != nil {
+					t.Fatalf("failed mail: %+v", m)
+				}
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no attempt recorded: %+v", ms)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 }
