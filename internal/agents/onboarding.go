@@ -95,7 +95,20 @@ type AgentInitInput struct {
 	OwnerLastName  string
 	AgentLabel     string
 	AgentMetadata  map[string]any
+	// MagicLink makes the link the caller hands out from the magic token;
+	// with a mailer set, the same link is mailed to OwnerEmail.
+	MagicLink func(token string) string
 }
+
+// Mailer mails the magic link to the owner, inside the transaction that
+// creates the session (so the mail exists exactly when the session does).
+type Mailer interface {
+	MailOnboardingLink(ctx context.Context, tx Tx, o *Onboarding, link string) error
+}
+
+// SetMailer makes AgentInit mail the magic link (set while the service is
+// assembled).
+func (s *Service) SetMailer(m Mailer) { s.mailer = m }
 
 // InitResult is a new session with the secrets the agent must keep.
 type InitResult struct {
@@ -141,6 +154,11 @@ func (s *Service) AgentInit(ctx context.Context, in AgentInitInput) (*InitResult
 	err := s.store.InTx(ctx, func(tx Tx) error {
 		if err := tx.CreateOnboarding(ctx, o); err != nil {
 			return err
+		}
+		if s.mailer != nil && in.MagicLink != nil {
+			if err := s.mailer.MailOnboardingLink(ctx, tx, o, in.MagicLink(magic)); err != nil {
+				return err
+			}
 		}
 		return events.Record(ctx, tx, now, market.Actor{Type: market.ActorAgent}, "onboarding.started", "onboarding", o.ID, nil)
 	})

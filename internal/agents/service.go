@@ -20,6 +20,7 @@ type Service struct {
 	clock market.Clock
 	live  bool
 
+	mailer  Mailer   // the onboarding magic link's mail (nil: none)
 	touched sync.Map // key id -> time.Time of the last lastUsedAt write
 }
 

@@ -19,6 +19,7 @@ import (
 	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/config"
+	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/agentv1"
 	"marketplace/internal/httpapi/apiv1"
@@ -31,6 +32,7 @@ import (
 	"marketplace/internal/listings/photos"
 	"marketplace/internal/market"
 	"marketplace/internal/messaging"
+	"marketplace/internal/notify"
 	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
@@ -72,6 +74,7 @@ type App struct {
 	Orders   *orders.Service
 	Messages *messaging.Service
 	Offers   *offers.Service
+	Notify   *notify.Service
 	Photos   *listings.Photos
 	Settings *admin.Config
 
@@ -211,12 +214,19 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 
 	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
 
-	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Offers: a.Offers, Idempotency: db}, a.Log)
+	if a.Notify, err = newNotify(cfg, db, a.Clock); err != nil {
+		return nil, err
+	}
+	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Offers: a.Offers, Idempotency: db,
+		Mail: a.Notify}, a.Log)
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
 	a.Queue = q
 	a.Listings.SetScheduler(q)
+	a.Notify.SetQueue(q)
+	a.Agents.SetMailer(notify.AgentsMailer{S: a.Notify})
+	a.Payments.SetMailer(notify.PaymentsMailer{S: a.Notify})
 
 	docA, err := openapi.JSON(openapi.A)
 	if err != nil {
@@ -242,7 +252,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		},
 	}).Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
-		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, PublicURL: cfg.PublicURL}).Register(a.Router)
+		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err
@@ -255,7 +265,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		a.sandboxClock, advancer = sandboxClock, sandboxClock
 	}
 	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
-		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
+		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
 		SandboxStore: db}).Register(a.Router)
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)
@@ -271,6 +281,21 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		}
 	}
 	return a, nil
+}
+
+// newNotify builds the e-mail channel and makes it a sink of every public
+// event (store.OnEvent), so mails are queued in the event's transaction.
+func newNotify(cfg config.Config, db *store.DB, clock market.Clock) (*notify.Service, error) {
+	from := cfg.MailFrom
+	if from == "" {
+		from = config.DefaultMailFrom(cfg.PublicURL)
+	}
+	n, err := notify.NewService(store.Notify(db), clock, notify.Options{SMTP: cfg.SMTPURL, From: from, PublicURL: cfg.PublicURL})
+	if err != nil {
+		return nil, err
+	}
+	db.OnEvent(func(ctx context.Context, tx *store.Tx, e *events.Event) error { return n.Sink(ctx, tx, e) })
+	return n, nil
 }
 
 // newGenerator picks the AI step: the OpenAI-compatible endpoint when one

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/mail"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -78,6 +79,12 @@ type Config struct {
 	S3AccessKey string
 	S3SecretKey string
 	S3Secure    bool // HTTPS to the endpoint (default true)
+
+	// SMTPURL is the server e-mail goes out through
+	// (smtp://user:pass@host:port); "" keeps mails in the outbox only.
+	// MailFrom is their sender (default no-reply@ the public URL's host).
+	SMTPURL  string
+	MailFrom string
 }
 
 // PhotosDir is where the local photo store keeps its files.
@@ -139,6 +146,9 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 		S3Bucket:    env("MARKETPLACE_S3_BUCKET", ""),
 		S3AccessKey: env("MARKETPLACE_S3_ACCESS_KEY", ""),
 		S3SecretKey: getenv("MARKETPLACE_S3_SECRET_KEY"),
+
+		SMTPURL:  env("MARKETPLACE_SMTP_URL", ""),
+		MailFrom: env("MARKETPLACE_MAIL_FROM", ""),
 	}
 	if v, set := lookup("MARKETPLACE_METRICS_ADDR"); set {
 		c.MetricsAddr = strings.TrimSpace(v) // empty turns the metrics listener off
@@ -175,6 +185,9 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 		c.PublicURL = "http://" + c.Addr
 	}
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	if err := c.checkMail(); err != nil {
+		return c, err
+	}
 	if c.DatabaseURL != "" && !c.Postgres() {
 		return c, fmt.Errorf("MARKETPLACE_DATABASE_URL must be a postgres:// URL (leave it empty for SQLite)")
 	}
@@ -224,6 +237,34 @@ func (c *Config) checkPayments(p Payments) error {
 		}
 	}
 	return nil
+}
+
+// checkMail checks the SMTP URL and the sender, defaulting the sender to
+// no-reply at the public URL's host.
+func (c *Config) checkMail() error {
+	if c.SMTPURL != "" {
+		u, err := url.Parse(c.SMTPURL)
+		if err != nil || u.Scheme != "smtp" || u.Hostname() == "" {
+			return errors.New("MARKETPLACE_SMTP_URL must be smtp://[user:pass@]host[:port]")
+		}
+	}
+	if c.MailFrom == "" {
+		c.MailFrom = DefaultMailFrom(c.PublicURL)
+		return nil
+	}
+	if _, err := mail.ParseAddress(c.MailFrom); err != nil {
+		return fmt.Errorf("MARKETPLACE_MAIL_FROM must be an e-mail address (optionally with a name), not %q", c.MailFrom)
+	}
+	return nil
+}
+
+// DefaultMailFrom is the sender used when MARKETPLACE_MAIL_FROM is not set.
+func DefaultMailFrom(publicURL string) string {
+	host := "localhost"
+	if u, err := url.Parse(publicURL); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	return "Marketplace <no-reply@" + host + ">"
 }
 
 // Stripe reports whether Stripe is the payment processor.

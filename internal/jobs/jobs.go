@@ -19,6 +19,7 @@ import (
 	"marketplace/internal/agents"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
+	"marketplace/internal/notify"
 	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/store"
@@ -58,6 +59,7 @@ type Services struct {
 	Orders      *orders.Service
 	Offers      *offers.Service
 	Idempotency Purger
+	Mail        *notify.Service // sends the outbox's queued mails (mail.go)
 }
 
 // Purger deletes idempotency records that have expired.
@@ -98,6 +100,9 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 	}
 	if err := river.AddWorkerSafely(workers, &sweepWorker[ExpireOffersArgs]{run: svc.Offers.ExpireDue,
 		what: "expired offers", log: log}); err != nil {
+		return nil, err
+	}
+	if err := river.AddWorkerSafely(workers, &sendMailWorker{mail: svc.Mail}); err != nil {
 		return nil, err
 	}
 	purge := func(ctx context.Context) (int, error) {

@@ -91,7 +91,18 @@ type Service struct {
 	clock     market.Clock
 	processor Processor
 	gateway   Gateway
+	mailer    Mailer // the e-mail channel of SendLink (nil: recorded only)
 }
+
+// Mailer mails a payout onboarding link inside the transaction that
+// records the sending.
+type Mailer interface {
+	MailPayoutLink(ctx context.Context, tx Tx, userID, to, link string) error
+}
+
+// SetMailer makes SendLink e-mail the link (set while the service is
+// assembled).
+func (s *Service) SetMailer(m Mailer) { s.mailer = m }
 
 // NewService builds the payments service on a processor's two sides:
 // payout accounts (p) and money (g). The sandbox is both.
@@ -345,7 +356,9 @@ type LinkSent struct {
 // SendLink sends the onboarding link of the caller's payout account to the
 // human owner: by e-mail (to the account's address unless to is given) or by
 // text message (to the default shipping address's phone unless given). The
-// message is recorded as a payout_account.onboarding_link_sent event.
+// message is recorded as a payout_account.onboarding_link_sent event; an
+// e-mail is mailed (the Mailer, in the same transaction), while a text
+// message is only recorded: no SMS gateway is wired.
 func (s *Service) SendLink(ctx context.Context, actor market.Actor, channel LinkChannel, to string) (*LinkSent, error) {
 	to = strings.TrimSpace(to)
 	var c market.Check
@@ -387,6 +400,11 @@ func (s *Service) SendLink(ctx context.Context, actor market.Actor, channel Link
 				return err
 			}
 			out.To = to
+		}
+		if channel == LinkByEmail && s.mailer != nil {
+			if err := s.mailer.MailPayoutLink(ctx, tx, actor.UserID, out.To, url); err != nil {
+				return err
+			}
 		}
 		return events.Record(ctx, tx, s.clock.Now(), actor, "payout_account.onboarding_link_sent", "payout_account", a.ID,
 			map[string]any{"channel": string(channel), "to": out.To, "url": url})

@@ -65,6 +65,9 @@ type Options struct {
 	// runs before each settle step (fault and crash tests).
 	Gateway      payments.Gateway
 	BeforeSettle func(ctx context.Context, orderID string) error
+	// SMTPURL is MARKETPLACE_SMTP_URL: mails go out through that server
+	// (with WithJobs, which runs the sending job).
+	SMTPURL string
 }
 
 func init() { accounts.UseTestPasswordCost() }
@@ -85,7 +88,7 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 	cfg := config.Config{
 		Addr: ts.Listener.Addr().String(), DataDir: t.TempDir(), Mode: opts.Mode,
 		PublicURL: "http://" + ts.Listener.Addr().String(), JWTSecret: "test-secret-0123456789abcdef0123456789",
-		AdminEmail: opts.AdminEmail, AdminPassword: opts.Password, LogLevel: "error",
+		AdminEmail: opts.AdminEmail, AdminPassword: opts.Password, LogLevel: "error", SMTPURL: opts.SMTPURL,
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	if os.Getenv("MARKETPLACE_TEST_LOG") != "" {

@@ -12,6 +12,7 @@ import (
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/messaging"
+	"marketplace/internal/notify"
 	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
@@ -47,6 +48,7 @@ type API struct {
 	Orders   *orders.Service
 	Messages *messaging.Service
 	Offers   *offers.Service
+	Notify   *notify.Service
 
 	// Sandbox serves the /v1/sandbox helpers (sandbox mode only), which move
 	// Clock and reset data through SandboxStore.
@@ -85,6 +87,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterOffers(rt)
 	if a.Sandbox {
 		a.RegisterSandbox(rt, a.Clock)
+		a.RegisterOutbox(rt)
 	}
 }
 

@@ -113,5 +113,8 @@ and 'state' at most 100.`},
 		{Name: "SandboxTimeAdvance", Of: advanced{}},
 		apidoc.Envelope("SandboxResetEnvelope", cleared{}, "Meta"),
 		apidoc.Envelope("SandboxTimeAdvanceEnvelope", advanced{}, "Meta"),
+		{Name: "OutboxMail", Of: outboxMail{}, Doc: "A mail the service sent or kept."},
+		{Name: "Outbox", Of: outboxList{}},
+		apidoc.Envelope("OutboxEnvelope", outboxList{}, "Meta"),
 	}
 }

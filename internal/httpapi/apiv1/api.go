@@ -8,6 +8,7 @@ import (
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/messaging"
+	"marketplace/internal/notify"
 	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
@@ -36,6 +37,7 @@ type API struct {
 	Orders    *orders.Service
 	Messages  *messaging.Service
 	Offers    *offers.Service
+	Notify    *notify.Service
 	PublicURL string
 }
 
@@ -143,6 +145,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterDisputes(rt)
 	a.RegisterMessages(rt)
 	a.RegisterOffers(rt)
+	a.RegisterNotifications(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

@@ -215,6 +215,10 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		{Name: "ShippingPackageDefaults", Of: packageDefaults{}, Doc: "The seller's usual parcel."},
 		{Name: "ShippingPrefsInput", Of: shippingPrefsBody{}, Request: true, Doc: "Every field is optional; those left out keep their value."},
 		apidoc.Envelope("ShippingPrefsEnvelope", shippingPrefs{}, "Meta"),
+		// Notification preferences
+		{Name: "NotificationPrefs", Of: notificationPrefs{}, Closed: true, Doc: "A user's notification preferences: per category, per channel; see 'PUT /auth/me/notification-prefs'."},
+		{Name: "NotificationPrefsInput", Of: notificationPrefsBody{}, Request: true, Closed: true, Doc: "The categories and channels to change; those left out keep their value."},
+		apidoc.Envelope("NotificationPrefsEnvelope", notificationPrefs{}, "Meta"),
 		apidoc.Envelope("ShippingQuoteEnvelope", httpapi.ShippingQuote{}, "Meta"),
 
 		// Refunds and disputes

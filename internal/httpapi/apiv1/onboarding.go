@@ -65,7 +65,7 @@ func (a *API) agentInit(w http.ResponseWriter, r *http.Request) error {
 	res, err := a.Agents.AgentInit(r.Context(), agents.AgentInitInput{
 		OwnerEmail: first(b.OwnerEmail, b.OwnerEmailB), DesiredScope: first(b.DesiredScope, b.DesiredScopeB),
 		OwnerFirstName: first(b.OwnerFirstName, b.OwnerFirstNameB), OwnerLastName: first(b.OwnerLastName, b.OwnerLastNameB),
-		AgentLabel: first(b.AgentLabel, b.AgentLabelB), AgentMetadata: meta,
+		AgentLabel: first(b.AgentLabel, b.AgentLabelB), AgentMetadata: meta, MagicLink: a.magicLink,
 	})
 	if err != nil {
 		return err
