@@ -294,7 +294,7 @@ func newNotify(cfg config.Config, db *store.DB, clock market.Clock) (*notify.Ser
 	if err != nil {
 		return nil, err
 	}
-	db.OnEvent(func(ctx context.Context, tx *store.Tx, e *events.Event) error { return n.Sink(ctx, tx, e) })
+	db.OnEvent("mail", func(ctx context.Context, tx *store.Tx, e *events.Event) error { return n.Sink(ctx, tx, e) })
 	return n, nil
 }
 

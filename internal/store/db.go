@@ -42,8 +42,9 @@ type DB struct {
 	// sinks see each public event inside the transaction that records it
 	// (webhooks and mail are enqueued there); committed hears, after the
 	// commit, which users got new events (the feed's waiters).
-	sinks     []EventSink
-	committed []func(userIDs []string)
+	sinks     map[string]EventSink
+	sinkOrder []string
+	committed map[string]func(userIDs []string)
 }
 
 type stmtKey struct {

@@ -26,14 +26,30 @@ var (
 // transaction back.
 type EventSink func(ctx context.Context, tx *Tx, e *events.Event) error
 
-// OnEvent adds a sink. Sinks are set while the service is assembled,
-// before any transaction runs.
-func (db *DB) OnEvent(s EventSink) { db.sinks = append(db.sinks, s) }
+// OnEvent sets the sink called name; sinks run in the order they were first
+// set. Setting a name again replaces its sink, so a service assembled twice
+// on one store (tests, a restart in process) never notifies twice. Sinks
+// are set while the service is assembled, before any transaction runs.
+func (db *DB) OnEvent(name string, s EventSink) {
+	if db.sinks == nil {
+		db.sinks = map[string]EventSink{}
+	}
+	if _, ok := db.sinks[name]; !ok {
+		db.sinkOrder = append(db.sinkOrder, name)
+	}
+	db.sinks[name] = s
+}
 
-// OnCommit adds a function told, after each commit that recorded public
-// events, which users received them (so feed readers waiting for them
-// wake at once). It runs on the committing goroutine: it must not block.
-func (db *DB) OnCommit(f func(userIDs []string)) { db.committed = append(db.committed, f) }
+// OnCommit sets the function called name that is told, after each commit
+// that recorded public events, which users received them (so feed readers
+// waiting for them wake at once). It runs on the committing goroutine: it
+// must not block. Setting a name again replaces it.
+func (db *DB) OnCommit(name string, f func(userIDs []string)) {
+	if db.committed == nil {
+		db.committed = map[string]func([]string){}
+	}
+	db.committed[name] = f
+}
 
 // AppendEvent writes an event; the log is append-only, so there is no update.
 // A public event gets one feed row per recipient, then goes to the sinks.
@@ -54,8 +70,8 @@ func (tx *Tx) AppendEvent(ctx context.Context, e *events.Event) error {
 			return wrap(err)
 		}
 	}
-	for _, sink := range tx.db.sinks {
-		if err := sink(ctx, tx, e); err != nil {
+	for _, name := range tx.db.sinkOrder {
+		if err := tx.db.sinks[name](ctx, tx, e); err != nil {
 			return err
 		}
 	}
