@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"marketplace/internal/market"
@@ -42,9 +43,7 @@ type DB struct {
 	// sinks see each public event inside the transaction that records it
 	// (webhooks and mail are enqueued there); committed hears, after the
 	// commit, which users got new events (the feed's waiters).
-	sinks     map[string]EventSink
-	sinkOrder []string
-	committed map[string]func(userIDs []string)
+	hooks atomic.Pointer[eventHooks]
 }
 
 type stmtKey struct {

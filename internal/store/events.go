@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,18 +28,40 @@ var (
 // transaction back.
 type EventSink func(ctx context.Context, tx *Tx, e *events.Event) error
 
+// eventHooks are the sinks and commit hooks, replaced whole on each change
+// (copy on write), so transactions read them without a lock.
+type eventHooks struct {
+	names     []string // sinks in the order they were first set
+	sinks     map[string]EventSink
+	committed map[string]func(userIDs []string)
+}
+
+func (db *DB) changeHooks(change func(h *eventHooks)) {
+	for {
+		old := db.hooks.Load()
+		h := &eventHooks{sinks: map[string]EventSink{}, committed: map[string]func([]string){}}
+		if old != nil {
+			h.names = slices.Clone(old.names)
+			maps.Copy(h.sinks, old.sinks)
+			maps.Copy(h.committed, old.committed)
+		}
+		change(h)
+		if db.hooks.CompareAndSwap(old, h) {
+			return
+		}
+	}
+}
+
 // OnEvent sets the sink called name; sinks run in the order they were first
 // set. Setting a name again replaces its sink, so a service assembled twice
-// on one store (tests, a restart in process) never notifies twice. Sinks
-// are set while the service is assembled, before any transaction runs.
+// on one store (tests, a restart in process) never notifies twice.
 func (db *DB) OnEvent(name string, s EventSink) {
-	if db.sinks == nil {
-		db.sinks = map[string]EventSink{}
-	}
-	if _, ok := db.sinks[name]; !ok {
-		db.sinkOrder = append(db.sinkOrder, name)
-	}
-	db.sinks[name] = s
+	db.changeHooks(func(h *eventHooks) {
+		if _, ok := h.sinks[name]; !ok {
+			h.names = append(h.names, name)
+		}
+		h.sinks[name] = s
+	})
 }
 
 // OnCommit sets the function called name that is told, after each commit
@@ -45,10 +69,7 @@ func (db *DB) OnEvent(name string, s EventSink) {
 // waiting for them wake at once). It runs on the committing goroutine: it
 // must not block. Setting a name again replaces it.
 func (db *DB) OnCommit(name string, f func(userIDs []string)) {
-	if db.committed == nil {
-		db.committed = map[string]func([]string){}
-	}
-	db.committed[name] = f
+	db.changeHooks(func(h *eventHooks) { h.committed[name] = f })
 }
 
 // AppendEvent writes an event; the log is append-only, so there is no update.
@@ -70,15 +91,19 @@ func (tx *Tx) AppendEvent(ctx context.Context, e *events.Event) error {
 			return wrap(err)
 		}
 	}
-	for _, name := range tx.db.sinkOrder {
-		if err := tx.db.sinks[name](ctx, tx, e); err != nil {
+	h := tx.db.hooks.Load()
+	if h == nil {
+		return nil
+	}
+	for _, name := range h.names {
+		if err := h.sinks[name](ctx, tx, e); err != nil {
 			return err
 		}
 	}
-	if len(tx.db.committed) > 0 {
+	if len(h.committed) > 0 {
 		to := e.Recipients
 		tx.afterCommit = append(tx.afterCommit, func() {
-			for _, f := range tx.db.committed {
+			for _, f := range h.committed {
 				f(to)
 			}
 		})
