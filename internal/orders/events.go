@@ -12,15 +12,17 @@ import (
 // recordOrder records typ about o with a snapshot of the order (CONTRACT.md
 // section 12: the ids involved and the object), for the buyer and the
 // seller; payment.released is the seller's alone and approval.required the
-// buying owner's. extra adds to the snapshot.
+// buying owner's. An order the seller is not shown (SellerSees: one
+// waiting for the owner's approval, or refused by them) is the buyer's
+// alone. extra adds to the snapshot.
 func recordOrder(ctx context.Context, tx Tx, now time.Time, actor market.Actor, typ string, o *Order, extra map[string]any) error {
 	data := orderSnapshot(o)
 	maps.Copy(data, extra)
 	to := []string{o.BuyerID, o.SellerID}
-	switch typ {
-	case "payment.released":
+	switch {
+	case typ == "payment.released":
 		to = to[1:]
-	case "approval.required":
+	case typ == "approval.required", !o.SellerSees():
 		to = to[:1]
 	}
 	return events.Record(ctx, tx, now, actor, typ, "order", o.ID, data, to...)
