@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"marketplace/internal/events"
+	"marketplace/internal/listings"
 	"marketplace/internal/market"
 )
 
@@ -44,4 +45,24 @@ func orderSnapshot(o *Order) map[string]any {
 		s["trackingNumber"] = o.TrackingNumber
 	}
 	return s
+}
+
+// relist puts o's sold listing back on sale (the order ended before the
+// item was handed over) and tells its seller and its watchers, who heard
+// it sold, with a snapshot of the listing (CONTRACT.md section 12).
+func relist(ctx context.Context, tx Tx, actor market.Actor, o *Order, now time.Time) error {
+	moved, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusSold}, listings.StatusActive, now)
+	if err != nil || !moved {
+		return err
+	}
+	l, err := tx.ListingByID(ctx, o.ListingID)
+	if err != nil {
+		return err
+	}
+	watchers, err := tx.Watchers(ctx, l.ID)
+	if err != nil {
+		return err
+	}
+	return events.Record(ctx, tx, now, actor, "listing.updated", "listing", l.ID, listings.Snapshot(l, map[string]any{
+		"changes": []string{"status"}, "previousStatus": string(listings.StatusSold)}), append([]string{l.SellerID}, watchers...)...)
 }
