@@ -507,12 +507,20 @@ func TestEventCauses(t *testing.T) {
 			"description": "The glaze is chipped."}, buyer.Auth()).Want(t, http.StatusCreated, "")
 		w.step("dispute", false, want{typ: "order.disputed", match: orderData(did, vase, "status", "disputed"),
 			to: both, notTo: others})
+		// A cancelled sale puts the listing back on sale: its watchers, who
+		// heard it sold, hear it is active again.
 		bowls := s.ActiveListing(seller, "Pyrex mixing bowls, set of three", 2000)
+		watch(watcher2, bowls)
 		cid := purchase(bowls, 2000)["id"].(string)
+		w.step("purchase to cancel", false,
+			want{typ: "order.created", match: orderData(cid, bowls), to: both, notTo: others},
+			want{typ: "listing.updated", match: map[string]any{"listingId": bowls, "status": "sold"},
+				to: []*testkit.User{watcher2}, notTo: everyone(watcher2, seller)})
 		s.Do("POST", "/api/v1/orders/"+cid+"/cancel", map[string]any{"reason": "out of stock"}, seller.Auth()).Want(t, http.StatusOK, "")
 		w.step("cancel", false,
-			want{typ: "order.created", match: orderData(cid, bowls), to: both, notTo: others},
-			want{typ: "order.cancelled", match: orderData(cid, bowls, "status", "cancelled"), to: both, notTo: others})
+			want{typ: "order.cancelled", match: orderData(cid, bowls, "status", "cancelled"), to: both, notTo: others},
+			want{typ: "listing.updated", match: map[string]any{"listingId": bowls, "status": "active", "previousStatus": "sold",
+				"price": 2000}, to: []*testkit.User{seller, watcher2}, notTo: everyone(seller, watcher2)})
 
 		// An approval: the owner is asked; a refusal cancels an order the
 		// seller never heard of, so only the buyer hears of it.
