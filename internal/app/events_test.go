@@ -414,6 +414,17 @@ func TestEventCauses(t *testing.T) {
 			absent: []string{"previousPrice"}, to: []*testkit.User{seller, watcher1, watcher2},
 			notTo: []*testkit.User{buyer.User, stranger, admin}})
 
+		// An edit naming a restricted brand removes the listing: its
+		// watchers hear it is gone.
+		scarf := s.ActiveListing(seller, "Silk scarf with hand-rolled edges, 90 cm", 6000)
+		watch(watcher1, scarf)
+		s.Do("PATCH", "/api/v1/listings/"+scarf, map[string]any{"title": "Louis Vuitton silk scarf"}, seller.Auth()).
+			Want(t, http.StatusUnprocessableEntity, "LISTING_RESTRICTED")
+		w.step("removed by moderation", false,
+			want{typ: "listing.created", match: map[string]any{"listingId": scarf}, to: []*testkit.User{seller}},
+			want{typ: "listing.updated", match: map[string]any{"listingId": scarf, "status": "removed", "previousStatus": "active"},
+				to: []*testkit.User{watcher1}, notTo: []*testkit.User{watcher2, buyer.User, stranger, admin}})
+
 		// Messages: to the recipient, never back to the sender.
 		m := s.Do("POST", "/api/v1/messages", map[string]any{"listingId": table, "content": "Is it still available?"},
 			buyer.Auth()).Want(t, http.StatusCreated, "").Data()
@@ -580,6 +591,12 @@ func TestEventCauses(t *testing.T) {
 		if st := s.Do("GET", "/api/v1/listings/"+radio, nil).Want(t, http.StatusOK, "").Data()["status"]; st != "active" {
 			t.Fatalf("after the refusals the listing is %v", st)
 		}
+
+		// Archived: its watchers hear it is gone from sale.
+		s.Do("DELETE", "/api/v1/listings/"+radio, nil, seller.Auth()).Want(t, http.StatusOK, "")
+		w.step("archived", false, want{typ: "listing.updated",
+			match: map[string]any{"listingId": radio, "status": "archived", "previousStatus": "active"},
+			to:    []*testkit.User{watcher1}, notTo: everyone(watcher1, seller)})
 
 		// Every public type was produced by some cause above.
 		for _, ob := range eventObservers {
