@@ -461,6 +461,18 @@ func TestEventCauses(t *testing.T) {
 		s.Do("POST", "/api/v1/agent/offers/"+o1+"/accept", nil, buyer.Key.Auth()).Want(t, http.StatusOK, "")
 		w.step("accept", false, want{typ: "offer.accepted", match: offerData(o1, lamp, "agreedPrice", 8000),
 			to: []*testkit.User{seller}, notTo: everyone(seller)})
+		// Bought at the agreed price: the seller sees it, the watchers see
+		// the listing as anyone may (its asking price), not the deal.
+		watch(watcher2, lamp)
+		lampOrder := s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": lamp, "maxPrice": 10000, "offerId": o1,
+			"shippingAddress": testkit.Address()}, buyer.Key.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+		w.step("bought with the offer", false,
+			want{typ: "order.created", match: map[string]any{"orderId": lampOrder, "listingId": lamp, "itemPrice": 8000},
+				to: []*testkit.User{buyer.User, seller}, notTo: everyone(buyer.User, seller)},
+			want{typ: "listing.sold", match: map[string]any{"listingId": lamp, "orderId": lampOrder, "price": 8000},
+				to: []*testkit.User{seller}, notTo: everyone(seller)},
+			want{typ: "listing.updated", match: map[string]any{"listingId": lamp, "status": "sold", "price": 10000},
+				absent: []string{"orderId"}, to: []*testkit.User{watcher2}, notTo: everyone(watcher2, seller)})
 		o2 := offer(table, 6000)
 		s.Do("POST", "/api/v1/offers/"+o2+"/reject", nil, seller.Auth()).Want(t, http.StatusOK, "")
 		w.step("reject", false,
