@@ -431,7 +431,7 @@ func TestEventCauses(t *testing.T) {
 		thread := m["threadId"].(string)
 		w.step("message to the seller", false, want{typ: "message.received",
 			match: map[string]any{"threadId": thread, "messageId": m["id"], "listingId": table, "senderId": buyer.ID,
-				"recipientId": seller.ID},
+				"recipientId": seller.ID, "content": "Is it still available?"},
 			to: []*testkit.User{seller}, notTo: everyone(seller)})
 		r := s.Do("POST", "/api/v1/messages/threads/"+thread+"/reply", map[string]any{"content": "Yes, it is."},
 			seller.Auth()).Want(t, http.StatusCreated, "").Data()
