@@ -61,11 +61,12 @@ type eventWorld struct {
 	keyOwner map[string]string            // agent key id -> owner id
 	known    map[string]map[string]bool   // observer -> event id + "/" + user id, already checked
 	seenBy   map[string]map[string]string // observer -> type -> a user who saw it
+	lag      map[string]time.Duration     // observer -> the longest a step's events took to show
 }
 
 func newEventWorld(t *testing.T, s *testkit.Server) *eventWorld {
 	w := &eventWorld{t: t, s: s, role: map[string]string{}, watchers: map[string][]string{}, keyOwner: map[string]string{},
-		known: map[string]map[string]bool{}, seenBy: map[string]map[string]string{}}
+		known: map[string]map[string]bool{}, seenBy: map[string]map[string]string{}, lag: map[string]time.Duration{}}
 	for _, ob := range eventObservers {
 		w.known[ob.name] = map[string]bool{}
 		w.seenBy[ob.name] = map[string]string{}
@@ -101,7 +102,8 @@ func (w *eventWorld) name(id string) string {
 func (w *eventWorld) step(name string, async bool, wants ...want) {
 	w.t.Helper()
 	for _, ob := range eventObservers {
-		deadline := time.Now().Add(30 * time.Second)
+		start := time.Now()
+		deadline := start.Add(30 * time.Second)
 		for {
 			delta := w.delta(ob)
 			problems := w.unmet(delta, wants)
@@ -112,12 +114,15 @@ func (w *eventWorld) step(name string, async bool, wants ...want) {
 						w.known[ob.name][e.ID+"/"+u.ID] = true
 					}
 				}
+				if lag := time.Since(start); !async && lag > w.lag[ob.name] {
+					w.lag[ob.name] = lag
+				}
 				break
 			}
 			if (ob.sync && !async) || time.Now().After(deadline) {
 				w.t.Fatalf("%s, seen by %s:\n  %s\nnew events:\n%s", name, ob.name, strings.Join(problems, "\n  "), w.dump(delta))
 			}
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 }
@@ -612,6 +617,7 @@ func TestEventCauses(t *testing.T) {
 
 		// Every public type was produced by some cause above.
 		for _, ob := range eventObservers {
+			t.Logf("%s: the slowest step's events showed after %v", ob.name, w.lag[ob.name].Round(time.Millisecond))
 			for _, typ := range events.Types() {
 				if _, ok := w.seenBy[ob.name][typ]; !ok && typ != events.TypeTest {
 					t.Errorf("%s: no step produced %s: give it a cause in this test", ob.name, typ)
