@@ -563,6 +563,17 @@ func TestEventCauses(t *testing.T) {
 		s.Do("POST", "/api/v1/approvals/"+approval+"/reject", nil, buyer.Auth()).Want(t, http.StatusOK, "")
 		w.step("approval refused", false, want{typ: "order.cancelled", match: map[string]any{"listingId": clock, "approvalId": approval},
 			to: []*testkit.User{buyer.User}, notTo: everyone(buyer.User)})
+		// An approved one goes ahead: now the seller hears of the order.
+		kettle := s.ActiveListing(seller, "Enamel camping kettle, one litre, red", 2500)
+		ar = s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": kettle, "maxPrice": 2500,
+			"shippingAddress": testkit.Address()}, buyer.Key.Auth()).Want(t, http.StatusAccepted, "APPROVAL_REQUIRED")
+		approval = ar.JSON["error"].(map[string]any)["details"].(map[string]any)["approvalId"].(string)
+		paid := s.Do("POST", "/api/v1/approvals/"+approval+"/approve", nil, buyer.Auth()).Want(t, http.StatusOK, "").Data()
+		w.step("approved", false,
+			want{typ: "approval.required", match: map[string]any{"approvalId": approval, "listingId": kettle},
+				to: []*testkit.User{buyer.User}, notTo: everyone(buyer.User)},
+			want{typ: "order.created", match: orderData(paid["id"].(string), kettle, "status", "paid"), to: both, notTo: others},
+			want{typ: "listing.sold", match: map[string]any{"listingId": kettle}, to: []*testkit.User{seller}, notTo: everyone(seller)})
 		s.SetControls(buyer.User, map[string]any{"perTransactionLimit": 50000})
 
 		// A key frozen by an admin: its owner hears of it.
