@@ -17,6 +17,10 @@ func snapshot(l *Listing, extra map[string]any) map[string]any {
 	return s
 }
 
+// Snapshot is snapshot for the other areas' listing events (an order that
+// puts the listing back on sale).
+func Snapshot(l *Listing, extra map[string]any) map[string]any { return snapshot(l, extra) }
+
 // ownerOnly are the fields whose changes only the seller hears of.
 var ownerOnly = []string{"floorPrice", "costBasis"}
 

@@ -249,7 +249,10 @@ func (s *Service) Update(ctx context.Context, actor market.Actor, id string, in 
 			return nil, nil, err
 		}
 		if rejection != nil {
-			return l, rejection, s.reject(ctx, tx, actor, l, rejection)
+			if err := s.reject(ctx, tx, actor, l, rejection); err != nil {
+				return nil, nil, err
+			}
+			return l, rejection, goneForWatchers(ctx, tx, actor, l, before.Status)
 		}
 		return l, nil, s.recordUpdate(ctx, tx, actor, &before, l, changes)
 	})
@@ -368,15 +371,20 @@ func (s *Service) retire(ctx context.Context, actor market.Actor, id string, to 
 		if err := events.Record(ctx, tx, l.UpdatedAt, actor, event, "listing", l.ID, map[string]any{"from": string(from)}); err != nil {
 			return err
 		}
-		// Watchers hear that it is gone from sale.
-		watchers, err := tx.Watchers(ctx, l.ID)
-		if err != nil || len(watchers) == 0 {
-			return err
-		}
-		return events.Record(ctx, tx, l.UpdatedAt, actor, "listing.updated", "listing", l.ID,
-			snapshot(l, map[string]any{"changes": []string{"status"}, "previousStatus": string(from)}), watchers...)
+		return goneForWatchers(ctx, tx, actor, l, from)
 	})
 	return out, err
+}
+
+// goneForWatchers tells l's watchers that it is gone from sale (it was
+// from): archived, deleted or removed by moderation.
+func goneForWatchers(ctx context.Context, tx Tx, actor market.Actor, l *Listing, from Status) error {
+	watchers, err := tx.Watchers(ctx, l.ID)
+	if err != nil || len(watchers) == 0 {
+		return err
+	}
+	return events.Record(ctx, tx, l.UpdatedAt, actor, "listing.updated", "listing", l.ID,
+		snapshot(l, map[string]any{"changes": []string{"status"}, "previousStatus": string(from)}), watchers...)
 }
 
 // ListOwn lists the actor's listings, newest first, optionally in one

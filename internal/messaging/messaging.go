@@ -368,7 +368,7 @@ func post(ctx context.Context, tx PostTx, now time.Time, actor market.Actor, t *
 	}
 	return m, events.Record(ctx, tx, now, actor, EventReceived, "thread", t.ID, map[string]any{
 		"threadId": t.ID, "messageId": m.ID, "listingId": t.ListingID, "senderId": actor.UserID,
-		"recipientId": recipient, "messageType": string(typ), "sentByAgent": m.SentByAgent}, recipient)
+		"recipientId": recipient, "messageType": string(typ), "sentByAgent": m.SentByAgent, "content": m.Content}, recipient)
 }
 
 // newMessage builds a message; the sender's own side is read at once.

@@ -456,8 +456,7 @@ func (s *Service) settleDispute(ctx context.Context, tx Tx, o *Order, d *Dispute
 		}
 		if o.StatusBeforeDispute == StatusPaid || o.StatusBeforeDispute == StatusPickupReady {
 			// Never handed over: the item can be sold again, as after a cancel.
-			if _, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusSold}, listings.StatusActive,
-				now); err != nil {
+			if err := relist(ctx, tx, actor, o, now); err != nil {
 				return 0, err
 			}
 		}

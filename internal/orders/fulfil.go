@@ -8,7 +8,6 @@ import (
 
 	"marketplace/internal/admin"
 	"marketplace/internal/events"
-	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/payments"
 )
@@ -246,8 +245,7 @@ func (s *Service) cancel(ctx context.Context, actor market.Actor, id, reason str
 			if err := tx.ReleaseSpend(ctx, o.ID, now); err != nil {
 				return err
 			}
-			if _, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusSold}, listings.StatusActive,
-				now); err != nil {
+			if err := relist(ctx, tx, actor, o, now); err != nil {
 				return err
 			}
 			if disputed {

@@ -130,6 +130,14 @@ func (m *memTx) MoveListing(_ context.Context, id string, from []listings.Status
 	return true, nil
 }
 
+// ListingByID is the relisted listing, back on sale.
+func (m *memTx) ListingByID(_ context.Context, id string) (*listings.Listing, error) {
+	return &listings.Listing{ID: id, Status: listings.StatusActive}, nil
+}
+
+// Watchers: nobody watches in these tests.
+func (m *memTx) Watchers(context.Context, string) ([]string, error) { return nil, nil }
+
 func (m *memTx) PayoutAccountOf(_ context.Context, userID string) (*payments.PayoutAccount, error) {
 	a, ok := m.accounts[userID]
 	if !ok {

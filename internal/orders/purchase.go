@@ -569,10 +569,14 @@ func (s *Service) recordPaid(ctx context.Context, tx Tx, o *Order, pay *payments
 	if len(watchers) == 0 {
 		return nil
 	}
-	// Watchers hear that the listing changed: it is sold.
-	return events.Record(ctx, tx, now, buyer, "listing.updated", "listing", o.ListingID, map[string]any{
-		"listingId": o.ListingID, "title": o.ListingTitle, "sellerId": o.SellerID, "status": "sold",
-		"price": o.Fees.ItemPrice, "changes": []string{"status"}}, watchers...)
+	// Watchers hear that the listing changed: it is sold. They see the
+	// listing as anyone may, never the price agreed in an offer.
+	l, err := tx.ListingByID(ctx, o.ListingID)
+	if err != nil {
+		return err
+	}
+	return events.Record(ctx, tx, now, buyer, "listing.updated", "listing", o.ListingID, listings.Snapshot(l, map[string]any{
+		"changes": []string{"status"}, "previousStatus": string(listings.StatusActive)}), watchers...)
 }
 
 // release undoes a reservation whose charge did not happen: the listing is

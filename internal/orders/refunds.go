@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"marketplace/internal/events"
-	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/payments"
 )
@@ -208,7 +207,7 @@ func (s *Service) bookRefund(ctx context.Context, tx Tx, o *Order, r *Refund, ac
 	// Refunded in full.
 	if o.Status == StatusPaid || o.Status == StatusPickupReady {
 		// Never handed over: the item can be sold again.
-		if _, err := tx.MoveListing(ctx, o.ListingID, []listings.Status{listings.StatusSold}, listings.StatusActive, now); err != nil {
+		if err := relist(ctx, tx, actor, o, now); err != nil {
 			return err
 		}
 	}
