@@ -20,7 +20,7 @@ const module = "marketplace/"
 // domainAreas know neither the store, nor HTTP handlers, nor the wiring.
 var domainAreas = []string{
 	"internal/accounts", "internal/admin", "internal/agents", "internal/events",
-	"internal/listings", "internal/moderation", "internal/orders",
+	"internal/listings", "internal/messaging", "internal/moderation", "internal/notify", "internal/offers", "internal/orders",
 	"internal/payments", "internal/sandbox", "internal/shipping",
 }
 
