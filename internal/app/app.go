@@ -19,6 +19,7 @@ import (
 	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/config"
+	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/agentv1"
 	"marketplace/internal/httpapi/apiv1"
@@ -38,6 +39,7 @@ import (
 	"marketplace/internal/sandbox"
 	"marketplace/internal/shipping"
 	"marketplace/internal/store"
+	"marketplace/internal/webhooks"
 )
 
 // Version is the service's version, set at build time with
@@ -74,6 +76,7 @@ type App struct {
 	Offers   *offers.Service
 	Photos   *listings.Photos
 	Settings *admin.Config
+	Webhooks *webhooks.Service
 
 	redis        *redis.Client
 	sandboxClock *sandbox.Clock // sandbox mode only
@@ -211,12 +214,18 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 
 	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
 
-	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Offers: a.Offers, Idempotency: db}, a.Log)
+	a.Webhooks = webhooks.NewService(store.Webhooks(db), a.Clock, webhooks.Options{Live: cfg.Mode == config.Live,
+		AllowPrivate: cfg.WebhookPrivateAllowed(), RetryDelays: cfg.WebhookRetryDelays, Log: a.Log})
+	db.OnEvent(func(ctx context.Context, tx *store.Tx, e *events.Event) error { return a.Webhooks.Sink(ctx, tx, e) })
+
+	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Offers: a.Offers, Idempotency: db,
+		Webhooks: a.Webhooks}, a.Log)
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
 	a.Queue = q
 	a.Listings.SetScheduler(q)
+	a.Webhooks.SetScheduler(q)
 
 	docA, err := openapi.JSON(openapi.A)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Mode is sandbox (test money, hosted pages served here) or live.
@@ -78,6 +79,21 @@ type Config struct {
 	S3AccessKey string
 	S3SecretKey string
 	S3Secure    bool // HTTPS to the endpoint (default true)
+
+	// WebhookAllowPrivate lets webhook URLs reach loopback and private
+	// addresses; nil means the mode's default (sandbox yes, live no).
+	WebhookAllowPrivate *bool
+	// WebhookRetryDelays replaces the contract's retry schedule (tests).
+	WebhookRetryDelays []time.Duration
+}
+
+// WebhookPrivateAllowed reports whether webhooks may reach private
+// addresses.
+func (c Config) WebhookPrivateAllowed() bool {
+	if c.WebhookAllowPrivate != nil {
+		return *c.WebhookAllowPrivate
+	}
+	return c.Mode != Live
 }
 
 // PhotosDir is where the local photo store keeps its files.
@@ -149,6 +165,23 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 	case "false":
 	default:
 		return c, fmt.Errorf("MARKETPLACE_S3_SECURE must be true or false, not %q", secure)
+	}
+	switch v := strings.ToLower(env("MARKETPLACE_WEBHOOK_ALLOW_PRIVATE", "")); v {
+	case "":
+	case "true", "false":
+		allow := v == "true"
+		c.WebhookAllowPrivate = &allow
+	default:
+		return c, fmt.Errorf("MARKETPLACE_WEBHOOK_ALLOW_PRIVATE must be true or false, not %q", v)
+	}
+	if v := env("MARKETPLACE_WEBHOOK_RETRY_SCHEDULE", ""); v != "" {
+		for _, part := range strings.Split(v, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(part))
+			if err != nil || d <= 0 {
+				return c, fmt.Errorf("MARKETPLACE_WEBHOOK_RETRY_SCHEDULE is a comma list of positive durations (5s,5m,...), not %q", v)
+			}
+			c.WebhookRetryDelays = append(c.WebhookRetryDelays, d)
+		}
 	}
 	fs := flag.NewFlagSet("marketplace", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -22,6 +22,7 @@ import (
 	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/store"
+	"marketplace/internal/webhooks"
 )
 
 // Queue is the River client and what it needs to run.
@@ -58,6 +59,7 @@ type Services struct {
 	Orders      *orders.Service
 	Offers      *offers.Service
 	Idempotency Purger
+	Webhooks    *webhooks.Service
 }
 
 // Purger deletes idempotency records that have expired.
@@ -107,8 +109,15 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 	if err := river.AddWorkerSafely(workers, &sweepWorker[PurgeKeysArgs]{run: purge, what: "purged idempotency keys", log: log}); err != nil {
 		return nil, err
 	}
+	queues := map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}}
+	if svc.Webhooks != nil {
+		if err := river.AddWorkerSafely(workers, &webhookWorker{webhooks: svc.Webhooks}); err != nil {
+			return nil, err
+		}
+		queues[WebhookQueue] = webhookQueue(db)
+	}
 	client, err := river.NewClient(driver(db), &river.Config{
-		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
+		Queues:  queues,
 		Workers: workers,
 		PeriodicJobs: []*river.PeriodicJob{
 			river.NewPeriodicJob(river.PeriodicInterval(ExpireOnboardingEvery),
