@@ -80,7 +80,9 @@ func (w *webhookWorker) NextRetry(job *river.Job[DeliverWebhookArgs]) time.Time 
 }
 
 // Timeout covers one attempt (10 s) and the bookkeeping around it.
-func (w *webhookWorker) Timeout(*river.Job[DeliverWebhookArgs]) time.Duration { return 30 * time.Second }
+func (w *webhookWorker) Timeout(*river.Job[DeliverWebhookArgs]) time.Duration {
+	return 30 * time.Second
+}
 
 // webhookQueue is the delivery queue's configuration. On SQLite River
 // polls (no listener): a short poll keeps the delay from commit to
