@@ -17,6 +17,7 @@ import (
 	"marketplace/internal/payments"
 	"marketplace/internal/sandbox"
 	"marketplace/internal/shipping"
+	"marketplace/internal/webhooks"
 )
 
 // Prefix is where Variant B lives.
@@ -47,6 +48,7 @@ type API struct {
 	Orders   *orders.Service
 	Messages *messaging.Service
 	Offers   *offers.Service
+	Webhooks *webhooks.Service
 
 	// Sandbox serves the /v1/sandbox helpers (sandbox mode only), which move
 	// Clock and reset data through SandboxStore.
@@ -83,6 +85,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterDisputes(rt)
 	a.RegisterMessages(rt)
 	a.RegisterOffers(rt)
+	a.RegisterWebhooks(rt)
 	if a.Sandbox {
 		a.RegisterSandbox(rt, a.Clock)
 	}

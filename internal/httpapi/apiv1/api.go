@@ -12,6 +12,7 @@ import (
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/shipping"
+	"marketplace/internal/webhooks"
 )
 
 // Prefix is where Variant A lives.
@@ -36,6 +37,7 @@ type API struct {
 	Orders    *orders.Service
 	Messages  *messaging.Service
 	Offers    *offers.Service
+	Webhooks  *webhooks.Service
 	PublicURL string
 }
 
@@ -143,6 +145,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterDisputes(rt)
 	a.RegisterMessages(rt)
 	a.RegisterOffers(rt)
+	a.RegisterWebhooks(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }
