@@ -42,11 +42,11 @@ var resolver = fakeResolver{
 func TestCheckURLLive(t *testing.T) {
 	g := &Guard{Live: true, Resolver: resolver}
 	refused := []string{
-		"http://hooks.example.com/x",       // https only in live mode
-		"ftp://hooks.example.com/x",        // scheme
+		"http://hooks.example.com/x",        // https only in live mode
+		"ftp://hooks.example.com/x",         // scheme
 		"https://user:pw@hooks.example.com", // userinfo
-		"https:///path",                    // no host
-		"https://127.0.0.1/x",              // loopback
+		"https:///path",                     // no host
+		"https://127.0.0.1/x",               // loopback
 		"https://127.1.2.3/x",
 		"https://10.0.0.1/x",         // 10/8
 		"https://172.16.0.1/x",       // 172.16/12
