@@ -114,7 +114,7 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 		if err := river.AddWorkerSafely(workers, &webhookWorker{webhooks: svc.Webhooks}); err != nil {
 			return nil, err
 		}
-		queues[WebhookQueue] = webhookQueue(db)
+		queues[WebhookQueue] = webhookQueue()
 	}
 	client, err := river.NewClient(driver(db), &river.Config{
 		Queues:  queues,

@@ -9,7 +9,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"marketplace/internal/market"
-	"marketplace/internal/store"
 	"marketplace/internal/webhooks"
 )
 
@@ -84,14 +83,11 @@ func (w *webhookWorker) Timeout(*river.Job[DeliverWebhookArgs]) time.Duration {
 	return 30 * time.Second
 }
 
-// webhookQueue is the delivery queue's configuration. On SQLite River
-// polls (no listener): a short poll keeps the delay from commit to
-// delivery low.
-func webhookQueue(db interface{ Dialect() store.Dialect }) river.QueueConfig {
-	c := river.QueueConfig{MaxWorkers: WebhookWorkers}
-	if db.Dialect() == store.SQLite {
-		c.FetchPollInterval = 100 * time.Millisecond
-		c.FetchCooldown = 20 * time.Millisecond
-	}
-	return c
+// webhookQueue is the delivery queue's configuration. River polls for it
+// every 100 ms on both engines: on SQLite it has no listener (PollOnly),
+// and River's database/sql driver for PostgreSQL has none either, so the
+// default one-second poll would be the delay from commit to delivery.
+func webhookQueue() river.QueueConfig {
+	return river.QueueConfig{MaxWorkers: WebhookWorkers, FetchPollInterval: 100 * time.Millisecond,
+		FetchCooldown: 20 * time.Millisecond}
 }
