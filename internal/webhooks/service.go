@@ -347,6 +347,9 @@ func Body(ep *Endpoint, e *events.Event) ([]byte, error) {
 }
 
 func (s *Service) send(ctx context.Context, ep *Endpoint, e *events.Event) Result {
+	if s.guard.Live && !strings.HasPrefix(ep.URL, "https://") {
+		return Result{Err: "live mode sends to https URLs only"}
+	}
 	body, err := Body(ep, e)
 	if err != nil {
 		return Result{Err: "the event could not be encoded"}
