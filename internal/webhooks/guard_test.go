@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"marketplace/internal/market"
@@ -109,35 +110,35 @@ func TestPrivate(t *testing.T) {
 // resolves elsewhere: DNS rebinding) still cannot reach a private address,
 // because the dialer checks the address it connects to.
 func TestDialerRefusesPrivate(t *testing.T) {
-	hits := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer srv.Close()
 	s := NewSender(&Guard{Live: false, AllowPrivate: false})
 	res := s.Send(context.Background(), srv.URL, NewSecret(), "ev1", []byte(`{}`))
-	if res.OK() || !strings.Contains(res.Err, "refused to connect") || hits != 0 {
-		t.Fatalf("dial to %s: %+v, hits %d", srv.URL, res, hits)
+	if res.OK() || !strings.Contains(res.Err, "refused to connect") || hits.Load() != 0 {
+		t.Fatalf("dial to %s: %+v, hits %d", srv.URL, res, hits.Load())
 	}
 	// A host name is checked after resolution too.
 	u := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
-	if res := s.Send(context.Background(), u, NewSecret(), "ev1", []byte(`{}`)); res.OK() || hits != 0 {
+	if res := s.Send(context.Background(), u, NewSecret(), "ev1", []byte(`{}`)); res.OK() || hits.Load() != 0 {
 		t.Fatalf("dial to %s: %+v", u, res)
 	}
 	// Allowed, the same server answers.
 	ok := NewSender(&Guard{AllowPrivate: true}).Send(context.Background(), srv.URL, NewSecret(), "ev1", []byte(`{}`))
-	if !ok.OK() || hits != 1 {
-		t.Fatalf("allowed: %+v hits %d", ok, hits)
+	if !ok.OK() || hits.Load() != 1 {
+		t.Fatalf("allowed: %+v hits %d", ok, hits.Load())
 	}
 }
 
 func TestNoRedirects(t *testing.T) {
-	target := 0
-	dst := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { target++ }))
+	var target atomic.Int32
+	dst := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { target.Add(1) }))
 	defer dst.Close()
 	src := httptest.NewServer(http.RedirectHandler(dst.URL, http.StatusTemporaryRedirect))
 	defer src.Close()
 	res := NewSender(&Guard{AllowPrivate: true}).Send(context.Background(), src.URL, NewSecret(), "ev1", []byte(`{}`))
-	if res.OK() || res.StatusCode != http.StatusTemporaryRedirect || target != 0 {
-		t.Fatalf("redirect: %+v, target hit %d times", res, target)
+	if res.OK() || res.StatusCode != http.StatusTemporaryRedirect || target.Load() != 0 {
+		t.Fatalf("redirect: %+v, target hit %d times", res, target.Load())
 	}
 }
 

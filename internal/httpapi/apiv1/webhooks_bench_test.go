@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
@@ -38,8 +39,7 @@ func TestWebhookThroughput(t *testing.T) {
 		u := s.Register("benchhooks")
 		var mu sync.Mutex
 		arrived := map[string]time.Time{}
-		rc := newReceiver(t)
-		rc.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			id := r.Header.Get("webhook-id")
 			mu.Lock()
 			if _, ok := arrived[id]; !ok {
@@ -47,7 +47,8 @@ func TestWebhookThroughput(t *testing.T) {
 			}
 			mu.Unlock()
 			w.WriteHeader(http.StatusNoContent)
-		})
+		}))
+		t.Cleanup(rc.Close)
 		s.Do("PUT", "/api/v1/auth/me/webhook", map[string]any{"url": rc.URL}, u.Auth()).Want(t, http.StatusOK, "")
 
 		record := func(count int) []string {
