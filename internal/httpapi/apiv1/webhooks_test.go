@@ -1,10 +1,12 @@
 package apiv1_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +17,9 @@ import (
 	"time"
 
 	"marketplace/internal/config"
+	"marketplace/internal/events"
+	"marketplace/internal/market"
+	"marketplace/internal/store"
 	"marketplace/internal/testkit"
 )
 
@@ -432,5 +437,105 @@ func TestWebhookLiveURLs(t *testing.T) {
 			testkit.WantFields(t, s.Do("PUT", "/api/v1/auth/me/webhook", map[string]any{"url": url}, u.Auth()), "url")
 		}
 		s.Do("PUT", "/api/v1/auth/me/webhook", map[string]any{"url": "https://93.184.216.34/hook"}, u.Auth()).Want(t, http.StatusOK, "")
+	})
+}
+
+// TestWebhookRules: nothing is sent for a rolled-back change; the
+// preferences' webhook switch and an agent endpoint's filter hold events
+// back; deleting an endpoint stops its pending retries.
+func TestWebhookRules(t *testing.T) {
+	testkit.Run(t, testkit.Options{WithJobs: true}, func(t *testing.T, s *testkit.Server) {
+		ctx := context.Background()
+		s.App.Webhooks.SetRetryDelays([]time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond})
+		u := s.VerifiedOwner("ruleowner")
+		acct, filtered := newReceiver(t), newReceiver(t)
+		s.Do("PUT", "/api/v1/auth/me/webhook", map[string]any{"url": acct.URL}, u.Auth()).Want(t, http.StatusOK, "")
+		key := s.NewKey(u, "sell")
+		s.Do("POST", "/v1/agent/webhooks", map[string]any{"url": filtered.URL, "events": []string{"order.created"}}, key.Auth()).
+			Want(t, http.StatusCreated, "")
+		record := func(typ string, fail bool) string {
+			e := &events.Event{ID: market.NewID(), Type: typ, ActorType: market.ActorSystem, EntityType: "thread", EntityID: "t1",
+				CreatedAt: s.Clock.Now(), Recipients: []string{u.ID}, Data: map[string]any{"threadId": "t1"}}
+			err := s.App.DB.InTx(ctx, func(tx *store.Tx) error {
+				if err := tx.AppendEvent(ctx, e); err != nil {
+					return err
+				}
+				if fail {
+					return errors.New("roll back")
+				}
+				return nil
+			})
+			if (err != nil) != fail {
+				t.Fatalf("record %s: %v", typ, err)
+			}
+			return e.ID
+		}
+
+		// Rolled back: no delivery, no request.
+		record("message.received", true)
+		// Messages switched off for webhooks.
+		mustPrefs := func(webhook bool) {
+			p := events.DefaultPrefs()
+			p[events.CategoryMessages] = events.Switches{Email: true, Webhook: webhook}
+			if err := s.App.DB.InTx(ctx, func(tx *store.Tx) error { return tx.PutNotificationPrefs(ctx, u.ID, p, s.Clock.Now()) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mustPrefs(false)
+		record("message.received", false)
+		mustPrefs(true)
+		sent := record("message.received", false)
+		c := acct.waitFor(t, "the message event", 10*time.Second, ofType("message.received"))
+		if c.ID != sent {
+			t.Fatalf("received %s, want %s (a rolled-back or switched-off event went out)", c.ID, sent)
+		}
+		time.Sleep(300 * time.Millisecond)
+		if n := len(acct.all()); n != 1 {
+			t.Fatalf("%d requests, want 1", n)
+		}
+		if n := len(filtered.all()); n != 0 {
+			t.Fatalf("the order.created endpoint got %d requests", n)
+		}
+		order := record("order.created", false)
+		filtered.waitFor(t, "order.created", 10*time.Second, func(c hookCall) bool { return c.ID == order })
+		if ds := s.Do("GET", "/api/v1/auth/me/webhook/deliveries", nil, u.Auth()).Want(t, http.StatusOK, "").List(); len(ds) != 2 {
+			t.Fatalf("%d deliveries in the log, want 2 (message, order)", len(ds))
+		}
+
+		// Deleting the endpoint stops its retries.
+		acct.setStatus(func(int) int { return http.StatusServiceUnavailable })
+		before := len(acct.all())
+		record("message.received", false)
+		acct.waitFor(t, "the failing attempt", 10*time.Second, func(hookCall) bool { return len(acct.all()) > before })
+		s.Do("DELETE", "/api/v1/auth/me/webhook", nil, u.Auth()).Want(t, http.StatusOK, "")
+		after := len(acct.all())
+		acct.setStatus(func(int) int { return http.StatusOK })
+		time.Sleep(7 * time.Second) // past River's next retry sweep
+		if n := len(acct.all()); n != after {
+			t.Fatalf("a deleted endpoint got %d more requests", n-after)
+		}
+
+		// The last attempt fails the delivery: here the schedule has one
+		// retry, so two attempts.
+		s.App.Webhooks.SetRetryDelays([]time.Duration{100 * time.Millisecond})
+		acct.setStatus(func(int) int { return http.StatusInternalServerError })
+		s.Do("PUT", "/api/v1/auth/me/webhook", map[string]any{"url": acct.URL}, u.Auth()).Want(t, http.StatusOK, "")
+		record("message.received", false)
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			ds := s.Do("GET", "/api/v1/auth/me/webhook/deliveries", nil, u.Auth()).Want(t, http.StatusOK, "").List()
+			if len(ds) == 1 && ds[0].(map[string]any)["status"] == "failed" {
+				d := ds[0].(map[string]any)
+				if testkit.Num(t, d, "attempts") != 2 || d["nextAttemptAt"] != nil || d["lastStatusCode"] != float64(500) ||
+					d["lastError"] != "HTTP 500" || len(d["attemptLog"].([]any)) != 2 {
+					t.Fatalf("failed delivery = %v", d)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the delivery did not fail after its last attempt: %v", ds)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	})
 }
