@@ -62,6 +62,10 @@ func TestAdminAgentKey(t *testing.T) {
 		photo := strings.TrimPrefix(s.UploadPhotos(buyer.Auth(), 1)[0], s.URL+"/api/v1/photos/")
 		thread := s.Do("POST", "/api/v1/messages", map[string]any{"listingId": listing, "content": "Still available?"},
 			buyer.Auth()).Want(t, http.StatusCreated, "").Data()["threadId"].(string)
+		s.Do("PUT", "/api/v1/auth/me/webhook", map[string]any{"url": "http://127.0.0.1:9/hook"}, buyer.Auth()).Want(t, http.StatusOK, "")
+		hookDelivery := s.Do("POST", "/api/v1/auth/me/webhook/test", nil, buyer.Auth()).Want(t, http.StatusOK, "").Data()["deliveryId"].(string)
+		hook := s.Do("POST", "/v1/agent/webhooks", map[string]any{"url": "http://127.0.0.1:9/a", "events": []string{"*"}},
+			buyer.Key.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
 
 		ship := map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"}
 		const a, b = "/api/v1", "/v1"
@@ -71,6 +75,10 @@ func TestAdminAgentKey(t *testing.T) {
 			open                  bool // anyone may do it, the stranger too
 		}
 		rows := []row{
+			{"POST", a + "/auth/me/webhook/deliveries/{id}/retry", a + "/auth/me/webhook/deliveries/" + hookDelivery + "/retry", nil, false},
+			{"DELETE", b + "/agent/webhooks/{id}", b + "/agent/webhooks/" + hook, nil, false},
+			{"GET", b + "/agent/webhooks/{id}/deliveries", b + "/agent/webhooks/" + hook + "/deliveries", nil, false},
+			{"POST", b + "/agent/webhooks/{id}/deliveries/{deliveryId}/retry", b + "/agent/webhooks/" + hook + "/deliveries/" + hookDelivery + "/retry", nil, false},
 			{"DELETE", a + "/addresses/{id}", a + "/addresses/" + address, nil, false},
 			{"PATCH", a + "/addresses/{id}/default", a + "/addresses/" + address + "/default", nil, false},
 			{"GET", a + "/admin/disputes/{id}", a + "/admin/disputes/" + dispute, nil, false},

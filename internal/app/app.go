@@ -40,6 +40,7 @@ import (
 	"marketplace/internal/sandbox"
 	"marketplace/internal/shipping"
 	"marketplace/internal/store"
+	"marketplace/internal/webhooks"
 )
 
 // Version is the service's version, set at build time with
@@ -77,6 +78,7 @@ type App struct {
 	Notify   *notify.Service
 	Photos   *listings.Photos
 	Settings *admin.Config
+	Webhooks *webhooks.Service
 
 	redis        *redis.Client
 	sandboxClock *sandbox.Clock // sandbox mode only
@@ -217,8 +219,12 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if a.Notify, err = newNotify(cfg, db, a.Clock); err != nil {
 		return nil, err
 	}
+	a.Webhooks = webhooks.NewService(store.Webhooks(db), a.Clock, webhooks.Options{Live: cfg.Mode == config.Live,
+		AllowPrivate: cfg.WebhookPrivateAllowed(), RetryDelays: cfg.WebhookRetryDelays, Log: a.Log})
+	db.OnEvent("webhooks", func(ctx context.Context, tx *store.Tx, e *events.Event) error { return a.Webhooks.Sink(ctx, tx, e) })
+
 	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Offers: a.Offers, Idempotency: db,
-		Mail: a.Notify}, a.Log)
+		Mail: a.Notify, Webhooks: a.Webhooks}, a.Log)
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
@@ -227,6 +233,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Notify.SetQueue(q)
 	a.Agents.SetMailer(notify.AgentsMailer{S: a.Notify})
 	a.Payments.SetMailer(notify.PaymentsMailer{S: a.Notify})
+	a.Webhooks.SetScheduler(q)
 
 	docA, err := openapi.JSON(openapi.A)
 	if err != nil {
@@ -252,7 +259,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		},
 	}).Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
-		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL}).Register(a.Router)
+		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
+		Webhooks: a.Webhooks}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err
@@ -266,7 +274,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}
 	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
 		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
-		SandboxStore: db}).Register(a.Router)
+		SandboxStore: db, Webhooks: a.Webhooks}).Register(a.Router)
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)
 	if cfg.Mode == config.Sandbox {

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Mode is sandbox (test money, hosted pages served here) or live.
@@ -85,6 +86,20 @@ type Config struct {
 	// MailFrom is their sender (default no-reply@ the public URL's host).
 	SMTPURL  string
 	MailFrom string
+	// WebhookAllowPrivate lets webhook URLs reach loopback and private
+	// addresses; nil means the mode's default (sandbox yes, live no).
+	WebhookAllowPrivate *bool
+	// WebhookRetryDelays replaces the contract's retry schedule (tests).
+	WebhookRetryDelays []time.Duration
+}
+
+// WebhookPrivateAllowed reports whether webhooks may reach private
+// addresses.
+func (c Config) WebhookPrivateAllowed() bool {
+	if c.WebhookAllowPrivate != nil {
+		return *c.WebhookAllowPrivate
+	}
+	return c.Mode != Live
 }
 
 // PhotosDir is where the local photo store keeps its files.
@@ -159,6 +174,23 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 	case "false":
 	default:
 		return c, fmt.Errorf("MARKETPLACE_S3_SECURE must be true or false, not %q", secure)
+	}
+	switch v := strings.ToLower(env("MARKETPLACE_WEBHOOK_ALLOW_PRIVATE", "")); v {
+	case "":
+	case "true", "false":
+		allow := v == "true"
+		c.WebhookAllowPrivate = &allow
+	default:
+		return c, fmt.Errorf("MARKETPLACE_WEBHOOK_ALLOW_PRIVATE must be true or false, not %q", v)
+	}
+	if v := env("MARKETPLACE_WEBHOOK_RETRY_SCHEDULE", ""); v != "" {
+		for _, part := range strings.Split(v, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(part))
+			if err != nil || d <= 0 {
+				return c, fmt.Errorf("MARKETPLACE_WEBHOOK_RETRY_SCHEDULE is a comma list of positive durations (5s,5m,...), not %q", v)
+			}
+			c.WebhookRetryDelays = append(c.WebhookRetryDelays, d)
+		}
 	}
 	fs := flag.NewFlagSet("marketplace", flag.ContinueOnError)
 	fs.SetOutput(stderr)

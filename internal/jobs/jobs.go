@@ -23,6 +23,7 @@ import (
 	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/store"
+	"marketplace/internal/webhooks"
 )
 
 // Queue is the River client and what it needs to run.
@@ -60,6 +61,7 @@ type Services struct {
 	Offers      *offers.Service
 	Idempotency Purger
 	Mail        *notify.Service // sends the outbox's queued mails (mail.go)
+	Webhooks    *webhooks.Service
 }
 
 // Purger deletes idempotency records that have expired.
@@ -112,8 +114,15 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 	if err := river.AddWorkerSafely(workers, &sweepWorker[PurgeKeysArgs]{run: purge, what: "purged idempotency keys", log: log}); err != nil {
 		return nil, err
 	}
+	queues := map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}}
+	if svc.Webhooks != nil {
+		if err := river.AddWorkerSafely(workers, &webhookWorker{webhooks: svc.Webhooks}); err != nil {
+			return nil, err
+		}
+		queues[WebhookQueue] = webhookQueue()
+	}
 	client, err := river.NewClient(driver(db), &river.Config{
-		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
+		Queues:  queues,
 		Workers: workers,
 		PeriodicJobs: []*river.PeriodicJob{
 			river.NewPeriodicJob(river.PeriodicInterval(ExpireOnboardingEvery),

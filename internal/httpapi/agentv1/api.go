@@ -18,6 +18,7 @@ import (
 	"marketplace/internal/payments"
 	"marketplace/internal/sandbox"
 	"marketplace/internal/shipping"
+	"marketplace/internal/webhooks"
 )
 
 // Prefix is where Variant B lives.
@@ -49,6 +50,7 @@ type API struct {
 	Messages *messaging.Service
 	Offers   *offers.Service
 	Notify   *notify.Service
+	Webhooks *webhooks.Service
 
 	// Sandbox serves the /v1/sandbox helpers (sandbox mode only), which move
 	// Clock and reset data through SandboxStore.
@@ -85,6 +87,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterDisputes(rt)
 	a.RegisterMessages(rt)
 	a.RegisterOffers(rt)
+	a.RegisterWebhooks(rt)
 	if a.Sandbox {
 		a.RegisterSandbox(rt, a.Clock)
 		a.RegisterOutbox(rt)

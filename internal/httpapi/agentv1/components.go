@@ -108,6 +108,21 @@ and 'state' at most 100.`},
 		{Name: "RespondOfferInput", Of: respondOfferBody{}, Request: true},
 		apidoc.Envelope("OfferEnvelope", offer{}, "Meta"),
 
+		// Webhooks
+		{Name: "AgentWebhook", Of: agentWebhook{}, Doc: "One of the owner's agent webhook endpoints."},
+		{Name: "AgentWebhookList", Of: agentWebhookList{}},
+		{Name: "AgentWebhookInput", Of: createWebhookBody{}, Request: true},
+		{Name: "DeletedWebhook", Of: deletedWebhook{}},
+		{Name: "WebhookDelivery", Of: webhookDelivery{}, Doc: "One event sent to the endpoint, with every attempt."},
+		{Name: "WebhookAttempt", Of: webhookAttempt{}},
+		{Name: "WebhookDeliveryList", Of: webhookDeliveryList{}},
+		{Name: "WebhookEvent", Of: webhookEvent{}, Doc: webhookEventDoc},
+		apidoc.Envelope("AgentWebhookEnvelope", agentWebhook{}, "Meta"),
+		apidoc.Envelope("AgentWebhookListEnvelope", agentWebhookList{}, "Meta"),
+		apidoc.Envelope("DeletedWebhookEnvelope", deletedWebhook{}, "Meta"),
+		apidoc.Envelope("WebhookDeliveryEnvelope", webhookDelivery{}, "Meta"),
+		apidoc.Envelope("WebhookDeliveryListEnvelope", webhookDeliveryList{}, "Meta"),
+
 		// Sandbox
 		{Name: "SandboxReset", Of: cleared{}},
 		{Name: "SandboxTimeAdvance", Of: advanced{}},

@@ -13,6 +13,7 @@ import (
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
 	"marketplace/internal/shipping"
+	"marketplace/internal/webhooks"
 )
 
 // Prefix is where Variant A lives.
@@ -38,6 +39,7 @@ type API struct {
 	Messages  *messaging.Service
 	Offers    *offers.Service
 	Notify    *notify.Service
+	Webhooks  *webhooks.Service
 	PublicURL string
 }
 
@@ -146,6 +148,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterMessages(rt)
 	a.RegisterOffers(rt)
 	a.RegisterNotifications(rt)
+	a.RegisterWebhooks(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }
