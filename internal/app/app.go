@@ -19,6 +19,7 @@ import (
 	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/config"
+	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/agentv1"
 	"marketplace/internal/httpapi/apiv1"
@@ -74,6 +75,7 @@ type App struct {
 	Offers   *offers.Service
 	Photos   *listings.Photos
 	Settings *admin.Config
+	Feed     *events.FeedService
 
 	redis        *redis.Client
 	sandboxClock *sandbox.Clock // sandbox mode only
@@ -210,6 +212,10 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Settings: a.Settings, Purchaser: bridge, Fees: bridge, Log: a.Log})
 
 	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
+	// Feed readers waiting on a user's feed wake when an event for the user commits.
+	broker := events.NewBroker()
+	db.OnCommit(broker.Notify)
+	a.Feed = events.NewFeedService(db, a.Clock, broker)
 
 	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Offers: a.Offers, Idempotency: db}, a.Log)
 	if err != nil {
@@ -242,7 +248,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		},
 	}).Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
-		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, PublicURL: cfg.PublicURL}).Register(a.Router)
+		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Feed: a.Feed, PublicURL: cfg.PublicURL}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err
@@ -255,7 +261,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		a.sandboxClock, advancer = sandboxClock, sandboxClock
 	}
 	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
-		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
+		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Feed: a.Feed, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
 		SandboxStore: db}).Register(a.Router)
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)

@@ -8,6 +8,7 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
+	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
@@ -47,6 +48,7 @@ type API struct {
 	Orders   *orders.Service
 	Messages *messaging.Service
 	Offers   *offers.Service
+	Feed     *events.FeedService
 
 	// Sandbox serves the /v1/sandbox helpers (sandbox mode only), which move
 	// Clock and reset data through SandboxStore.
@@ -83,6 +85,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterDisputes(rt)
 	a.RegisterMessages(rt)
 	a.RegisterOffers(rt)
+	a.RegisterEvents(rt)
 	if a.Sandbox {
 		a.RegisterSandbox(rt, a.Clock)
 	}

@@ -113,5 +113,10 @@ and 'state' at most 100.`},
 		{Name: "SandboxTimeAdvance", Of: advanced{}},
 		apidoc.Envelope("SandboxResetEnvelope", cleared{}, "Meta"),
 		apidoc.Envelope("SandboxTimeAdvanceEnvelope", advanced{}, "Meta"),
+
+		// Event feed
+		{Name: "FeedEvent", Of: feedEvent{}, Doc: "An event of the caller's feed (CONTRACT section 12)."},
+		{Name: "EventPage", Of: eventPage{}, Doc: "A page of the caller's event feed."},
+		apidoc.Envelope("EventPageEnvelope", eventPage{}, "Meta"),
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
+	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/messaging"
@@ -36,6 +37,7 @@ type API struct {
 	Orders    *orders.Service
 	Messages  *messaging.Service
 	Offers    *offers.Service
+	Feed      *events.FeedService
 	PublicURL string
 }
 
@@ -143,6 +145,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterDisputes(rt)
 	a.RegisterMessages(rt)
 	a.RegisterOffers(rt)
+	a.RegisterEvents(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

@@ -257,5 +257,9 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		// Seller dashboard
 		{Name: "SellerDashboard", Of: dashboardOut{}, Closed: true},
 		apidoc.Envelope("SellerDashboardEnvelope", dashboardOut{}, "Meta"),
+
+		// Event feed
+		{Name: "FeedEvent", Of: feedEvent{}, Doc: "An event of the caller's feed (CONTRACT section 12)."},
+		apidoc.Envelope("FeedEventListEnvelope", []feedEvent{}, "FeedMeta"),
 	}
 }
