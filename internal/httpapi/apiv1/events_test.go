@@ -109,7 +109,7 @@ func TestEventFeed(t *testing.T) {
 		for q, field := range map[string]string{
 			"limit=0": "limit", "limit=101": "limit", "limit=x": "limit", "after=nope": "after",
 			"after=" + url.QueryEscape(events.Cursor{TxID: 1}.String()[1:]): "after",
-			"types=order.created,order.exploded": "types", "wait=31": "wait", "wait=-1": "wait",
+			"types=order.created,order.exploded":                            "types", "wait=31": "wait", "wait=-1": "wait",
 		} {
 			r := s.Do("GET", "/api/v1/events?"+q, nil, owner.Auth())
 			testkit.WantFields(t, r, field)
