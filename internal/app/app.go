@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/activity"
 	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/config"
@@ -248,7 +249,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		},
 	}).Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
-		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Feed: a.Feed, PublicURL: cfg.PublicURL}).Register(a.Router)
+		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Feed: a.Feed,
+		Activity: activity.NewService(db.Read(), a.Clock), PublicURL: cfg.PublicURL}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err

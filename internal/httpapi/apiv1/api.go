@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/activity"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
@@ -38,6 +39,7 @@ type API struct {
 	Messages  *messaging.Service
 	Offers    *offers.Service
 	Feed      *events.FeedService
+	Activity  *activity.Service
 	PublicURL string
 }
 
@@ -146,6 +148,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterMessages(rt)
 	a.RegisterOffers(rt)
 	a.RegisterEvents(rt)
+	a.RegisterActivity(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }
