@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -334,6 +335,35 @@ func TestEventStream(t *testing.T) {
 		}
 		if e, ok := next(700 * time.Millisecond); ok {
 			t.Fatalf("an extra event after resuming: %+v", e)
+		}
+	})
+}
+
+// TestEventStreamOutlivesServerTimeouts: the stream moves the server's
+// read and write deadlines on, so a server with short timeouts (the
+// service's are a minute) keeps streaming past them.
+func TestEventStreamOutlivesServerTimeouts(t *testing.T) {
+	old := httpapi.StreamHeartbeat
+	httpapi.StreamHeartbeat = 200 * time.Millisecond
+	t.Cleanup(func() { httpapi.StreamHeartbeat = old })
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		owner := s.VerifiedOwner("longstream")
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &http.Server{Handler: s.App.Handler(), ReadTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond}
+		go func() { _ = srv.Serve(ln) }()
+		t.Cleanup(func() { _ = srv.Close() })
+		short := &testkit.Server{T: t, URL: "http://" + ln.Addr().String(), App: s.App, Clock: s.Clock}
+
+		next, _, stop := sseOpen(t, short, "/api/v1/events/stream", owner.Auth())
+		defer stop()
+		time.Sleep(1500 * time.Millisecond) // three times both timeouts
+		id := feedRecord(t, s, owner.ID, "order.created")
+		e, ok := next(5 * time.Second)
+		if !ok || !strings.Contains(e.data, id) {
+			t.Fatalf("after the timeouts: %+v %v", e, ok)
 		}
 	})
 }
