@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/activity"
 	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/config"
@@ -79,6 +80,7 @@ type App struct {
 	Photos   *listings.Photos
 	Settings *admin.Config
 	Webhooks *webhooks.Service
+	Feed     *events.FeedService
 
 	redis        *redis.Client
 	sandboxClock *sandbox.Clock // sandbox mode only
@@ -215,6 +217,10 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Settings: a.Settings, Purchaser: bridge, Fees: bridge, Log: a.Log})
 
 	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
+	// Feed readers waiting on a user's feed wake when an event for the user commits.
+	broker := events.NewBroker()
+	db.OnCommit("feed", broker.Notify)
+	a.Feed = events.NewFeedService(db, a.Clock, broker)
 
 	if a.Notify, err = newNotify(cfg, db, a.Clock); err != nil {
 		return nil, err
@@ -260,7 +266,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}).Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
 		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
-		Webhooks: a.Webhooks}).Register(a.Router)
+		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock)}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err
@@ -274,7 +280,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}
 	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
 		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
-		SandboxStore: db, Webhooks: a.Webhooks}).Register(a.Router)
+		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed}).Register(a.Router)
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)
 	if cfg.Mode == config.Sandbox {

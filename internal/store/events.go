@@ -166,6 +166,22 @@ func (db *DB) Feed(ctx context.Context, q events.FeedQuery) ([]events.FeedEntry,
 	defer sqlTx.Rollback() //nolint:errcheck // read-only
 	tx := &Tx{db: db, ex: sqlTx}
 
+	// The head of the feed, for an empty first page, is read before the
+	// page: on SQLite the statements run outside the read transaction, and
+	// a head read after the page could pass an event committed in between.
+	var head events.Cursor
+	if q.After == nil {
+		if db.dialect == Postgres {
+			err = tx.queryRow(ctx, `SELECT `+pgXmin+` - 1`).Scan(&head.TxID)
+			head.Seq = math.MaxInt64
+		} else {
+			err = tx.queryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM event_feed`).Scan(&head.Seq)
+		}
+		if err != nil {
+			return nil, events.Cursor{}, wrap(fmt.Errorf("feed head: %w", err))
+		}
+	}
+
 	where := []string{"f.user_id = ?"}
 	args := []any{q.UserID}
 	if q.After != nil {
@@ -218,17 +234,8 @@ func (db *DB) Feed(ctx context.Context, q events.FeedQuery) ([]events.FeedEntry,
 	case q.After != nil:
 		return nil, *q.After, nil
 	}
-	// An empty first page: the head, after everything visible now.
-	var head events.Cursor
-	if db.dialect == Postgres {
-		err = tx.queryRow(ctx, `SELECT `+pgXmin+` - 1`).Scan(&head.TxID)
-		head.Seq = math.MaxInt64
-	} else {
-		err = tx.queryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM event_feed`).Scan(&head.Seq)
-	}
-	if err != nil {
-		return nil, events.Cursor{}, wrap(fmt.Errorf("feed head: %w", err))
-	}
+	// An empty first page: the head, after everything visible when the
+	// page was read.
 	return nil, head, nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
+	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
@@ -51,6 +52,7 @@ type API struct {
 	Offers   *offers.Service
 	Notify   *notify.Service
 	Webhooks *webhooks.Service
+	Feed     *events.FeedService
 
 	// Sandbox serves the /v1/sandbox helpers (sandbox mode only), which move
 	// Clock and reset data through SandboxStore.
@@ -88,6 +90,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterMessages(rt)
 	a.RegisterOffers(rt)
 	a.RegisterWebhooks(rt)
+	a.RegisterEvents(rt)
 	if a.Sandbox {
 		a.RegisterSandbox(rt, a.Clock)
 		a.RegisterOutbox(rt)

@@ -131,5 +131,10 @@ and 'state' at most 100.`},
 		{Name: "OutboxMail", Of: outboxMail{}, Doc: "A mail the service sent or kept."},
 		{Name: "Outbox", Of: outboxList{}},
 		apidoc.Envelope("OutboxEnvelope", outboxList{}, "Meta"),
+
+		// Event feed
+		{Name: "FeedEvent", Of: feedEvent{}, Doc: "An event of the caller's feed (CONTRACT section 12)."},
+		{Name: "EventPage", Of: eventPage{}, Doc: "A page of the caller's event feed."},
+		apidoc.Envelope("EventPageEnvelope", eventPage{}, "Meta"),
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"net/http"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/activity"
 	"marketplace/internal/agents"
+	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/messaging"
@@ -40,6 +42,8 @@ type API struct {
 	Offers    *offers.Service
 	Notify    *notify.Service
 	Webhooks  *webhooks.Service
+	Feed      *events.FeedService
+	Activity  *activity.Service
 	PublicURL string
 }
 
@@ -149,6 +153,8 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterOffers(rt)
 	a.RegisterNotifications(rt)
 	a.RegisterWebhooks(rt)
+	a.RegisterEvents(rt)
+	a.RegisterActivity(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

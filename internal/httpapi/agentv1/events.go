@@ -1,0 +1,61 @@
+package agentv1
+
+import (
+	"net/http"
+	"time"
+
+	"marketplace/internal/events"
+	"marketplace/internal/httpapi"
+)
+
+// RegisterEvents adds the event feed (CONTRACT.md section 12) in snake
+// case: {events, cursor}, and the same feed as Server-Sent Events. An
+// agent key reads its owner's feed.
+func (a *API) RegisterEvents(rt *httpapi.Router) {
+	rt.Handle("GET", Prefix+"/events", httpapi.Either, a.listEvents)
+	rt.Handle("GET", Prefix+"/events/stream", httpapi.Either, a.streamEvents)
+}
+
+// feedEvent is an event as the feed, the stream and webhooks registered
+// through /v1 carry it.
+type feedEvent struct {
+	ID        string         `json:"id" doc:"The event's id: the same in the feed, the stream and every webhook delivery of it."`
+	Type      string         `json:"type" doc:"The event type (CONTRACT section 12), e.g. 'order.created'."`
+	CreatedAt time.Time      `json:"created_at"`
+	Data      map[string]any `json:"data" doc:"The ids involved and a snapshot of the object, in snake_case."`
+}
+
+// eventPage is a page of the feed.
+type eventPage struct {
+	Events []feedEvent `json:"events" doc:"Oldest first."`
+	Cursor string      `json:"cursor" doc:"Send it as 'after' for the next page. Never null: an empty page gives back the cursor it was asked with."`
+}
+
+// eventPageOut is eventPage as written (each event in its public form).
+type eventPageOut struct {
+	Events []map[string]any `json:"events"`
+	Cursor string           `json:"cursor"`
+}
+
+// listEvents is GET /v1/events?after=&types=&limit=&wait=.
+func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	p, err := events.ParseFeedParams(q.Get("after"), q.Get("types"), q.Get("limit"), q.Get("wait"))
+	if err != nil {
+		return err
+	}
+	es, next, err := a.Feed.Read(r.Context(), actor(r).UserID, p)
+	if err != nil {
+		return err
+	}
+	out := eventPageOut{Events: make([]map[string]any, len(es)), Cursor: next.String()}
+	for i := range es {
+		out.Events[i] = events.Payload(&es[i].Event, true)
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// streamEvents is GET /v1/events/stream: the feed as Server-Sent Events.
+func (a *API) streamEvents(w http.ResponseWriter, r *http.Request) error {
+	return httpapi.ServeEventStream(w, r, a.Feed, actor(r).UserID, true)
+}
