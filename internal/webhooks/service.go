@@ -57,6 +57,15 @@ func account(ctx context.Context, tx Tx, userID string) (*Endpoint, error) {
 	return nil, nil
 }
 
+// ownAccount is the caller's account endpoint, NOT_FOUND when none is set.
+func ownAccount(ctx context.Context, tx Tx, userID string) (*Endpoint, error) {
+	ep, err := account(ctx, tx, userID)
+	if err == nil && ep == nil {
+		err = market.NotFound("webhook")
+	}
+	return ep, err
+}
+
 // PutAccount sets the caller's account endpoint (PUT /auth/me/webhook): a
 // new secret every time, enabled again. evts is an optional filter.
 func (s *Service) PutAccount(ctx context.Context, caller market.Actor, rawURL string, evts []string) (*Endpoint, error) {
@@ -90,26 +99,16 @@ func (s *Service) PutAccount(ctx context.Context, caller market.Actor, rawURL st
 
 // Account reads the caller's account endpoint (NOT_FOUND when none).
 func (s *Service) Account(ctx context.Context, caller market.Actor) (*Endpoint, error) {
-	ep, err := account(ctx, s.store.Read(), caller.UserID)
-	if err != nil {
-		return nil, err
-	}
-	if ep == nil {
-		return nil, market.NotFound("webhook")
-	}
-	return ep, nil
+	return ownAccount(ctx, s.store.Read(), caller.UserID)
 }
 
 // DeleteAccount removes the caller's account endpoint and its deliveries.
 func (s *Service) DeleteAccount(ctx context.Context, caller market.Actor) (*Endpoint, error) {
 	var out *Endpoint
 	err := s.store.InTx(ctx, func(tx Tx) error {
-		ep, err := account(ctx, tx, caller.UserID)
+		ep, err := ownAccount(ctx, tx, caller.UserID)
 		if err != nil {
 			return err
-		}
-		if ep == nil {
-			return market.NotFound("webhook")
 		}
 		out = ep
 		return tx.DeleteWebhookEndpoint(ctx, ep.ID)
@@ -123,12 +122,9 @@ func (s *Service) DeleteAccount(ctx context.Context, caller market.Actor) (*Endp
 func (s *Service) Test(ctx context.Context, caller market.Actor) (*Delivery, error) {
 	var out *Delivery
 	err := s.store.InTx(ctx, func(tx Tx) error {
-		ep, err := account(ctx, tx, caller.UserID)
+		ep, err := ownAccount(ctx, tx, caller.UserID)
 		if err != nil {
 			return err
-		}
-		if ep == nil {
-			return market.NotFound("webhook")
 		}
 		now := s.clock.Now()
 		e := &events.Event{ID: market.NewID(), Type: events.TypeTest, ActorType: caller.Type, ActorID: caller.ID(),
@@ -237,12 +233,9 @@ func clampLimit(n int) int {
 // AccountDeliveries lists the account endpoint's deliveries, newest first.
 func (s *Service) AccountDeliveries(ctx context.Context, caller market.Actor, limit int) ([]Delivery, error) {
 	tx := s.store.Read()
-	ep, err := account(ctx, tx, caller.UserID)
+	ep, err := ownAccount(ctx, tx, caller.UserID)
 	if err != nil {
 		return nil, err
-	}
-	if ep == nil {
-		return nil, market.NotFound("webhook")
 	}
 	return tx.WebhookDeliveries(ctx, ep.ID, clampLimit(limit))
 }
