@@ -19,9 +19,9 @@ const module = "marketplace/"
 
 // domainAreas know neither the store, nor HTTP handlers, nor the wiring.
 var domainAreas = []string{
-	"internal/accounts", "internal/admin", "internal/agents", "internal/events",
+	"internal/accounts", "internal/activity", "internal/admin", "internal/agents", "internal/events",
 	"internal/listings", "internal/messaging", "internal/moderation", "internal/notify", "internal/offers", "internal/orders",
-	"internal/payments", "internal/sandbox", "internal/shipping",
+	"internal/payments", "internal/sandbox", "internal/shipping", "internal/webhooks",
 }
 
 // layerRules are the forbidden edges: a package matching from must not
