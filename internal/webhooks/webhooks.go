@@ -13,6 +13,7 @@ import (
 	"encoding/base64"
 	"log/slog"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"marketplace/internal/events"
@@ -150,7 +151,7 @@ type Service struct {
 	sched  Scheduler
 	guard  *Guard
 	sender *Sender
-	delays []time.Duration
+	delays atomic.Pointer[[]time.Duration] // replaced whole: workers read it while tests set it
 	log    *slog.Logger
 	// now is real time: deliveries, attempts and retries never follow the
 	// sandbox clock.
@@ -179,14 +180,17 @@ func (s *Service) SetRetryDelays(ds []time.Duration) {
 	if len(ds) == 0 {
 		ds = DefaultRetryDelays
 	}
-	s.delays = slices.Clone(ds)
+	ds = slices.Clone(ds)
+	s.delays.Store(&ds)
 }
+
+func (s *Service) retryDelays() []time.Duration { return *s.delays.Load() }
 
 // Guard is the URL and address policy.
 func (s *Service) Guard() *Guard { return s.guard }
 
 // MaxAttempts is the first attempt and every retry.
-func (s *Service) MaxAttempts() int { return len(s.delays) + 1 }
+func (s *Service) MaxAttempts() int { return len(s.retryDelays()) + 1 }
 
 // RetryDelay is the wait after failed attempt number attempt (1-based) of
 // delivery id, with up to 10% jitter that depends only on the two (so the
@@ -195,10 +199,11 @@ func (s *Service) RetryDelay(id string, attempt int) time.Duration {
 	if attempt < 1 {
 		attempt = 1
 	}
-	if attempt > len(s.delays) {
-		attempt = len(s.delays)
+	delays := s.retryDelays()
+	if attempt > len(delays) {
+		attempt = len(delays)
 	}
-	d := s.delays[attempt-1]
+	d := delays[attempt-1]
 	var h uint32 = 2166136261
 	for _, c := range []byte(id) {
 		h = (h ^ uint32(c)) * 16777619
