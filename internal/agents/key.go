@@ -117,6 +117,13 @@ const (
 	secretLetter = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 )
 
+// LooksLikeKey reports whether s is spelled like an agent key secret (it
+// may still be wrong): how a credential in an Authorization header is told
+// from a bearer token.
+func LooksLikeKey(s string) bool {
+	return strings.HasPrefix(s, testPrefix) || strings.HasPrefix(s, livePrefix)
+}
+
 func newSecret(live bool) string {
 	b := make([]byte, 43)
 	_, _ = rand.Read(b)

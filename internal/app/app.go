@@ -24,6 +24,7 @@ import (
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/agentv1"
 	"marketplace/internal/httpapi/apiv1"
+	"marketplace/internal/httpapi/mcpserver"
 	"marketplace/internal/httpapi/openapi"
 	"marketplace/internal/httpapi/ops"
 	"marketplace/internal/httpapi/web"
@@ -80,6 +81,7 @@ type App struct {
 	Photos   *listings.Photos
 	Settings *admin.Config
 	Webhooks *webhooks.Service
+	MCP      *mcpserver.Server
 	Feed     *events.FeedService
 
 	redis        *redis.Client
@@ -278,9 +280,14 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		}
 		a.sandboxClock, advancer = sandboxClock, sandboxClock
 	}
-	(&agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
+	agentAPI := &agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
 		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
-		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed}).Register(a.Router)
+		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed}
+	agentAPI.Register(a.Router)
+	// The same catalogue over MCP (CONTRACT.md section 13): a request
+	// without a valid agent key is answered 401 before any MCP message.
+	a.MCP = &mcpserver.Server{Tools: agentAPI.Tools(), Version: version()}
+	a.Router.Handle("POST", mcpserver.Path, httpapi.Agent, a.MCP.Handler())
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)
 	if cfg.Mode == config.Sandbox {

@@ -62,6 +62,11 @@ func (rt *Router) authenticate(r *http.Request, auth Auth) (*Principal, error) {
 	ctx := r.Context()
 	key, hasKey := r.Header.Get("X-Agent-Key"), r.Header.Get("X-Agent-Key") != ""
 	token, hasBearer := bearerToken(r)
+	if !hasKey && agents.LooksLikeKey(token) {
+		// An agent key may come as "Authorization: Bearer mk_..." too, as
+		// MCP hosts send credentials (CONTRACT.md section 13).
+		key, hasKey, token, hasBearer = token, true, "", false
+	}
 
 	asAgent := func() (*Principal, error) {
 		k, u, err := rt.auth.AuthenticateKey(ctx, strings.TrimSpace(key))

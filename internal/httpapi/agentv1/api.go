@@ -3,6 +3,7 @@
 package agentv1
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -190,10 +191,18 @@ type whoami struct {
 }
 
 func (a *API) whoami(w http.ResponseWriter, r *http.Request) error {
-	p := httpapi.PrincipalOf(r)
-	st, err := a.Agents.Spending(r.Context(), p.Actor, p.Key)
+	out, err := a.whoamiOf(r.Context(), httpapi.PrincipalOf(r))
 	if err != nil {
 		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// whoamiOf is GET /v1/auth/whoami and the whoami tool.
+func (a *API) whoamiOf(ctx context.Context, p *httpapi.Principal) (*whoami, error) {
+	st, err := a.Agents.Spending(ctx, p.Actor, p.Key)
+	if err != nil {
+		return nil, err
 	}
 	var out whoami
 	out.Agent.KeyID, out.Agent.Label, out.Agent.Scope = p.Key.ID, p.Key.Label, p.Key.Scope.Short()
@@ -201,7 +210,7 @@ func (a *API) whoami(w http.ResponseWriter, r *http.Request) error {
 	out.Owner.IdentityVerified = p.User.IdentityVerified
 	out.Spending.PerTransactionLimit = perTransaction(st)
 	out.Spending.DailyRemaining, out.Spending.WeeklyRemaining, out.Spending.MonthlyRemaining = st.Remaining.Daily, st.Remaining.Weekly, st.Remaining.Monthly
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return &out, nil
 }
 
 // strOrNil is s, or null when empty.

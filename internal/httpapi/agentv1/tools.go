@@ -1,0 +1,165 @@
+package agentv1
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	textmsg "golang.org/x/text/message"
+
+	"marketplace/internal/agents"
+	"marketplace/internal/httpapi"
+	"marketplace/internal/httpapi/apidoc"
+	"marketplace/internal/market"
+)
+
+// Tool is one operation of the agent tool catalogue (CONTRACT.md section
+// 13): the MCP server serves it, GET /v1/tools/openai lists it, and the
+// agent guides and the manifest name it. A tool calls the same services
+// as the route it mirrors and answers the object Variant B would (the data
+// of its envelope), in snake_case.
+type Tool struct {
+	Name  string
+	Title string
+	// Description tells an agent when to use the tool and what it costs.
+	Description string
+	// Area names the capability the tool belongs to (the manifest's
+	// capabilities): "listings", "search", "offers", ...
+	Area string
+	// Scope is the key scope the tool needs: agents.OpRead (the zero
+	// value, any key), OpBuy or OpSell.
+	Scope agents.Op
+	// The MCP annotations.
+	ReadOnly, Destructive, Idempotent, OpenWorld bool
+
+	input  any           // a zero value of the argument struct
+	schema apidoc.Schema // its JSON Schema
+	call   func(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error)
+}
+
+// InputSchema is the JSON Schema of the tool's arguments.
+func (t *Tool) InputSchema() apidoc.Schema { return t.schema }
+
+// Call runs the tool for the caller p with JSON arguments: they are
+// checked against the input schema (VALIDATION_ERROR naming the field),
+// then the key's scope, then the tool's own rules.
+func (t *Tool) Call(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error) {
+	if p == nil || p.Key == nil {
+		return nil, market.Errorf(market.CodeInvalidAgentKey, "tools are called with an agent key")
+	}
+	if t.Scope != agents.OpRead {
+		if err := agents.Require(p.Actor, p.Key.Scope, t.Scope); err != nil {
+			return nil, err
+		}
+	}
+	if len(strings.TrimSpace(string(args))) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if err := t.validate(args); err != nil {
+		return nil, err
+	}
+	return t.call(ctx, p, args)
+}
+
+// tool completes t with the argument struct In and the function that runs
+// it: decoding and schema checks are done here, once for every tool.
+func tool[In any](t Tool, run func(ctx context.Context, p *httpapi.Principal, in *In) (any, error)) Tool {
+	var zero In
+	t.input = zero
+	s, err := apidoc.JSONSchema(zero)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", t.Name, err)) // a wire tag typo: caught by every test
+	}
+	t.schema = s
+	t.call = func(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error) {
+		in := new(In)
+		if err := httpapi.DecodeBytes(args, in); err != nil {
+			return nil, err
+		}
+		return run(ctx, p, in)
+	}
+	return t
+}
+
+var (
+	compiled sync.Map // tool name -> *jsonschema.Schema
+	english  = textmsg.NewPrinter(language.English)
+)
+
+func (t *Tool) validate(args json.RawMessage) error {
+	v, ok := compiled.Load(t.Name)
+	if !ok {
+		raw, _ := json.Marshal(t.schema)
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+		if err != nil {
+			return market.Internal(err)
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource(t.Name+".json", doc); err != nil {
+			return market.Internal(err)
+		}
+		sch, err := c.Compile(t.Name + ".json")
+		if err != nil {
+			return market.Internal(fmt.Errorf("tool %s: input schema: %w", t.Name, err))
+		}
+		v, _ = compiled.LoadOrStore(t.Name, sch)
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(args)))
+	if err != nil {
+		return market.Invalid(market.FieldError{Field: "arguments", Message: "must be a JSON object"})
+	}
+	err = v.(*jsonschema.Schema).Validate(inst)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !asValidation(err, &ve) {
+		return market.Invalid(market.FieldError{Field: "arguments", Message: err.Error()})
+	}
+	var fields []market.FieldError
+	for _, leaf := range leaves(ve) {
+		field := strings.Join(leaf.InstanceLocation, ".")
+		if field == "" {
+			field = "arguments"
+		}
+		fields = append(fields, market.FieldError{Field: field, Message: leaf.ErrorKind.LocalizedString(english), AsSent: true})
+	}
+	return market.Invalid(fields...)
+}
+
+func asValidation(err error, out **jsonschema.ValidationError) bool {
+	ve, ok := err.(*jsonschema.ValidationError)
+	*out = ve
+	return ok
+}
+
+// leaves are the innermost causes of a validation error: the facts a
+// caller can fix.
+func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return []*jsonschema.ValidationError{ve}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range ve.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+// Tools is the whole catalogue, sorted by name. Each area adds its tools
+// in its own file (tools_<area>.go).
+func (a *API) Tools() []Tool {
+	var out []Tool
+	for _, group := range [][]Tool{
+		a.accountTools(),
+	} {
+		out = append(out, group...)
+	}
+	slices.SortFunc(out, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+	return out
+}

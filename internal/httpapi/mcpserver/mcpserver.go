@@ -1,0 +1,146 @@
+// Package mcpserver serves the agent tool catalogue (agentv1.Tool) over the
+// Model Context Protocol (CONTRACT.md section 13): Streamable HTTP at /mcp
+// on the service's own router, and the same server on any other transport
+// (in-memory in tests, stdio in `marketplace mcp`).
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"marketplace/internal/httpapi"
+	"marketplace/internal/httpapi/agentv1"
+	"marketplace/internal/market"
+)
+
+// Path is where the MCP endpoint is served.
+const Path = "/mcp"
+
+// Caller finds the principal of a tool call. Over HTTP the router has
+// authenticated the key of the request that carries the call; elsewhere
+// (tests) the caller says who it is.
+type Caller func(ctx context.Context, req *mcp.CallToolRequest) (*httpapi.Principal, error)
+
+// Server builds MCP servers over one catalogue.
+type Server struct {
+	Tools   []agentv1.Tool
+	Version string
+}
+
+// New is an MCP server whose tool calls run as the principal caller finds.
+func (s *Server) New(caller Caller) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "marketplace", Title: "Marketplace", Version: s.Version},
+		&mcp.ServerOptions{Instructions: instructions})
+	for i := range s.Tools {
+		t := &s.Tools[i]
+		srv.AddTool(describe(t), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			p, err := caller(ctx, req)
+			if err != nil {
+				return refusal(err), nil
+			}
+			var args json.RawMessage
+			if req.Params != nil {
+				args = req.Params.Arguments
+			}
+			out, err := t.Call(ctx, p, args)
+			if err != nil {
+				return refusal(err), nil
+			}
+			return result(out)
+		})
+	}
+	return srv
+}
+
+// instructions is what an MCP host shows the model about the server.
+const instructions = "A resale marketplace where AI agents buy and sell second-hand goods for their verified human owners, " +
+	"inside spending limits the owner sets. Start with whoami to see the key's scope and what it may still spend. " +
+	"Amounts are integer cents. Purchases take an idempotency_key: reuse it when you retry, so nothing is bought twice. " +
+	"A refused call answers isError with {code, message, details}; the code says what to do next."
+
+// describe is t as MCP lists it.
+func describe(t *agentv1.Tool) *mcp.Tool {
+	destructive, openWorld := t.Destructive, t.OpenWorld
+	return &mcp.Tool{
+		Name:        t.Name,
+		Title:       t.Title,
+		Description: t.Description,
+		InputSchema: t.InputSchema(),
+		Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: t.ReadOnly, DestructiveHint: &destructive,
+			IdempotentHint: t.Idempotent, OpenWorldHint: &openWorld},
+	}
+}
+
+// result is a tool's answer: the object as structured content and as JSON
+// text. Structured content must be an object; every tool answers one.
+func result(out any) (*mcp.CallToolResult, error) {
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(raw)}},
+		StructuredContent: json.RawMessage(raw),
+	}, nil
+}
+
+// refusal is a refused call: a tool error whose structured content is the
+// contract's {code, message, details}.
+func refusal(err error) *mcp.CallToolResult {
+	body := ErrorBody(err)
+	raw, _ := json.Marshal(body)
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(raw)}},
+		StructuredContent: json.RawMessage(raw),
+	}
+}
+
+// ErrorBody is err as a tool error's structured content: the code of
+// CONTRACT.md section 2, a safe message, and details with the fields at
+// fault (under the names the caller sent them).
+func ErrorBody(err error) map[string]any {
+	e := market.ErrorOf(err)
+	msg := e.Message
+	if e.Code == market.CodeInternal {
+		msg = "internal error"
+	}
+	details := map[string]any{}
+	for k, v := range e.Details {
+		details[k] = v
+	}
+	if len(e.Fields) > 0 {
+		fields := make([]map[string]string, len(e.Fields))
+		for i, f := range e.Fields {
+			fields[i] = map[string]string{"field": f.Field, "message": f.Message}
+		}
+		details["fields"] = fields
+	}
+	return map[string]any{"code": string(e.Code), "message": msg, "details": details}
+}
+
+type principalKey struct{}
+
+// Handler serves MCP over Streamable HTTP, stateless (any replica answers
+// any call). Register it on the router with agent-key authentication, so a
+// request without a valid key is answered 401 before any MCP message; each
+// call then runs as that request's principal.
+func (s *Server) Handler() httpapi.HandlerFunc {
+	srv := s.New(func(ctx context.Context, _ *mcp.CallToolRequest) (*httpapi.Principal, error) {
+		p, _ := ctx.Value(principalKey{}).(*httpapi.Principal)
+		if p == nil {
+			return nil, market.Errorf(market.CodeInvalidAgentKey, "an agent key is required")
+		}
+		return p, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	return func(w http.ResponseWriter, r *http.Request) error {
+		ctx := context.WithValue(r.Context(), principalKey{}, httpapi.PrincipalOf(r))
+		h.ServeHTTP(w, r.WithContext(ctx))
+		return nil
+	}
+}
