@@ -68,15 +68,7 @@ func (rt *Router) authenticate(r *http.Request, auth Auth) (*Principal, error) {
 		key, hasKey, token, hasBearer = token, true, "", false
 	}
 
-	asAgent := func() (*Principal, error) {
-		k, u, err := rt.auth.AuthenticateKey(ctx, strings.TrimSpace(key))
-		if err != nil {
-			return nil, err
-		}
-		// An agent acts as its owner, never with the owner's admin rights:
-		// those belong to the admin's own bearer token.
-		return &Principal{Actor: market.Actor{Type: market.ActorAgent, UserID: u.ID, KeyID: k.ID}, User: u, Key: k}, nil
-	}
+	asAgent := func() (*Principal, error) { return rt.AgentPrincipal(ctx, key) }
 	asHuman := func() (*Principal, error) {
 		if token == "" {
 			return nil, market.Errorf(market.CodeUnauthorized, "a bearer token is required")
@@ -128,6 +120,18 @@ func (rt *Router) authenticate(r *http.Request, auth Auth) (*Principal, error) {
 		}
 		return p, nil
 	}
+}
+
+// AgentPrincipal authenticates an agent key secret: the key and its owner,
+// or INVALID_AGENT_KEY, AGENT_FROZEN, ... as every agent route answers.
+func (rt *Router) AgentPrincipal(ctx context.Context, secret string) (*Principal, error) {
+	k, u, err := rt.auth.AuthenticateKey(ctx, strings.TrimSpace(secret))
+	if err != nil {
+		return nil, err
+	}
+	// An agent acts as its owner, never with the owner's admin rights:
+	// those belong to the admin's own bearer token.
+	return &Principal{Actor: market.Actor{Type: market.ActorAgent, UserID: u.ID, KeyID: k.ID}, User: u, Key: k}, nil
 }
 
 // ActorOf is the caller's actor, the zero Actor for anonymous callers.

@@ -122,6 +122,14 @@ func ErrorBody(err error) map[string]any {
 	return map[string]any{"code": string(e.Code), "message": msg, "details": details}
 }
 
+// KeyCaller is a Caller that authenticates secret on every call, as the
+// HTTP endpoint authenticates every request (in-memory sessions in tests).
+func KeyCaller(rt *httpapi.Router, secret string) Caller {
+	return func(ctx context.Context, _ *mcp.CallToolRequest) (*httpapi.Principal, error) {
+		return rt.AgentPrincipal(ctx, secret)
+	}
+}
+
 type principalKey struct{}
 
 // Handler serves MCP over Streamable HTTP, stateless (any replica answers

@@ -1,42 +1,14 @@
 package mcpserver_test
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"marketplace/internal/testkit"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// keyHeader adds the agent key to every request of the MCP client.
-type keyHeader struct {
-	key  string
-	next http.RoundTripper
-}
-
-func (k keyHeader) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+k.key)
-	return k.next.RoundTrip(r)
-}
-
-// connect opens an MCP client session to the server's /mcp as key.
-func connect(t *testing.T, s *testkit.Server, key string) *mcp.ClientSession {
-	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	tr := &mcp.StreamableClientTransport{Endpoint: s.URL + "/mcp",
-		HTTPClient: &http.Client{Transport: keyHeader{key: key, next: http.DefaultTransport}}, DisableStandaloneSSE: true}
-	cs, err := c.Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
 
 // The catalogue over Streamable HTTP: a key in Authorization, tools listed
 // with schemas and annotations, whoami answered as Variant B would.
@@ -44,7 +16,7 @@ func TestMCPOverHTTP(t *testing.T) {
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("mcp-owner")
 		key := s.NewKey(owner, "buy_sell")
-		cs := connect(t, s, key.Secret)
+		cs := overHTTP(t, s, key.Secret)
 		list, err := cs.ListTools(t.Context(), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -52,22 +24,26 @@ func TestMCPOverHTTP(t *testing.T) {
 		if len(list.Tools) == 0 || list.Tools[0].InputSchema == nil || list.Tools[0].Annotations == nil {
 			t.Fatalf("tools %+v", list.Tools)
 		}
-		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
-		if err != nil {
-			t.Fatal(err)
+		for _, tr := range transports {
+			cs := tr.open(t, s, key.Secret)
+			got := call(t, cs, "whoami", nil).want(t, "whoami", "").Data
+			if agent, _ := got["agent"].(map[string]any); agent["key_id"] != key.ID {
+				t.Fatalf("%s: whoami %v", tr.name, got)
+			}
+			// A bad argument is a tool error with the contract's code.
+			call(t, cs, "whoami", map[string]any{"x": 1}).want(t, "whoami", "VALIDATION_ERROR")
 		}
-		raw, _ := json.Marshal(res.StructuredContent)
-		if res.IsError || !strings.Contains(string(raw), `"key_id":"`+key.ID+`"`) {
-			t.Fatalf("whoami: error %v, %s", res.IsError, raw)
-		}
-		// A bad argument is a tool error with the contract's code.
-		res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{"x": 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ = json.Marshal(res.StructuredContent)
-		if !res.IsError || !strings.Contains(string(raw), `"code":"VALIDATION_ERROR"`) {
-			t.Fatalf("extra argument: error %v, %s", res.IsError, raw)
+		// A frozen key is refused on its next call.
+		cs = overHTTP(t, s, key.Secret)
+		s.Do("POST", "/api/v1/admin/users/"+owner.ID+"/agent-keys/"+key.ID+"/freeze", map[string]any{}, s.Admin().Auth()).
+			Want(t, http.StatusOK, "")
+		mem := inMemory(t, s, key.Secret)
+		call(t, mem, "whoami", nil).want(t, "whoami", "AGENT_FROZEN")
+		// Over HTTP the request itself is refused (403 AGENT_FROZEN in
+		// the envelope), before any MCP message.
+		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}}); err == nil ||
+			!strings.Contains(err.Error(), "Forbidden") {
+			t.Fatalf("a frozen key over HTTP: %v", err)
 		}
 
 		// Without a valid key: 401 before any MCP message.
