@@ -5,9 +5,11 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -147,8 +149,68 @@ func (s *Server) Handler() httpapi.HandlerFunc {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	return func(w http.ResponseWriter, r *http.Request) error {
+		if r.ContentLength > MaxBody {
+			return market.Errorf(market.CodePayloadTooLarge, "an MCP message may be at most %d MiB", MaxBody>>20)
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		ctx := context.WithValue(r.Context(), principalKey{}, httpapi.PrincipalOf(r))
-		h.ServeHTTP(w, r.WithContext(ctx))
-		return nil
+		cw := &captureErrors{ResponseWriter: w}
+		h.ServeHTTP(cw, r.WithContext(ctx))
+		if cw.status == 0 {
+			return nil
+		}
+		// The transport refused the request (not JSON-RPC, a wrong
+		// Accept header, ...): the same refusal, in the envelope.
+		msg := strings.TrimSpace(cw.body.String())
+		if msg == "" {
+			msg = http.StatusText(cw.status)
+		}
+		switch cw.status {
+		case http.StatusRequestEntityTooLarge:
+			return market.Errorf(market.CodePayloadTooLarge, "%s", msg)
+		case http.StatusNotFound:
+			return market.Errorf(market.CodeNotFound, "%s", msg)
+		}
+		return market.Invalid(market.FieldError{Field: "body", Message: msg})
+	}
+}
+
+// MaxBody bounds one MCP message: large enough for a listing's photos
+// sent inline (create_listing), far below what would strain memory.
+const MaxBody = 32 << 20
+
+// captureErrors passes a successful answer through and keeps an error
+// answer of the MCP transport (plain text) back, to be answered in the
+// envelope instead.
+type captureErrors struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (c *captureErrors) WriteHeader(code int) {
+	if code >= 400 {
+		c.status = code
+		return
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *captureErrors) Write(b []byte) (int, error) {
+	if c.status != 0 {
+		if c.body.Len() < 4096 {
+			c.body.Write(b)
+		}
+		return len(b), nil
+	}
+	return c.ResponseWriter.Write(b)
+}
+
+func (c *captureErrors) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// Flush lets streamed answers through.
+func (c *captureErrors) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok && c.status == 0 {
+		f.Flush()
 	}
 }

@@ -46,6 +46,13 @@ func TestMCPOverHTTP(t *testing.T) {
 			t.Fatalf("a frozen key over HTTP: %v", err)
 		}
 
+		// What the MCP transport cannot read is refused in the envelope.
+		s.Unchecked = true
+		other := s.NewKey(owner, "buy")
+		s.Do("POST", "/mcp", map[string]any{"hello": "world"}, testkit.AgentKey(other.Secret)).
+			Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
+		s.Unchecked = false
+
 		// Without a valid key: 401 before any MCP message.
 		for _, hs := range [][]testkit.Header{nil, {testkit.AgentKey("mk_test_nope")}, {testkit.Bearer("mk_test_nope")}} {
 			s.Unchecked = true
