@@ -1,0 +1,129 @@
+package mcpserver_test
+
+import (
+	"net/http"
+	"testing"
+
+	"marketplace/internal/testkit"
+)
+
+// buyStr is m[k] as a string ("" when absent).
+func buyStr(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+
+// buyObj is m[k] as an object.
+func buyObj(t testing.TB, m map[string]any, k string) map[string]any {
+	t.Helper()
+	o, ok := m[k].(map[string]any)
+	if !ok {
+		t.Fatalf("%s: not an object in %v", k, m)
+	}
+	return o
+}
+
+// Buying over MCP: the account and spending reads, a fee estimate, a
+// purchase with an idempotency key that an MCP retry and an HTTP retry
+// answer with the same order and a single charge, the same key with other
+// arguments refused, and a purchase that waits for the owner's approval.
+func TestMCPBuying(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		seller := s.VerifiedOwner("mcpb-seller")
+		buyer := s.NewShopper("mcpb-buyer", "pm_card_visa")
+		s.Do("POST", "/api/v1/addresses", testkit.Address(), buyer.Auth()).Want(t, http.StatusCreated, "")
+		key := buyer.Key.Secret
+
+		for _, tr := range transports {
+			cs := tr.open(t, s, key)
+			if a := call(t, cs, "get_account", nil).want(t, "get_account", "").Data; a["id"] != buyer.ID {
+				t.Fatalf("%s: get_account %v", tr.name, a)
+			}
+			if c := call(t, cs, "get_spending_controls", nil).want(t, "get_spending_controls", "").Data; c["daily_remaining"] == nil {
+				t.Fatalf("%s: get_spending_controls %v", tr.name, c)
+			}
+			sum := call(t, cs, "get_spending_summary", nil).want(t, "get_spending_summary", "").Data
+			buyObj(t, sum, "controls")
+			buyObj(t, sum, "remaining")
+			if pm := call(t, cs, "get_payment_methods", nil).want(t, "get_payment_methods", "").Data; testkit.Num(t, pm, "total") != 1 {
+				t.Fatalf("%s: get_payment_methods %v", tr.name, pm)
+			}
+			if ad := call(t, cs, "get_addresses", nil).want(t, "get_addresses", "").Data; testkit.Num(t, ad, "total") != 1 {
+				t.Fatalf("%s: get_addresses %v", tr.name, ad)
+			}
+		}
+
+		listing := s.ActiveListing(seller, "Brass desk lamp with green glass shade", 5000)
+		for _, tr := range transports {
+			cs := tr.open(t, s, key)
+			est := call(t, cs, "estimate_fees", map[string]any{"listing_id": listing, "max_price": 5000}).want(t, "estimate_fees", "").Data
+			if testkit.Num(t, est, "item_price") != 5000 || testkit.Num(t, est, "total_charged") <= 5000 {
+				t.Fatalf("%s: estimate_fees %v", tr.name, est)
+			}
+			// The key is required.
+			call(t, cs, "purchase_listing", map[string]any{"listing_id": listing, "max_price": 5000}).
+				want(t, "purchase_listing", "VALIDATION_ERROR")
+		}
+		if n := s.Charges(); n != 0 {
+			t.Fatalf("an estimate charged: %d", n)
+		}
+
+		// One key: the first call buys; a retry over the other transport
+		// and over HTTP answers the same order; one charge.
+		args := map[string]any{"listing_id": listing, "max_price": 5000, "idempotency_key": "mcp-buy-1"}
+		first := call(t, overHTTP(t, s, key), "purchase_listing", args).want(t, "purchase_listing", "").Data
+		orderID := buyStr(first, "id")
+		if orderID == "" || first["status"] != "paid" {
+			t.Fatalf("purchase_listing %v", first)
+		}
+		again := call(t, inMemory(t, s, key), "purchase_listing", args).want(t, "purchase_listing", "").Data
+		if again["id"] != orderID {
+			t.Fatalf("a retry answered another order: %v", again)
+		}
+		r := s.Do("POST", "/v1/purchase", args, buyer.Key.Auth()).Want(t, http.StatusCreated, "")
+		if r.Data()["id"] != orderID {
+			t.Fatalf("an HTTP retry with the key answered %v", r.Data())
+		}
+		if n := s.Charges(); n != 1 {
+			t.Fatalf("charges = %d, want 1", n)
+		}
+		// The same key with other arguments.
+		call(t, inMemory(t, s, key), "purchase_listing", map[string]any{"listing_id": listing, "max_price": 6000, "idempotency_key": "mcp-buy-1"}).
+			want(t, "purchase_listing", "DUPLICATE_REQUEST")
+
+		// An HTTP purchase first, then an MCP retry with its key.
+		listing2 := s.ActiveListing(seller, "Cast iron skillet, ten inch, seasoned", 3000)
+		args2 := map[string]any{"listing_id": listing2, "max_price": 3000, "idempotency_key": "mcp-buy-2"}
+		o2 := s.Do("POST", "/v1/purchase", args2, buyer.Key.Auth()).Want(t, http.StatusCreated, "").Data()
+		if got := call(t, inMemory(t, s, key), "purchase_listing", args2).want(t, "purchase_listing", "").Data; got["id"] != o2["id"] {
+			t.Fatalf("an MCP retry of an HTTP purchase answered %v, want %v", got, o2["id"])
+		}
+		if n := s.Charges(); n != 2 {
+			t.Fatalf("charges = %d, want 2", n)
+		}
+
+		// Above the approval threshold: APPROVAL_REQUIRED, then the status.
+		s.SetControls(buyer.User, map[string]any{"approvalThreshold": 1000})
+		for i, tr := range transports {
+			cs := tr.open(t, s, key)
+			l := s.ActiveListing(seller, "Wool picnic blanket, red tartan, fringed", 2500)
+			ans := call(t, cs, "purchase_listing", map[string]any{"listing_id": l, "max_price": 2500, "idempotency_key": "mcp-approval-" + tr.name}).
+				want(t, "purchase_listing", "APPROVAL_REQUIRED")
+			details := buyObj(t, ans.Data, "details")
+			oid := buyStr(details, "order_id")
+			if oid == "" || buyStr(details, "approval_id") == "" {
+				t.Fatalf("%s: APPROVAL_REQUIRED details %v", tr.name, details)
+			}
+			// A retry answers the same refusal.
+			again := call(t, cs, "purchase_listing", map[string]any{"listing_id": l, "max_price": 2500, "idempotency_key": "mcp-approval-" + tr.name}).
+				want(t, "purchase_listing", "APPROVAL_REQUIRED")
+			if buyStr(buyObj(t, again.Data, "details"), "order_id") != oid {
+				t.Fatalf("%s: retry details %v", tr.name, again.Data)
+			}
+			st := call(t, cs, "get_approval_status", map[string]any{"order_id": oid}).want(t, "get_approval_status", "").Data
+			if st["awaiting_approval"] != true || st["status"] != "pending_approval" {
+				t.Fatalf("%s: get_approval_status %v", tr.name, st)
+			}
+			if n := s.Charges(); n != 2 {
+				t.Fatalf("%s (%d): a purchase waiting for approval charged", tr.name, i)
+			}
+		}
+	})
+}
