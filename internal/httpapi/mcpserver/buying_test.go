@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"marketplace/internal/listings"
 	"marketplace/internal/testkit"
 )
 
@@ -124,6 +125,108 @@ func TestMCPBuying(t *testing.T) {
 			if n := s.Charges(); n != 2 {
 				t.Fatalf("%s (%d): a purchase waiting for approval charged", tr.name, i)
 			}
+		}
+	})
+}
+
+// buyTools are the tools of this area: buying, spending, offers, messages.
+var buyTools = []string{"purchase_listing", "estimate_fees", "get_spending_summary", "get_spending_controls", "get_account",
+	"get_payment_methods", "get_addresses", "get_approval_status", "make_offer", "counter_offer", "accept_offer", "reject_offer",
+	"withdraw_offer", "get_offer", "get_offers", "send_message", "reply_to_thread", "get_threads", "get_thread_messages",
+	"get_unread_count"}
+
+// The authorization table of the buying, offer and message tools: a bad
+// key, a frozen key and a revoked key are refused on every tool; a key
+// without buy scope on the buying ones; another owner's offer, order and
+// thread are refused exactly as the HTTP routes refuse them.
+func TestMCPBuyingAuthorization(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		seller := s.VerifiedOwner("mcpa-seller")
+		buyer := s.NewShopper("mcpa-buyer", "pm_card_visa")
+		s.Do("POST", "/api/v1/addresses", testkit.Address(), buyer.Auth()).Want(t, http.StatusCreated, "")
+
+		bad := inMemory(t, s, "mk_test_bad")
+		for _, name := range buyTools {
+			call(t, bad, name, nil).want(t, name, "INVALID_AGENT_KEY")
+		}
+
+		sellOnly := s.NewKey(buyer.User, "sell_only").Secret
+		listing := s.ActiveListing(seller, "Oak bookshelf, five shelves, solid", 9000)
+		for _, tr := range transports {
+			cs := tr.open(t, s, sellOnly)
+			for name, args := range map[string]map[string]any{
+				"purchase_listing": {"listing_id": listing, "max_price": 9000, "idempotency_key": "scope-" + tr.name},
+				"estimate_fees":    {"listing_id": listing, "max_price": 9000},
+				"make_offer":       {"listing_id": listing, "amount": 5000},
+				"withdraw_offer":   {"offer_id": "00000000-0000-0000-0000-000000000000"},
+			} {
+				call(t, cs, name, args).want(t, name, "INSUFFICIENT_SCOPE")
+			}
+		}
+
+		// Another owner's objects: an offer, an order waiting for approval
+		// and a thread of buyer's.
+		l := s.ActiveListing(seller, "Linen tablecloth, natural, 8 seats", 10000)
+		minimum := int64(3000)
+		s.EditListing(l, func(x *listings.Listing) { x.AcceptOffers, x.MinOfferAmount = true, &minimum })
+		mine := inMemory(t, s, buyer.Key.Secret)
+		offerID := buyStr(call(t, mine, "make_offer", map[string]any{"listing_id": l, "amount": 6000}).want(t, "make_offer", "").Data, "id")
+		thread := buyStr(call(t, mine, "send_message", map[string]any{"listing_id": l, "message": "Any stains?"}).want(t, "send_message", "").Data, "thread_id")
+		s.SetControls(buyer.User, map[string]any{"approvalThreshold": 1000})
+		l2 := s.ActiveListing(seller, "Copper kettle, two litres, polished", 4000)
+		ap := call(t, mine, "purchase_listing", map[string]any{"listing_id": l2, "max_price": 4000, "idempotency_key": "auth-approval"}).
+			want(t, "purchase_listing", "APPROVAL_REQUIRED")
+		orderID := buyStr(buyObj(t, ap.Data, "details"), "order_id")
+
+		stranger := s.NewShopper("mcpa-stranger", "pm_card_visa")
+		sk := stranger.Key.Auth()
+		code := func(r *testkit.Response) string {
+			c := r.Code()
+			if c != "NOT_FOUND" && c != "FORBIDDEN" {
+				t.Fatalf("HTTP answered %d %s to another owner's object", r.Status, r.Body)
+			}
+			return c
+		}
+		s.Unchecked = true
+		want := map[string]struct {
+			args map[string]any
+			code string
+		}{
+			"get_offer":           {map[string]any{"offer_id": offerID}, code(s.Do("GET", "/v1/offers/"+offerID, nil, sk))},
+			"accept_offer":        {map[string]any{"offer_id": offerID}, code(s.Do("POST", "/v1/offers/"+offerID+"/respond", map[string]any{"action": "accept"}, sk))},
+			"reject_offer":        {map[string]any{"offer_id": offerID}, code(s.Do("POST", "/v1/offers/"+offerID+"/respond", map[string]any{"action": "reject"}, sk))},
+			"counter_offer":       {map[string]any{"offer_id": offerID, "counter_amount": 7000}, code(s.Do("POST", "/v1/offers/"+offerID+"/respond", map[string]any{"action": "counter", "counter_amount": 7000}, sk))},
+			"withdraw_offer":      {map[string]any{"offer_id": offerID}, code(s.Do("POST", "/api/v1/agent/offers/"+offerID+"/withdraw", nil, sk))},
+			"get_approval_status": {map[string]any{"order_id": orderID}, code(s.Do("GET", "/v1/orders/"+orderID, nil, sk))},
+			"get_thread_messages": {map[string]any{"thread_id": thread}, code(s.Do("GET", "/api/v1/agent/messages/threads/"+thread, nil, sk))},
+			"reply_to_thread":     {map[string]any{"thread_id": thread, "message": "hi"}, code(s.Do("POST", "/api/v1/agent/messages/threads/"+thread+"/reply", map[string]any{"content": "hi"}, sk))},
+		}
+		s.Unchecked = false
+		for _, tr := range transports {
+			cs := tr.open(t, s, stranger.Key.Secret)
+			for name, w := range want {
+				call(t, cs, name, w.args).want(t, name, w.code)
+			}
+		}
+		// The stranger's lists do not show them.
+		if o := call(t, inMemory(t, s, stranger.Key.Secret), "get_offers", map[string]any{"role": "buyer"}).want(t, "get_offers", "").Data; testkit.Num(t, o, "total") != 0 {
+			t.Fatalf("a stranger's get_offers %v", o)
+		}
+
+		// Frozen, then revoked: every tool refused.
+		frozen := s.NewKey(buyer.User, "buy_sell")
+		s.Do("POST", "/api/v1/admin/users/"+buyer.ID+"/agent-keys/"+frozen.ID+"/freeze", map[string]any{}, s.Admin().Auth()).
+			Want(t, http.StatusOK, "")
+		fz := inMemory(t, s, frozen.Secret)
+		for _, name := range buyTools {
+			call(t, fz, name, nil).want(t, name, "AGENT_FROZEN")
+		}
+		revoked := s.NewKey(buyer.User, "buy_sell")
+		rv := inMemory(t, s, revoked.Secret)
+		call(t, rv, "get_account", nil).want(t, "get_account", "")
+		s.Do("DELETE", "/v1/auth/keys/"+revoked.ID, nil, buyer.Auth()).Want(t, http.StatusOK, "")
+		for _, name := range buyTools {
+			call(t, rv, name, nil).want(t, name, "INVALID_AGENT_KEY")
 		}
 	})
 }
