@@ -3,6 +3,7 @@ package agentv1
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"marketplace/internal/agents"
 	"marketplace/internal/httpapi"
@@ -125,7 +126,7 @@ func (a *API) buyingTools() []Tool {
 				"LISTING_NOT_AVAILABLE, LISTING_SOLD, PAYMENT_METHOD_REQUIRED, PAYMENT_FAILED, DUPLICATE_REQUEST, INSUFFICIENT_SCOPE."},
 			func(ctx context.Context, p *httpapi.Principal, in *purchaseArgs) (any, error) {
 				if a.router == nil {
-					return nil, market.Internal(errNoRouter)
+					return nil, market.Internal(errors.New("agentv1: the purchase tool is called before Register"))
 				}
 				raw, _ := ctx.Value(rawArgsKey{}).(json.RawMessage)
 				return a.router.CallIdempotent(ctx, p, "POST "+Prefix+"/purchase", raw, func(ctx context.Context) (any, error) {
@@ -136,8 +137,7 @@ func (a *API) buyingTools() []Tool {
 					return o, nil
 				})
 			})),
-		tool(Tool{Name: "estimate_fees", Title: "Estimate a purchase's cost", Area: "purchases", Scope: agents.OpBuy,
-			ReadOnly: true, Idempotent: true,
+		tool(Tool{Name: "estimate_fees", Title: "Estimate a purchase's cost", Area: "purchases", ReadOnly: true, Idempotent: true,
 			Description: "What buying a listing would cost now (item price, service fee, shipping, total) with the same arguments as " +
 				"purchase_listing, checked against the listing and shipping but without reserving or charging anything. " +
 				"Refusals as purchase_listing's (LISTING_NOT_FOUND, LISTING_NOT_AVAILABLE, SHIPPING_COST_REQUIRED, VALIDATION_ERROR)."},
@@ -196,9 +196,3 @@ func (a *API) buyingTools() []Tool {
 			}),
 	}
 }
-
-var errNoRouter = errorString("agentv1: the purchase tool is used before Register")
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }

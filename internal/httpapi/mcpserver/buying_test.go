@@ -156,12 +156,13 @@ func TestMCPBuyingAuthorization(t *testing.T) {
 			cs := tr.open(t, s, sellOnly)
 			for name, args := range map[string]map[string]any{
 				"purchase_listing": {"listing_id": listing, "max_price": 9000, "idempotency_key": "scope-" + tr.name},
-				"estimate_fees":    {"listing_id": listing, "max_price": 9000},
 				"make_offer":       {"listing_id": listing, "amount": 5000},
 				"withdraw_offer":   {"offer_id": "00000000-0000-0000-0000-000000000000"},
 			} {
 				call(t, cs, name, args).want(t, name, "INSUFFICIENT_SCOPE")
 			}
+			// An estimate is a read, as on HTTP: any key.
+			call(t, cs, "estimate_fees", map[string]any{"listing_id": listing, "max_price": 9000}).want(t, "estimate_fees", "")
 		}
 
 		// Another owner's objects: an offer, an order waiting for approval
