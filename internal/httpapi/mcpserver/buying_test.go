@@ -1,11 +1,17 @@
 package mcpserver_test
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 
 	"marketplace/internal/listings"
 	"marketplace/internal/testkit"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // buyStr is m[k] as a string ("" when absent).
@@ -228,6 +234,53 @@ func TestMCPBuyingAuthorization(t *testing.T) {
 		s.Do("DELETE", "/v1/auth/keys/"+revoked.ID, nil, buyer.Auth()).Want(t, http.StatusOK, "")
 		for _, name := range buyTools {
 			call(t, rv, name, nil).want(t, name, "INVALID_AGENT_KEY")
+		}
+	})
+}
+
+// Two purchase_listing calls at once with one key, one over each
+// transport: one purchase, one charge, both answered with its order.
+func TestMCPPurchaseConcurrentRetry(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		seller := s.VerifiedOwner("mcpc-seller")
+		buyer := s.NewShopper("mcpc-buyer", "pm_card_visa")
+		s.Do("POST", "/api/v1/addresses", testkit.Address(), buyer.Auth()).Want(t, http.StatusCreated, "")
+		listing := s.ActiveListing(seller, "Rattan armchair with linen cushion", 4500)
+		args := map[string]any{"listing_id": listing, "max_price": 4500, "idempotency_key": "mcp-concurrent"}
+		sessions := []*mcp.ClientSession{overHTTP(t, s, buyer.Key.Secret), inMemory(t, s, buyer.Key.Secret)}
+		ids := make([]string, len(sessions))
+		errs := make([]error, len(sessions))
+		var wg sync.WaitGroup
+		for i, cs := range sessions {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "purchase_listing", Arguments: args})
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				raw, _ := json.Marshal(res.StructuredContent)
+				var out map[string]any
+				_ = json.Unmarshal(raw, &out)
+				if res.IsError {
+					errs[i] = fmt.Errorf("refused: %s", raw)
+					return
+				}
+				ids[i] = buyStr(out, "id")
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ids[0] == "" || ids[0] != ids[1] {
+			t.Fatalf("orders %v, want one", ids)
+		}
+		if n := s.Charges(); n != 1 {
+			t.Fatalf("charges = %d, want 1", n)
 		}
 	})
 }
