@@ -71,9 +71,17 @@ func toOffer(o *offers.Offer, c offers.Caller) offer {
 		rounds[i] = offerRound{Round: r.Round, By: string(r.By), Amount: r.Amount, Message: strOrNil(r.Message),
 			SentByAgent: r.SentByAgent, CreatedAt: r.CreatedAt, ContentTrust: other(r.By, r.Message)}
 	}
+	// The offer's message is its latest round's with one: its author's
+	// (unknown, it is marked all the same).
 	var trust *contentTrust
-	if n := len(o.Rounds); n > 0 && o.Rounds[n-1].Message == o.Message {
-		trust = other(o.Rounds[n-1].By, o.Message)
+	if agent && o.Message != "" {
+		trust = offerTrust(o.Message)
+		for i := len(o.Rounds) - 1; i >= 0; i-- {
+			if o.Rounds[i].Message == o.Message {
+				trust = other(o.Rounds[i].By, o.Message)
+				break
+			}
+		}
 	}
 	return offer{ContentTrust: trust, ID: o.ID, ListingID: o.ListingID, BuyerID: o.BuyerID, SellerID: o.SellerID, Status: string(o.Status),
 		OfferPrice: o.OfferPrice, CounterPrice: o.CounterPrice, CurrentPrice: o.CurrentPrice, AgreedPrice: o.AgreedPrice,
