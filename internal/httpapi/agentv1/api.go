@@ -60,6 +60,8 @@ type API struct {
 	Sandbox      bool
 	Clock        SandboxClock
 	SandboxStore sandbox.Store
+
+	router *httpapi.Router // Variant B's routes, for tools that share their idempotency records
 }
 
 func actor(r *http.Request) market.Actor { return httpapi.ActorOf(r) }
@@ -246,10 +248,15 @@ type account struct {
 }
 
 func (a *API) account(w http.ResponseWriter, r *http.Request) error {
-	u := httpapi.PrincipalOf(r).User
-	return httpapi.OK(w, r, http.StatusOK, account{ID: u.ID, UserID: u.ID, Email: u.Email, Username: u.Username,
+	return httpapi.OK(w, r, http.StatusOK, accountOf(httpapi.PrincipalOf(r)))
+}
+
+// accountOf is GET /v1/account and the get_account tool.
+func accountOf(p *httpapi.Principal) account {
+	u := p.User
+	return account{ID: u.ID, UserID: u.ID, Email: u.Email, Username: u.Username,
 		DisplayName: u.DisplayName, AvatarURL: strOrNil(u.AvatarURL), Role: string(u.Role), Status: string(u.Status),
-		TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified, CreatedAt: u.CreatedAt})
+		TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified, CreatedAt: u.CreatedAt}
 }
 
 type spendingStatus struct {
@@ -270,10 +277,18 @@ type spendingStatus struct {
 }
 
 func (a *API) spending(w http.ResponseWriter, r *http.Request) error {
-	p := httpapi.PrincipalOf(r)
-	st, err := a.Agents.Spending(r.Context(), p.Actor, p.Key)
+	out, err := a.spendingOf(r.Context(), httpapi.PrincipalOf(r))
 	if err != nil {
 		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// spendingOf is GET /v1/account/spending and the get_spending_controls tool.
+func (a *API) spendingOf(ctx context.Context, p *httpapi.Principal) (*spendingStatus, error) {
+	st, err := a.Agents.Spending(ctx, p.Actor, p.Key)
+	if err != nil {
+		return nil, err
 	}
 	c := st.Controls
 	out := spendingStatus{PerTransactionLimit: c.PerTransaction, DailyLimit: c.Daily, WeeklyLimit: c.Weekly, MonthlyLimit: c.Monthly,
@@ -284,7 +299,7 @@ func (a *API) spending(w http.ResponseWriter, r *http.Request) error {
 	if st.KeyLimits != nil {
 		out.KeyLimits = toLimits(*st.KeyLimits)
 	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return &out, nil
 }
 
 // address is a saved address: a postal address with its id.
@@ -296,15 +311,24 @@ type address struct {
 }
 
 func (a *API) addresses(w http.ResponseWriter, r *http.Request) error {
-	list, err := a.Accounts.Addresses(r.Context(), httpapi.PrincipalOf(r).Actor)
+	out, err := a.addressesOf(r.Context(), httpapi.PrincipalOf(r))
 	if err != nil {
 		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// addressesOf is GET /v1/account/addresses and the get_addresses tool.
+func (a *API) addressesOf(ctx context.Context, p *httpapi.Principal) (*addressList, error) {
+	list, err := a.Accounts.Addresses(ctx, p.Actor)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]address, len(list))
 	for i, ad := range list {
 		out[i] = address{ID: ad.ID, shipTo: toShipTo(ad), IsDefault: ad.IsDefault, CreatedAt: ad.CreatedAt}
 	}
-	return httpapi.OK(w, r, http.StatusOK, addressList{Addresses: out, Total: len(out)})
+	return &addressList{Addresses: out, Total: len(out)}, nil
 }
 
 type addressList struct {

@@ -1,6 +1,7 @@
 package agentv1
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -100,14 +101,92 @@ func (a *API) postMessage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "listing", b.ListingID)
-	c := msgCaller(r)
-	s, err := a.Messages.Post(r.Context(), c, b.ListingID, b.BuyerID,
-		messaging.Input{Content: b.Message, Fields: b.StructuredFields})
+	m, err := a.postMessageOf(r.Context(), httpapi.PrincipalOf(r), &b)
 	if err != nil {
 		return err
 	}
-	httpapi.Entity(r, "thread", s.Thread.ID)
-	return httpapi.OK(w, r, http.StatusCreated, toMessage(s.Message, s.Thread, c.Actor.UserID, c.Actor.IsAgent()))
+	httpapi.Entity(r, "thread", m.ThreadID)
+	return httpapi.OK(w, r, http.StatusCreated, m)
+}
+
+// postMessageOf is POST /v1/messages and the send_message tool.
+func (a *API) postMessageOf(ctx context.Context, p *httpapi.Principal, b *postMessageBody) (*message, error) {
+	c := messaging.CallerOf(p.Actor, p.Key)
+	s, err := a.Messages.Post(ctx, c, b.ListingID, b.BuyerID, messaging.Input{Content: b.Message, Fields: b.StructuredFields})
+	if err != nil {
+		return nil, err
+	}
+	m := toMessage(s.Message, s.Thread, c.Actor.UserID, c.Actor.IsAgent())
+	return &m, nil
+}
+
+// replyOf is the reply_to_thread tool (Variant A's POST
+// /api/v1/agent/messages/threads/{threadId}/reply).
+func (a *API) replyOf(ctx context.Context, p *httpapi.Principal, threadID string, in messaging.Input) (*message, error) {
+	c := messaging.CallerOf(p.Actor, p.Key)
+	s, err := a.Messages.Reply(ctx, c, threadID, in)
+	if err != nil {
+		return nil, err
+	}
+	m := toMessage(s.Message, s.Thread, c.Actor.UserID, c.Actor.IsAgent())
+	return &m, nil
+}
+
+// threadList is the get_threads tool's answer (Variant A's GET
+// /api/v1/agent/messages/threads), as Variant B spells lists.
+type threadList struct {
+	Threads []thread `json:"threads" doc:"Newest activity first."`
+	Cursor  *string  `json:"cursor" doc:"Pass it back for the next page; null on the last page."`
+	Limit   int      `json:"limit" minimum:"1"`
+}
+
+// threadsOf lists the caller's threads, a page at a time.
+func (a *API) threadsOf(ctx context.Context, p *httpapi.Principal, cursor string, limit int) (*threadList, error) {
+	c := messaging.CallerOf(p.Actor, p.Key)
+	ts, next, err := a.Messages.Threads(ctx, c, cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	if limit == 0 {
+		limit = messaging.DefaultPageSize
+	}
+	out := &threadList{Threads: make([]thread, len(ts)), Cursor: strOrNil(next), Limit: limit}
+	for i := range ts {
+		out.Threads[i] = toThread(&ts[i], c.Actor.UserID, c.Actor.IsAgent())
+	}
+	return out, nil
+}
+
+// threadMessagesOf is the get_thread_messages tool (Variant A's GET
+// /api/v1/agent/messages/threads/{threadId}): the messages, oldest first,
+// now read by the caller.
+func (a *API) threadMessagesOf(ctx context.Context, p *httpapi.Principal, threadID string) (*listingThread, error) {
+	c := messaging.CallerOf(p.Actor, p.Key)
+	conv, err := a.Messages.Thread(ctx, c, threadID)
+	if err != nil {
+		return nil, err
+	}
+	t := conv.Thread
+	out := &listingThread{ThreadID: t.ID, ListingID: t.ListingID, BuyerID: t.BuyerID, SellerID: t.SellerID,
+		Messages: make([]message, len(conv.Messages))}
+	for i := range conv.Messages {
+		out.Messages[i] = toMessage(&conv.Messages[i], t, c.Actor.UserID, c.Actor.IsAgent())
+	}
+	return out, nil
+}
+
+// unreadCount is the get_unread_count tool's answer (Variant A's GET
+// /api/v1/agent/messages/unread).
+type unreadCount struct {
+	UnreadCount int `json:"unread_count" minimum:"0" doc:"Unread messages over all the caller's threads (messages, not threads)."`
+}
+
+func (a *API) unreadOf(ctx context.Context, p *httpapi.Principal) (*unreadCount, error) {
+	n, err := a.Messages.Unread(ctx, messaging.CallerOf(p.Actor, p.Key))
+	if err != nil {
+		return nil, err
+	}
+	return &unreadCount{UnreadCount: n}, nil
 }
 
 // listingMessages is GET /v1/messages/{listing_id}?buyer_id=: the caller's

@@ -1,6 +1,7 @@
 package agentv1
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 // RegisterOrders adds the purchase and order routes of Variant B.
 func (a *API) RegisterOrders(rt *httpapi.Router) {
 	p := Prefix
+	a.router = rt
 	rt.HandleIdempotent("POST", p+"/purchase", httpapi.Either, a.purchase)
 	rt.Handle("GET", p+"/orders", httpapi.Either, a.listOrders)
 	rt.Handle("GET", p+"/orders/{id}", httpapi.Either, a.getOrder)
@@ -110,20 +112,31 @@ func (a *API) purchase(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	in, err := b.input()
-	if err != nil {
-		return err
-	}
 	httpapi.Entity(r, "listing", b.ListingID)
-	p := httpapi.PrincipalOf(r)
-	o, err := a.Orders.Purchase(r.Context(), orders.Buyer{Actor: p.Actor, User: p.User, Key: p.Key}, in)
+	o, err := a.purchaseOf(r.Context(), httpapi.PrincipalOf(r), &b)
 	if o != nil {
 		httpapi.Entity(r, "order", o.ID)
 	}
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusCreated, toOrder(o, p.User.ID))
+	return httpapi.OK(w, r, http.StatusCreated, o)
+}
+
+// purchaseOf is POST /v1/purchase and the purchase_listing tool: the
+// order, or with APPROVAL_REQUIRED the order queued for the owner. The
+// idempotency key, if any, is in ctx.
+func (a *API) purchaseOf(ctx context.Context, p *httpapi.Principal, b *purchaseBody) (*order, error) {
+	in, err := b.input()
+	if err != nil {
+		return nil, err
+	}
+	o, err := a.Orders.Purchase(ctx, orders.Buyer{Actor: p.Actor, User: p.User, Key: p.Key}, in)
+	if o == nil {
+		return nil, err
+	}
+	out := toOrder(o, p.User.ID)
+	return &out, err
 }
 
 type orderFees struct {

@@ -1,6 +1,7 @@
 package agentv1
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -25,16 +26,26 @@ type paymentMethod struct {
 }
 
 func (a *API) paymentMethods(w http.ResponseWriter, r *http.Request) error {
-	list, err := a.Payments.PaymentMethods(r.Context(), actor(r))
+	out, err := a.paymentMethodsOf(r.Context(), httpapi.PrincipalOf(r))
 	if err != nil {
 		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// paymentMethodsOf is GET /v1/account/payment-methods and the
+// get_payment_methods tool.
+func (a *API) paymentMethodsOf(ctx context.Context, p *httpapi.Principal) (*paymentMethodList, error) {
+	list, err := a.Payments.PaymentMethods(ctx, p.Actor)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]paymentMethod, len(list))
 	for i, m := range list {
 		out[i] = paymentMethod{ID: m.ID, Type: "card", Brand: m.Brand, Last4: m.Last4, ExpMonth: m.ExpMonth,
 			ExpYear: m.ExpYear, IsDefault: m.IsDefault, CreatedAt: m.CreatedAt}
 	}
-	return httpapi.OK(w, r, http.StatusOK, paymentMethodList{PaymentMethods: out, Total: len(out)})
+	return &paymentMethodList{PaymentMethods: out, Total: len(out)}, nil
 }
 
 type paymentMethodList struct {

@@ -1,0 +1,198 @@
+package agentv1
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"marketplace/internal/agents"
+	"marketplace/internal/httpapi"
+	"marketplace/internal/market"
+	"marketplace/internal/orders"
+)
+
+// purchaseArgs are POST /v1/purchase's fields and the idempotency key every
+// tool purchase carries.
+type purchaseArgs struct {
+	purchaseBody
+	IdempotencyKey string `json:"idempotency_key" minLength:"1" maxLength:"255" required:"true" doc:"Any string unique to this purchase (a UUID). A retry with the same key and arguments answers the first purchase's result and never charges twice, over MCP or HTTP alike; the same key with other arguments is DUPLICATE_REQUEST."`
+}
+
+// rawArgsKey carries a tool call's raw JSON arguments to its run.
+type rawArgsKey struct{}
+
+// withRawArgs hands t's run the raw arguments (in ctx), for tools that
+// share HTTP's idempotency records, whose parameters are the raw body.
+func withRawArgs(t Tool) Tool {
+	inner := t.call
+	t.call = func(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error) {
+		return inner(context.WithValue(ctx, rawArgsKey{}, args), p, args)
+	}
+	return t
+}
+
+// feeEstimate is the estimate_fees tool's answer: Variant A's POST
+// /api/v1/agent/purchase/fee-estimate in snake_case.
+type feeEstimate struct {
+	ListingID       string         `json:"listing_id"`
+	Fees            orderFees      `json:"fees"`
+	ItemPrice       int64          `json:"item_price"`
+	ServiceFee      int64          `json:"service_fee"`
+	ShippingCost    int64          `json:"shipping_cost"`
+	TotalCharged    int64          `json:"total_charged"`
+	FulfillmentType string         `json:"fulfillment_type" enum:"shipping,local_pickup"`
+	Shipping        *estimateRoute `json:"shipping,omitempty"`
+}
+
+type estimateRoute struct {
+	Carrier       string `json:"carrier"`
+	Service       string `json:"service"`
+	EstimatedDays *int   `json:"estimated_days"`
+}
+
+func toFeeEstimate(o *orders.Order) *feeEstimate {
+	f := o.Fees
+	out := &feeEstimate{ListingID: o.ListingID,
+		Fees:      orderFees{ItemPrice: f.ItemPrice, ServiceFee: f.ServiceFee, ShippingCost: f.ShippingCost, TotalCharged: f.TotalCharged},
+		ItemPrice: f.ItemPrice, ServiceFee: f.ServiceFee, ShippingCost: f.ShippingCost, TotalCharged: f.TotalCharged,
+		FulfillmentType: string(o.Fulfillment)}
+	if o.Carrier != "" {
+		out.Shipping = &estimateRoute{Carrier: o.Carrier, Service: o.Service, EstimatedDays: o.EstimatedDays}
+	}
+	return out
+}
+
+// spendingSummary is the get_spending_summary tool's answer: Variant A's
+// GET /api/v1/agent/purchase/spending-summary in snake_case.
+type spendingSummary struct {
+	Controls struct {
+		PerTransactionLimit  int64    `json:"per_transaction_limit"`
+		DailyLimit           int64    `json:"daily_limit"`
+		WeeklyLimit          int64    `json:"weekly_limit"`
+		MonthlyLimit         int64    `json:"monthly_limit"`
+		CategoryRestrictions []string `json:"category_restrictions" doc:"Blocked category ids or slugs."`
+		ApprovalThreshold    *int64   `json:"approval_threshold"`
+	} `json:"controls"`
+	KeyLimits *limits `json:"key_limits,omitempty" doc:"The calling key's own caps, when it has any."`
+	Spent     struct {
+		Today     int64 `json:"today"`
+		ThisWeek  int64 `json:"this_week"`
+		ThisMonth int64 `json:"this_month"`
+	} `json:"spent"`
+	Remaining struct {
+		Daily   int64 `json:"daily" minimum:"0"`
+		Weekly  int64 `json:"weekly" minimum:"0"`
+		Monthly int64 `json:"monthly" minimum:"0"`
+	} `json:"remaining"`
+	ReservedForOffers int64 `json:"reserved_for_offers" minimum:"0" doc:"Cents the owner's agents' open offers hold of the caps; 'remaining' already leaves it out."`
+}
+
+func toSpendingSummary(st *agents.SpendingStatus) *spendingSummary {
+	var out spendingSummary
+	c := st.Controls
+	out.Controls.PerTransactionLimit, out.Controls.DailyLimit, out.Controls.WeeklyLimit, out.Controls.MonthlyLimit =
+		c.PerTransaction, c.Daily, c.Weekly, c.Monthly
+	out.Controls.CategoryRestrictions, out.Controls.ApprovalThreshold = c.CategoryRestrictions, c.ApprovalThreshold
+	if st.KeyLimits != nil {
+		out.KeyLimits = toLimits(*st.KeyLimits)
+	}
+	out.Spent.Today, out.Spent.ThisWeek, out.Spent.ThisMonth = st.Spent.Today, st.Spent.ThisWeek, st.Spent.ThisMonth
+	out.Remaining.Daily, out.Remaining.Weekly, out.Remaining.Monthly = st.Remaining.Daily, st.Remaining.Weekly, st.Remaining.Monthly
+	out.ReservedForOffers = st.ReservedForOffers
+	return &out
+}
+
+type orderIDArgs struct {
+	OrderID string `json:"order_id" format:"uuid" required:"true" doc:"The order_id that APPROVAL_REQUIRED's details named."`
+}
+
+// approvalStatus is the get_approval_status tool's answer.
+type approvalStatus struct {
+	OrderID          string `json:"order_id"`
+	Status           string `json:"status" doc:"The order's status: 'pending_approval' while the owner has not decided; 'paid' (or later) once approved and charged; 'cancelled' when rejected."`
+	AwaitingApproval bool   `json:"awaiting_approval" doc:"True while the purchase waits for the owner."`
+	Order            *order `json:"order" doc:"The order, as GET /v1/orders/{id} answers it."`
+}
+
+// buyingTools are buying, fees and the account and spending reads.
+func (a *API) buyingTools() []Tool {
+	return []Tool{
+		withRawArgs(tool(Tool{Name: "purchase_listing", Title: "Buy a listing", Area: "purchases", Scope: agents.OpBuy,
+			Destructive: true, Idempotent: true, OpenWorld: true,
+			Description: "Buy a listing now with the owner's saved card (charged at once: item price + service fee + shipping), " +
+				"within the spending caps; answers the order. Pass max_price and a fresh idempotency_key, and reuse that key on retry: " +
+				"the same key never charges twice. Above the owner's approval threshold it answers APPROVAL_REQUIRED with order_id " +
+				"(poll get_approval_status); other refusals: MAX_PRICE_EXCEEDED, PRICE_CHANGED, SPENDING_LIMIT_EXCEEDED, CATEGORY_RESTRICTED, " +
+				"LISTING_NOT_AVAILABLE, LISTING_SOLD, PAYMENT_METHOD_REQUIRED, PAYMENT_FAILED, DUPLICATE_REQUEST, INSUFFICIENT_SCOPE."},
+			func(ctx context.Context, p *httpapi.Principal, in *purchaseArgs) (any, error) {
+				if a.router == nil {
+					return nil, market.Internal(errors.New("agentv1: the purchase tool is called before Register"))
+				}
+				raw, _ := ctx.Value(rawArgsKey{}).(json.RawMessage)
+				return a.router.CallIdempotent(ctx, p, "POST "+Prefix+"/purchase", raw, func(ctx context.Context) (any, error) {
+					o, err := a.purchaseOf(ctx, p, &in.purchaseBody)
+					if err != nil {
+						return nil, err
+					}
+					return o, nil
+				})
+			})),
+		tool(Tool{Name: "estimate_fees", Title: "Estimate a purchase's cost", Area: "purchases", ReadOnly: true, Idempotent: true,
+			Description: "What buying a listing would cost now (item price, service fee, shipping, total) with the same arguments as " +
+				"purchase_listing, checked against the listing and shipping but without reserving or charging anything. " +
+				"Refusals as purchase_listing's (LISTING_NOT_FOUND, LISTING_NOT_AVAILABLE, SHIPPING_COST_REQUIRED, VALIDATION_ERROR)."},
+			func(ctx context.Context, p *httpapi.Principal, in *purchaseBody) (any, error) {
+				pin, err := in.input()
+				if err != nil {
+					return nil, err
+				}
+				o, err := a.Orders.Estimate(ctx, orders.Buyer{Actor: p.Actor, User: p.User, Key: p.Key}, pin)
+				if err != nil {
+					return nil, err
+				}
+				return toFeeEstimate(o), nil
+			}),
+		tool(Tool{Name: "get_spending_summary", Title: "Spending summary", Area: "caps", ReadOnly: true, Idempotent: true,
+			Description: "The owner's spending controls and where spending stands: spent today, this week and this month, what " +
+				"remains of each cap, and what open offers reserve. Check it before a purchase or an offer; it costs nothing."},
+			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) {
+				st, err := a.Agents.Spending(ctx, p.Actor, p.Key)
+				if err != nil {
+					return nil, err
+				}
+				return toSpendingSummary(st), nil
+			}),
+		tool(Tool{Name: "get_spending_controls", Title: "Spending controls", Area: "caps", ReadOnly: true, Idempotent: true,
+			Description: "The spending controls in force for this key as one flat object (per-transaction, daily, weekly and " +
+				"monthly limits, blocked categories, approval threshold, the key's own caps, spent and remaining amounts). " +
+				"Only the owner changes them; reading costs nothing."},
+			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) { return a.spendingOf(ctx, p) }),
+		tool(Tool{Name: "get_account", Title: "The owner's account", Area: "accounts", ReadOnly: true, Idempotent: true,
+			Description: "The account of the key's owner: id, username, display name, trust tier, identity verification. " +
+				"Costs nothing."},
+			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) { return accountOf(p), nil }),
+		tool(Tool{Name: "get_payment_methods", Title: "Saved cards", Area: "accounts", ReadOnly: true, Idempotent: true,
+			Description: "The owner's saved cards (brand, last 4 digits, expiry, which is the default). A purchase uses the default " +
+				"card unless payment_method_id names another; with none it fails PAYMENT_METHOD_REQUIRED and only the owner can add one."},
+			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) {
+				return a.paymentMethodsOf(ctx, p)
+			}),
+		tool(Tool{Name: "get_addresses", Title: "Saved addresses", Area: "accounts", ReadOnly: true, Idempotent: true,
+			Description: "The owner's saved shipping addresses; pass one's id as shipping_address_id to purchase_listing, " +
+				"or leave it out for the default. Costs nothing."},
+			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) { return a.addressesOf(ctx, p) }),
+		tool(Tool{Name: "get_approval_status", Title: "Approval status of a purchase", Area: "purchases", ReadOnly: true, Idempotent: true,
+			Description: "Whether a purchase that answered APPROVAL_REQUIRED still waits for the owner: pass its order_id. " +
+				"awaiting_approval stays true until the owner approves (the order is then charged and paid) or rejects it (cancelled). " +
+				"NOT_FOUND for an order that is not the owner's."},
+			func(ctx context.Context, p *httpapi.Principal, in *orderIDArgs) (any, error) {
+				o, err := a.Orders.Get(ctx, p.Actor, in.OrderID)
+				if err != nil {
+					return nil, err
+				}
+				out := toOrder(o, p.User.ID)
+				return &approvalStatus{OrderID: o.ID, Status: string(o.Status),
+					AwaitingApproval: o.Status == orders.StatusPendingApproval, Order: &out}, nil
+			}),
+	}
+}
