@@ -156,7 +156,7 @@ func orderMove(fn func(ctx context.Context, as market.Actor, id string) (*orders
 }
 
 func (a *API) orderTools() []Tool {
-	const notFound = " Another owner's order is NOT_FOUND."
+	const notFound = " An unknown order is NOT_FOUND, another owner's FORBIDDEN."
 	return []Tool{
 		tool(Tool{Name: "get_orders", Title: "List orders", Area: "orders", ReadOnly: true, Idempotent: true,
 			Description: "The owner's orders as buyer and seller, newest first, with fees, status and tracking: {orders, total, limit, offset}. " +
@@ -198,10 +198,10 @@ func (a *API) orderTools() []Tool {
 			func(ctx context.Context, p *httpapi.Principal, in *shippingRatesArgs) (any, error) {
 				return a.shippingRatesOf(ctx, p, in)
 			}),
-		tool(Tool{Name: "create_shipment", Title: "Ship an order", Area: "shipping", Scope: agents.OpSell, OpenWorld: true,
+		tool(Tool{Name: "create_shipment", Title: "Ship an order", Area: "shipping", Scope: agents.OpSell, Idempotent: true, OpenWorld: true,
 			Description: "The seller ships a paid order: either with 'carrier' and 'tracking_number' of a parcel already sent (answers the order), " +
 				"or 'buy_label: true' to have the platform buy a prepaid label, whose cost comes out of the seller's payout (answers the label " +
-				"with its tracking number and the order; a second call returns the same label, never buys twice). The buyer is told it shipped. " +
+				"with its tracking number and the order). Repeating a call changes nothing: the same label is returned, never bought twice. The buyer is told it shipped. " +
 				"Needs sell scope. Errors: INSUFFICIENT_SCOPE, VALIDATION_ERROR, NOT_FOUND, FORBIDDEN (the caller's owner is not the seller), INVALID_STATE."},
 			func(ctx context.Context, p *httpapi.Principal, in *createShipmentArgs) (any, error) {
 				return a.createShipment(ctx, p, in)
@@ -254,7 +254,7 @@ func (a *API) orderTools() []Tool {
 		tool(Tool{Name: "open_dispute", Title: "Open a dispute", Area: "disputes", Scope: agents.OpBuy, Destructive: true,
 			Description: "The buyer disputes an order (not received, not as described, damaged, counterfeit): the seller's payout is frozen until " +
 				"an admin resolves it, possibly with a refund. Use it after request_refund failed or when the item never came; it cannot be withdrawn. " +
-				"Needs buy scope. Errors: INSUFFICIENT_SCOPE, VALIDATION_ERROR, NOT_FOUND, FORBIDDEN (not the buyer), INVALID_STATE, CONFLICT (already disputed)."},
+				"Needs buy scope. Errors: INSUFFICIENT_SCOPE, VALIDATION_ERROR, NOT_FOUND, FORBIDDEN (not the buyer), INVALID_STATE (e.g. already disputed)."},
 			func(ctx context.Context, p *httpapi.Principal, in *openDisputeArgs) (any, error) {
 				d, err := a.Orders.OpenDispute(ctx, p.Actor, a.disputeInput(in.OrderID, &disputeBody{Reason: in.Reason, Description: in.Description, EvidencePhotos: in.EvidencePhotos}))
 				if err != nil {
