@@ -74,10 +74,10 @@ func (a *API) onboardingTools() []Tool {
 				return onboardingStarted{OnboardingID: o.ID, MagicLink: magic(res.MagicToken), HumanTodoList: o.TodoList(),
 					Status: string(o.Status), PollSecret: res.PollSecret, ExpiresAt: o.ExpiresAt}, nil
 			}),
-		tool(Tool{Name: "check_onboarding_status", Title: "Check onboarding", Area: "onboarding", ReadOnly: true,
+		tool(Tool{Name: "check_onboarding_status", Title: "Check onboarding", Area: "onboarding",
 			Description: "Where an onboarding started with initiate_onboarding stands: 'pending_human', 'human_completing', 'kyc_pending', 'complete' " +
 				"or 'expired'. With the poll_secret, the first check after the person completed the link answers the new 'agent_key' (once, never " +
-				"again: store it). Poll every few seconds at most. Free. Errors: NOT_FOUND, UNAUTHORIZED (wrong poll secret)."},
+				"again: store it; so the call is not read-only). Poll every few seconds at most. Free. Errors: NOT_FOUND, UNAUTHORIZED (wrong poll secret)."},
 			func(ctx context.Context, _ *httpapi.Principal, in *onboardingStatusArgs) (any, error) {
 				res, err := a.Agents.Poll(ctx, in.OnboardingID, in.PollSecret)
 				if err != nil {

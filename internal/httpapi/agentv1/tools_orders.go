@@ -157,6 +157,8 @@ func orderMove(fn func(ctx context.Context, as market.Actor, id string) (*orders
 
 func (a *API) orderTools() []Tool {
 	const notFound = " An unknown order is NOT_FOUND, another owner's FORBIDDEN."
+	// A transition repeated is refused (INVALID_STATE) and changes
+	// nothing more: those tools are idempotent in the MCP sense.
 	return []Tool{
 		tool(Tool{Name: "get_orders", Title: "List orders", Area: "orders", ReadOnly: true, Idempotent: true,
 			Description: "The owner's orders as buyer and seller, newest first, with fees, status and tracking: {orders, total, limit, offset}. " +
@@ -216,7 +218,7 @@ func (a *API) orderTools() []Tool {
 				}
 				return toShipment(o, p.User.ID), nil
 			}),
-		tool(Tool{Name: "confirm_delivery", Title: "Confirm delivery", Area: "orders", Scope: agents.OpBuy, Destructive: true,
+		tool(Tool{Name: "confirm_delivery", Title: "Confirm delivery", Area: "orders", Scope: agents.OpBuy, Destructive: true, Idempotent: true,
 			Description: "The buyer confirms a shipped order arrived: the order becomes delivered and the seller's payout hold period starts " +
 				"(a refund or dispute stays possible within its window). Cannot be undone; call it only when the owner has the item. " +
 				"Needs buy scope. Errors: INSUFFICIENT_SCOPE, NOT_FOUND, FORBIDDEN (not the buyer), INVALID_STATE (not shipped)."},
@@ -225,11 +227,11 @@ func (a *API) orderTools() []Tool {
 			Description: "The seller says a local-pickup order is ready to collect; the buyer is told. Answers the order. Needs sell scope. " +
 				"Errors: INSUFFICIENT_SCOPE, NOT_FOUND, FORBIDDEN (not the seller), INVALID_STATE (not a paid pickup order)."},
 			orderMove(a.Orders.PickupReady)),
-		tool(Tool{Name: "confirm_pickup", Title: "Confirm pickup", Area: "orders", Scope: agents.OpBuy, Destructive: true,
+		tool(Tool{Name: "confirm_pickup", Title: "Confirm pickup", Area: "orders", Scope: agents.OpBuy, Destructive: true, Idempotent: true,
 			Description: "The buyer confirms a local-pickup order was collected: the order becomes delivered and the seller's payout hold " +
 				"period starts. Cannot be undone. Needs buy scope. Errors: INSUFFICIENT_SCOPE, NOT_FOUND, FORBIDDEN (not the buyer), INVALID_STATE."},
 			orderMove(a.Orders.ConfirmPickup)),
-		tool(Tool{Name: "cancel_order", Title: "Cancel an order", Area: "orders", Scope: agents.OpSell, Destructive: true, OpenWorld: true,
+		tool(Tool{Name: "cancel_order", Title: "Cancel an order", Area: "orders", Scope: agents.OpSell, Destructive: true, Idempotent: true, OpenWorld: true,
 			Description: "The seller cancels a paid order before it ships: the buyer's card is refunded in full and the listing is available again. " +
 				"Cannot be undone. Needs sell scope. Errors: INSUFFICIENT_SCOPE, NOT_FOUND, FORBIDDEN (not the seller), INVALID_STATE (already shipped)."},
 			func(ctx context.Context, p *httpapi.Principal, in *cancelOrderArgs) (any, error) {
@@ -251,7 +253,7 @@ func (a *API) orderTools() []Tool {
 				}
 				return toRefund(r), nil
 			}),
-		tool(Tool{Name: "open_dispute", Title: "Open a dispute", Area: "disputes", Scope: agents.OpBuy, Destructive: true,
+		tool(Tool{Name: "open_dispute", Title: "Open a dispute", Area: "disputes", Scope: agents.OpBuy, Destructive: true, Idempotent: true,
 			Description: "The buyer disputes an order (not received, not as described, damaged, counterfeit): the seller's payout is frozen until " +
 				"an admin resolves it, possibly with a refund. Use it after request_refund failed or when the item never came; it cannot be withdrawn. " +
 				"Needs buy scope. Errors: INSUFFICIENT_SCOPE, VALIDATION_ERROR, NOT_FOUND, FORBIDDEN (not the buyer), INVALID_STATE (e.g. already disputed)."},
