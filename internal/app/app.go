@@ -282,7 +282,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}
 	agentAPI := &agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
 		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
-		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed}
+		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed, PublicURL: cfg.PublicURL}
 	agentAPI.Register(a.Router)
 	// The same catalogue over MCP (CONTRACT.md section 13): a request
 	// without a valid agent key is answered 401 before any MCP message.

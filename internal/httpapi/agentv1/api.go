@@ -54,6 +54,8 @@ type API struct {
 	Notify   *notify.Service
 	Webhooks *webhooks.Service
 	Feed     *events.FeedService
+	// PublicURL is where the service is reached (magic links, label URLs).
+	PublicURL string
 
 	// Sandbox serves the /v1/sandbox helpers (sandbox mode only), which move
 	// Clock and reset data through SandboxStore.

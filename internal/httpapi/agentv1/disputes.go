@@ -71,12 +71,17 @@ func (a *API) openDispute(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "order", id)
+	return a.writeNewDispute(w, r, actor(r), a.disputeInput(id, &b))
+}
+
+// disputeInput is the buyer's dispute body for order id, as the route and
+// the open_dispute tool read it.
+func (a *API) disputeInput(id string, b *disputeBody) orders.DisputeInput {
 	ids := make([]string, len(b.EvidencePhotos))
 	for i, u := range b.EvidencePhotos {
 		ids[i], _ = a.Photos.PhotoID(u) // "" is reported by position
 	}
-	return a.writeNewDispute(w, r, actor(r), orders.DisputeInput{OrderID: id, Reason: b.Reason, Description: b.Description,
-		PhotoIDs: ids})
+	return orders.DisputeInput{OrderID: id, Reason: b.Reason, Description: b.Description, PhotoIDs: ids}
 }
 
 func (a *API) writeNewDispute(w http.ResponseWriter, r *http.Request, as market.Actor, in orders.DisputeInput) error {

@@ -1,6 +1,7 @@
 package agentv1
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -44,15 +45,25 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	es, next, err := a.Feed.Read(r.Context(), actor(r).UserID, p)
+	out, err := a.eventsOf(r.Context(), httpapi.PrincipalOf(r), p)
 	if err != nil {
 		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// eventsOf is GET /v1/events and the get_events tool: a page of the
+// owner's feed.
+func (a *API) eventsOf(ctx context.Context, p *httpapi.Principal, fp events.FeedParams) (*eventPageOut, error) {
+	es, next, err := a.Feed.Read(ctx, p.Actor.UserID, fp)
+	if err != nil {
+		return nil, err
 	}
 	out := eventPageOut{Events: make([]map[string]any, len(es)), Cursor: next.String()}
 	for i := range es {
 		out.Events[i] = events.Payload(&es[i].Event, true)
 	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return &out, nil
 }
 
 // streamEvents is GET /v1/events/stream: the feed as Server-Sent Events.

@@ -39,12 +39,22 @@ func (a *API) ship(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "order", id)
-	p := httpapi.PrincipalOf(r)
-	o, err := a.Orders.Ship(r.Context(), p.Actor, id, orders.Shipment{Carrier: b.Carrier, TrackingNumber: b.TrackingNumber})
+	out, err := a.shipOf(r.Context(), httpapi.PrincipalOf(r), id, &b)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.User.ID))
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// shipOf is POST /v1/orders/{id}/ship and the create_shipment tool with a
+// carrier and tracking number.
+func (a *API) shipOf(ctx context.Context, p *httpapi.Principal, id string, b *shipBody) (*order, error) {
+	o, err := a.Orders.Ship(ctx, p.Actor, id, orders.Shipment{Carrier: b.Carrier, TrackingNumber: b.TrackingNumber})
+	if err != nil {
+		return nil, err
+	}
+	out := toOrder(o, p.User.ID)
+	return &out, nil
 }
 
 // shipTo is a postal address in a request or an order.
@@ -228,17 +238,25 @@ func (a *API) listOrders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p := httpapi.PrincipalOf(r)
 	q := r.URL.Query()
-	os, total, err := a.Orders.List(r.Context(), p.Actor, q.Get("role"), q.Get("status"), limit, offset)
+	out, err := a.ordersOf(r.Context(), httpapi.PrincipalOf(r), q.Get("role"), q.Get("status"), limit, offset)
 	if err != nil {
 		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// ordersOf is GET /v1/orders and the get_orders tool.
+func (a *API) ordersOf(ctx context.Context, p *httpapi.Principal, role, status string, limit, offset int) (*orderPage, error) {
+	os, total, err := a.Orders.List(ctx, p.Actor, role, status, limit, offset)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]order, len(os))
 	for i := range os {
 		out[i] = toOrder(&os[i], p.User.ID)
 	}
-	return httpapi.OK(w, r, http.StatusOK, orderPage{Orders: out, Total: total, Limit: limit, Offset: offset})
+	return &orderPage{Orders: out, Total: total, Limit: limit, Offset: offset}, nil
 }
 
 // orderPage's fields are in the order of the map it replaces.
@@ -251,10 +269,19 @@ type orderPage struct {
 
 // getOrder is GET /v1/orders/{id}.
 func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
-	p := httpapi.PrincipalOf(r)
-	o, err := a.Orders.Get(r.Context(), p.Actor, r.PathValue("id"))
+	out, err := a.orderOf(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.User.ID))
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// orderOf is GET /v1/orders/{id} and the get_order_detail tool.
+func (a *API) orderOf(ctx context.Context, p *httpapi.Principal, id string) (*order, error) {
+	o, err := a.Orders.Get(ctx, p.Actor, id)
+	if err != nil {
+		return nil, err
+	}
+	out := toOrder(o, p.User.ID)
+	return &out, nil
 }

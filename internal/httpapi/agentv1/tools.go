@@ -158,6 +158,7 @@ func (a *API) Tools() []Tool {
 	for _, group := range [][]Tool{
 		a.accountTools(),
 		a.buyingTools(), a.offerTools(), a.messageTools(),
+		a.orderTools(), a.onboardingTools(), a.eventTools(),
 	} {
 		out = append(out, group...)
 	}

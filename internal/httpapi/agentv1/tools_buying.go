@@ -102,7 +102,7 @@ func toSpendingSummary(st *agents.SpendingStatus) *spendingSummary {
 	return &out
 }
 
-type orderIDArgs struct {
+type approvalArgs struct {
 	OrderID string `json:"order_id" format:"uuid" required:"true" doc:"The order_id that APPROVAL_REQUIRED's details named."`
 }
 
@@ -185,7 +185,7 @@ func (a *API) buyingTools() []Tool {
 			Description: "Whether a purchase that answered APPROVAL_REQUIRED still waits for the owner: pass its order_id. " +
 				"awaiting_approval stays true until the owner approves (the order is then charged and paid) or rejects it (cancelled). " +
 				"NOT_FOUND for an order that is not the owner's."},
-			func(ctx context.Context, p *httpapi.Principal, in *orderIDArgs) (any, error) {
+			func(ctx context.Context, p *httpapi.Principal, in *approvalArgs) (any, error) {
 				o, err := a.Orders.Get(ctx, p.Actor, in.OrderID)
 				if err != nil {
 					return nil, err

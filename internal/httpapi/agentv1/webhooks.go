@@ -1,6 +1,7 @@
 package agentv1
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -125,34 +126,63 @@ func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	e, err := a.Webhooks.CreateAgent(r.Context(), actor(r), b.URL, b.Events)
+	out, err := a.createWebhookOf(r.Context(), actor(r), &b)
 	if err != nil {
 		return err
 	}
-	httpapi.Entity(r, "webhook", e.ID)
-	return httpapi.OK(w, r, http.StatusCreated, toAgentWebhook(e, true))
+	httpapi.Entity(r, "webhook", out.ID)
+	return httpapi.OK(w, r, http.StatusCreated, out)
+}
+
+// createWebhookOf is POST /v1/agent/webhooks and the create_webhook tool.
+func (a *API) createWebhookOf(ctx context.Context, as market.Actor, b *createWebhookBody) (*agentWebhook, error) {
+	e, err := a.Webhooks.CreateAgent(ctx, as, b.URL, b.Events)
+	if err != nil {
+		return nil, err
+	}
+	out := toAgentWebhook(e, true)
+	return &out, nil
 }
 
 func (a *API) listWebhooks(w http.ResponseWriter, r *http.Request) error {
-	es, err := a.Webhooks.ListAgent(r.Context(), actor(r))
+	out, err := a.webhooksOf(r.Context(), actor(r))
 	if err != nil {
 		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// webhooksOf is GET /v1/agent/webhooks and the list_webhooks tool.
+func (a *API) webhooksOf(ctx context.Context, as market.Actor) (*agentWebhookList, error) {
+	es, err := a.Webhooks.ListAgent(ctx, as)
+	if err != nil {
+		return nil, err
 	}
 	out := agentWebhookList{Webhooks: make([]agentWebhook, len(es))}
 	for i := range es {
 		out.Webhooks[i] = toAgentWebhook(&es[i], false)
 	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return &out, nil
 }
 
 func (a *API) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "webhook", id)
-	e, err := a.Webhooks.DeleteAgent(r.Context(), actor(r), id)
+	out, err := a.deleteWebhookOf(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, deletedWebhook{Deleted: true, ID: e.ID})
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// deleteWebhookOf is DELETE /v1/agent/webhooks/{id} and the delete_webhook
+// tool.
+func (a *API) deleteWebhookOf(ctx context.Context, as market.Actor, id string) (*deletedWebhook, error) {
+	e, err := a.Webhooks.DeleteAgent(ctx, as, id)
+	if err != nil {
+		return nil, err
+	}
+	return &deletedWebhook{Deleted: true, ID: e.ID}, nil
 }
 
 func (a *API) webhookDeliveries(w http.ResponseWriter, r *http.Request) error {
@@ -166,15 +196,25 @@ func (a *API) webhookDeliveries(w http.ResponseWriter, r *http.Request) error {
 		}
 		limit = n
 	}
-	ds, err := a.Webhooks.AgentDeliveries(r.Context(), actor(r), id, limit)
+	out, err := a.webhookDeliveriesOf(r.Context(), actor(r), id, limit)
 	if err != nil {
 		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// webhookDeliveriesOf is GET /v1/agent/webhooks/{id}/deliveries and the
+// get_webhook_deliveries tool.
+func (a *API) webhookDeliveriesOf(ctx context.Context, as market.Actor, id string, limit int) (*webhookDeliveryList, error) {
+	ds, err := a.Webhooks.AgentDeliveries(ctx, as, id, limit)
+	if err != nil {
+		return nil, err
 	}
 	out := webhookDeliveryList{Deliveries: make([]webhookDelivery, len(ds))}
 	for i := range ds {
 		out.Deliveries[i] = toDelivery(&ds[i])
 	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return &out, nil
 }
 
 func (a *API) retryWebhookDelivery(w http.ResponseWriter, r *http.Request) error {
