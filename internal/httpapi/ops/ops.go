@@ -164,11 +164,11 @@ type manifestView struct {
 
 func (o *Ops) manifest(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.OK(w, r, http.StatusOK, manifestView{
-		Name:       "marketplace",
-		Version:    o.Version,
-		APIVersion: "1.0",
+		Name:         "marketplace",
+		Version:      o.Version,
+		APIVersion:   "1.0",
 		Capabilities: o.Capabilities(),
-		Links: o.links(),
+		Links:        o.links(),
 	})
 }
 
