@@ -63,14 +63,18 @@ func document(doc []byte) http.Handler {
 // links are the directory's and the manifest's pointers, in the order of
 // the map they replace.
 type links struct {
+	AgentGuide    string `json:"agentGuide" doc:"The agent guide (Markdown), generated from this server."`
 	AgentSurface  string `json:"agentSurface"`
 	Documentation string `json:"documentation"`
 	Health        string `json:"health"`
 	HumanSurface  string `json:"humanSurface"`
+	LLMsTxt       string `json:"llmsTxt" doc:"What the marketplace is, for language models (llms.txt)."`
 	Manifest      string `json:"manifest"`
+	MCP           string `json:"mcp" doc:"The MCP endpoint (Streamable HTTP)."`
 	OpenAPI       string `json:"openapi"`
 	OpenAPIAgent  string `json:"openapiAgent"`
 	Self          string `json:"self"`
+	ToolsOpenAI   string `json:"toolsOpenai" doc:"The agent tools in OpenAI's function-calling format."`
 }
 
 func (o *Ops) links() links {
@@ -83,6 +87,10 @@ func (o *Ops) links() links {
 		AgentSurface:  o.PublicURL + "/v1",
 		HumanSurface:  o.PublicURL + "/api/v1",
 		Documentation: o.PublicURL + "/api/v1/openapi.json",
+		AgentGuide:    o.PublicURL + SkillPath,
+		LLMsTxt:       o.PublicURL + LLMsPath,
+		MCP:           o.PublicURL + "/mcp",
+		ToolsOpenAI:   o.PublicURL + "/v1/tools/openai",
 	}
 }
 
