@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -73,6 +74,18 @@ func TestProxy(t *testing.T) {
 		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}}); err == nil {
 			t.Fatal("an unknown tool was answered")
 		}
+
+		// A key frozen mid-session: the remote refuses the request before
+		// MCP; the proxy answers the contract's tool error, and calls work
+		// again once the owner unfreezes the key.
+		s.Do("POST", "/api/v1/admin/users/"+owner.ID+"/agent-keys/"+key.ID+"/freeze", map[string]any{}, s.Admin().Auth()).
+			Want(t, http.StatusOK, "")
+		call(t, cs, "whoami", nil).want(t, "whoami", "AGENT_FROZEN")
+		s.Do("PATCH", "/api/v1/agent-keys/"+key.ID+"/unfreeze", nil, owner.Auth()).Want(t, http.StatusOK, "")
+		call(t, cs, "whoami", nil).want(t, "whoami", "")
+		// Revoked: INVALID_AGENT_KEY, as the remote answers it.
+		s.Do("DELETE", "/api/v1/agent-keys/"+key.ID, nil, owner.Auth()).Want(t, http.StatusOK, "")
+		call(t, cs, "whoami", nil).want(t, "whoami", "INVALID_AGENT_KEY")
 
 		// A bad key: the remote answers 401 before MCP, so the proxy
 		// cannot start; without a key it refuses to.
