@@ -1,12 +1,14 @@
 package ops_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 
+	"marketplace/internal/admin"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/ops"
 	"marketplace/internal/market"
@@ -89,7 +91,25 @@ func TestAgentGuides(t *testing.T) {
 				}
 			}
 		}
+		// A setting the admin changes shows in the next request's guide.
+		if _, err := s.App.Settings.Set(t.Context(), market.System, admin.KeyOffersMaxRounds, json.RawMessage("7")); err != nil {
+			t.Fatal(err)
+		}
+		text, err := get(s.URL + "/llms.txt")
+		if err != nil || !strings.Contains(text, "at most 7 rounds") {
+			t.Fatalf("llms.txt after offers.max_rounds=7 (%v):\n%s", err, text)
+		}
 	})
+}
+
+func get(url string) (string, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
 }
 
 // Every code of the contract has its own advice.
