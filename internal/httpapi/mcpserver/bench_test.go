@@ -1,7 +1,9 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -84,6 +86,27 @@ func TestMCPThroughput(t *testing.T) {
 				}
 				return err
 			})
+			// The same call as one hand-made JSON-RPC POST, without the
+			// SDK client: what the server itself costs.
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+				"params": map[string]any{"name": p.tool, "arguments": args}})
+			rawRate, rawLat := measure(t, n, c, func(int) error {
+				req, _ := http.NewRequest("POST", s.URL+mcpserver.Path, bytes.NewReader(body))
+				req.Header.Set("X-Agent-Key", key.Secret)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+				resp, err := hc.Do(req)
+				if err != nil {
+					return err
+				}
+				out, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || bytes.Contains(out, []byte(`"isError":true`)) || !bytes.Contains(out, []byte(`"result"`)) {
+					return fmt.Errorf("POST /mcp %s: %d %s", p.tool, resp.StatusCode, out)
+				}
+				return nil
+			})
 			httpRate, httpLat := measure(t, n, c, func(int) error {
 				req, _ := http.NewRequest("GET", s.URL+p.route, nil)
 				req.Header.Set("X-Agent-Key", key.Secret)
@@ -98,8 +121,8 @@ func TestMCPThroughput(t *testing.T) {
 				}
 				return nil
 			})
-			t.Logf("%-16s MCP %7.0f calls/s (p50 %v, p99 %v) | GET %-28s %7.0f req/s (p50 %v, p99 %v)",
-				p.tool, mcpRate, mcpLat[0], mcpLat[1], p.route[:min(len(p.route), 28)], httpRate, httpLat[0], httpLat[1])
+			t.Logf("%-16s MCP (go-sdk client) %6.0f calls/s (p50 %v, p99 %v) | raw JSON-RPC POST %6.0f/s (p50 %v, p99 %v) | GET %s %6.0f req/s (p50 %v, p99 %v)",
+				p.tool, mcpRate, mcpLat[0], mcpLat[1], rawRate, rawLat[0], rawLat[1], p.route, httpRate, httpLat[0], httpLat[1])
 		}
 	})
 }
