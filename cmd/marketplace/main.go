@@ -6,6 +6,8 @@
 //	                              add N synthetic listings (benchmarks, demos)
 //	marketplace openapi [-variant a|b] [-indent]
 //	                              print a published OpenAPI document (JSON)
+//	marketplace mcp --url URL     serve a remote /mcp over stdio (MCP hosts);
+//	                              the key comes from MARKETPLACE_AGENT_KEY
 //	marketplace version           print the version
 package main
 
@@ -22,6 +24,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"marketplace/internal/app"
 	"marketplace/internal/config"
@@ -54,6 +58,8 @@ func run(ctx context.Context, args []string, getenv config.Lookup, stdout, stder
 	case "serve", "migrate":
 	case "openapi":
 		return runOpenAPI(args, stdout, stderr)
+	case "mcp":
+		return runMCP(ctx, args, getenv, stderr, &mcp.StdioTransport{})
 	case "seed":
 		var err error
 		var opts seed.Options
@@ -66,7 +72,7 @@ func run(ctx context.Context, args []string, getenv config.Lookup, stdout, stder
 		}
 		return runSeed(ctx, opts, args, getenv, stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "unknown command %q; use serve, migrate, seed, openapi or version\n", cmd)
+		fmt.Fprintf(stderr, "unknown command %q; use serve, migrate, seed, openapi, mcp or version\n", cmd)
 		return 2
 	}
 	cfg, code, ok := loadConfig(getenv, args, stderr)

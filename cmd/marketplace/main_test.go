@@ -84,6 +84,8 @@ func TestRunCommands(t *testing.T) {
 		{name: "openapi", args: []string{"openapi"}, wantCode: 0, wantStdout: `{"components":`},
 		{name: "openapi b", args: []string{"openapi", "-variant", "b", "-indent"}, wantCode: 0, wantStdout: "{\n  \"components\": {"},
 		{name: "openapi bad variant", args: []string{"openapi", "-variant", "c"}, wantCode: 2, wantStderr: "-variant must be a or b"},
+		{name: "mcp without key", args: []string{"mcp", "--url", "http://127.0.0.1:1/mcp"}, wantCode: 2, wantStderr: "MARKETPLACE_AGENT_KEY is not set"},
+		{name: "mcp without url", args: []string{"mcp"}, wantCode: 2, wantStderr: "--url"},
 		{name: "seed bad flag", args: []string{"seed", "--listings", "x"}, wantCode: 2, wantStderr: "invalid value"},
 	}
 	for _, tc := range tests {

@@ -257,7 +257,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Router = httpapi.NewRouter(httpapi.Services{Accounts: a.Accounts, Agents: a.Agents}, auditor, a.Log, a.Clock, mx)
 	a.Router.SetIdempotency(db)
 	publishable := cfg.PublishableKey()
-	(&ops.Ops{
+	opsAPI := &ops.Ops{
 		Version: version(), Mode: string(cfg.Mode), PublicURL: cfg.PublicURL, PublishableKey: publishable,
 		DocA: docA, DocB: docB,
 		Checks: []ops.Check{
@@ -265,7 +265,9 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 			{Name: "cache", Run: cacheCheck},
 			{Name: "jobs", Run: q.Healthy},
 		},
-	}).Register(a.Router)
+		Settings: a.Settings,
+	}
+	opsAPI.Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
 		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
 		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock)}).Register(a.Router)
@@ -287,6 +289,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	// The same catalogue over MCP (CONTRACT.md section 13): a request
 	// without a valid agent key is answered 401 before any MCP message.
 	a.MCP = &mcpserver.Server{Tools: agentAPI.Tools(), Version: version()}
+	opsAPI.Tools = a.MCP.Tools // the manifest's capabilities and the agent guides
 	a.Router.Handle("POST", mcpserver.Path, httpapi.Agent, a.MCP.Handler())
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)

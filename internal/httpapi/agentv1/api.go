@@ -96,6 +96,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterOffers(rt)
 	a.RegisterWebhooks(rt)
 	a.RegisterEvents(rt)
+	a.RegisterToolsOpenAI(rt)
 	if a.Sandbox {
 		a.RegisterSandbox(rt, a.Clock)
 		a.RegisterOutbox(rt)

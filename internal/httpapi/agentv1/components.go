@@ -32,6 +32,8 @@ func Components() []apidoc.Component {
 		{Name: "Spending", Of: spendingStatus{}},
 		apidoc.Envelope("AccountEnvelope", account{}, "Meta"),
 		apidoc.Envelope("WhoamiEnvelope", whoami{}, "Meta"),
+		{Name: "OpenAITools", Of: openAITools{}, Doc: "The tool catalogue in OpenAI's function-calling format."},
+		apidoc.Envelope("OpenAIToolsEnvelope", openAITools{}, "Meta"),
 		apidoc.Envelope("AddressListEnvelope", addressList{}, "Meta"),
 		apidoc.Envelope("AgentKeyEnvelope", agentKey{}, "Meta"),
 		apidoc.Envelope("NewAgentKeyEnvelope", "NewAgentKey", "Meta"),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"marketplace/internal/httpapi"
+	"marketplace/internal/httpapi/agentv1"
 	"marketplace/internal/market"
 )
 
@@ -26,10 +27,18 @@ type Ops struct {
 	PublishableKey string
 	Checks         []Check
 	DocA, DocB     []byte // the OpenAPI documents, as JSON
+	// Tools is the agent tool catalogue (set once it is built, before
+	// serving): the manifest's capabilities and the agent guides name it.
+	Tools []agentv1.Tool
+	// Settings gives the guides the limits an admin may change.
+	Settings Settings
+
+	routes *httpapi.Router
 }
 
 // Register adds the operational routes, under /api/v1 and at the root.
 func (o *Ops) Register(rt *httpapi.Router) {
+	o.routes = rt
 	for _, p := range []string{"", "/api/v1"} {
 		rt.Handle("GET", p+"/", httpapi.Public, o.directory)
 		rt.Handle("GET", p+"/health", httpapi.Public, o.health)
@@ -39,6 +48,8 @@ func (o *Ops) Register(rt *httpapi.Router) {
 	rt.Handle("GET", "/api/v1/manifest", httpapi.Public, o.manifest)
 	rt.HandleRaw("GET", "/api/v1/openapi.json", document(o.DocA))
 	rt.HandleRaw("GET", "/v1/openapi.json", document(o.DocB))
+	rt.HandleRaw("GET", LLMsPath, o.guide(llmsTmpl, "text/plain; charset=utf-8"))
+	rt.HandleRaw("GET", SkillPath, o.guide(skillTmpl, "text/markdown; charset=utf-8"))
 }
 
 func document(doc []byte) http.Handler {
@@ -52,14 +63,18 @@ func document(doc []byte) http.Handler {
 // links are the directory's and the manifest's pointers, in the order of
 // the map they replace.
 type links struct {
+	AgentGuide    string `json:"agentGuide" doc:"The agent guide (Markdown), generated from this server."`
 	AgentSurface  string `json:"agentSurface"`
 	Documentation string `json:"documentation"`
 	Health        string `json:"health"`
 	HumanSurface  string `json:"humanSurface"`
+	LLMsTxt       string `json:"llmsTxt" doc:"What the marketplace is, for language models (llms.txt)."`
 	Manifest      string `json:"manifest"`
+	MCP           string `json:"mcp" doc:"The MCP endpoint (Streamable HTTP)."`
 	OpenAPI       string `json:"openapi"`
 	OpenAPIAgent  string `json:"openapiAgent"`
 	Self          string `json:"self"`
+	ToolsOpenAI   string `json:"toolsOpenai" doc:"The agent tools in OpenAI's function-calling format."`
 }
 
 func (o *Ops) links() links {
@@ -72,6 +87,10 @@ func (o *Ops) links() links {
 		AgentSurface:  o.PublicURL + "/v1",
 		HumanSurface:  o.PublicURL + "/api/v1",
 		Documentation: o.PublicURL + "/api/v1/openapi.json",
+		AgentGuide:    o.PublicURL + SkillPath,
+		LLMsTxt:       o.PublicURL + LLMsPath,
+		MCP:           o.PublicURL + "/mcp",
+		ToolsOpenAI:   o.PublicURL + "/v1/tools/openai",
 	}
 }
 
@@ -145,7 +164,7 @@ func (o *Ops) publishableKey(w http.ResponseWriter, r *http.Request) error {
 
 type manifestView struct {
 	APIVersion   string   `json:"apiVersion" doc:"The interface version."`
-	Capabilities []string `json:"capabilities"`
+	Capabilities []string `json:"capabilities" doc:"What this server offers, from the routes it serves and the areas of its agent tools (snake_case, sorted)."`
 	Links        links    `json:"links"`
 	Name         string   `json:"name"`
 	Version      string   `json:"version" doc:"The service build."`
@@ -153,12 +172,24 @@ type manifestView struct {
 
 func (o *Ops) manifest(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.OK(w, r, http.StatusOK, manifestView{
-		Name:       "marketplace",
-		Version:    o.Version,
-		APIVersion: "1.0",
-		Capabilities: []string{
-			"accounts", "agent_keys", "agent_onboarding", "spending_controls", "identity_verification", "categories",
-		},
-		Links: o.links(),
+		Name:         "marketplace",
+		Version:      o.Version,
+		APIVersion:   "1.0",
+		Capabilities: o.Capabilities(),
+		Links:        o.links(),
 	})
+}
+
+// Capabilities are the manifest's: what the routes serve and the areas of
+// the tool catalogue.
+func (o *Ops) Capabilities() []string {
+	var routes []httpapi.Route
+	if o.routes != nil {
+		routes = o.routes.Routes()
+	}
+	areas := make([]string, len(o.Tools))
+	for i := range o.Tools {
+		areas[i] = o.Tools[i].Area
+	}
+	return capabilities(routes, areas)
 }
