@@ -2,6 +2,7 @@ package agentv1
 
 import (
 	"cmp"
+	"context"
 	"net/http"
 
 	"marketplace/internal/httpapi"
@@ -28,19 +29,29 @@ func (a *API) shippingEstimate(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
+	id := r.PathValue("id")
+	out, err := a.shippingEstimateOf(r.Context(), id, cmp.Or(b.Zip, b.BuyerZip), func() { httpapi.Entity(r, "listing", id) })
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// shippingEstimateOf is the shipping estimate of listing id to zip (the
+// route and the get_shipping_estimate tool); checked runs once the ZIP
+// code passed its checks.
+func (a *API) shippingEstimateOf(ctx context.Context, id, zip string, checked func()) (any, error) {
 	var c market.Check
-	zip := cmp.Or(b.Zip, b.BuyerZip)
 	if c.Require(zip != "", "zip", "is required") {
 		zip = shipping.CheckZip(&c, "zip", zip)
 	}
 	if err := c.Err(); err != nil {
-		return err
+		return nil, err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "listing", id)
-	q, err := a.Shipping.Quote(r.Context(), id, zip)
+	checked()
+	q, err := a.Shipping.Quote(ctx, id, zip)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return httpapi.OK(w, r, http.StatusOK, httpapi.ToShippingQuote(q))
+	return httpapi.ToShippingQuote(q), nil
 }

@@ -157,6 +157,7 @@ func (a *API) Tools() []Tool {
 	var out []Tool
 	for _, group := range [][]Tool{
 		a.accountTools(),
+		a.listingTools(),
 	} {
 		out = append(out, group...)
 	}

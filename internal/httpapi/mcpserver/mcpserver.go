@@ -52,6 +52,7 @@ func (s *Server) New(caller Caller) *mcp.Server {
 			return result(out)
 		})
 	}
+	s.addResources(srv, caller)
 	return srv
 }
 
