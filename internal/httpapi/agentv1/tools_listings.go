@@ -94,7 +94,7 @@ func (p pageArgs) page() (int, int) {
 }
 
 type myListingsArgs struct {
-	Status string `json:"status" maxLength:"40" doc:"Only listings in this status (active, sold, archived, processing, ...)."`
+	Status string `json:"status" enum:"processing,pending_ai,active,held,reserved,sold,archived,removed" doc:"Only listings in this status."`
 	pageArgs
 }
 
@@ -207,7 +207,7 @@ func (a *API) listingTools() []Tool {
 			func(ctx context.Context, _ *httpapi.Principal, _ *noArgs) (any, error) { return a.CategoriesOf(ctx) }),
 		tool(Tool{Name: "get_shipping_estimate", Title: "Shipping estimate", Area: "shipping", ReadOnly: true, Idempotent: true, OpenWorld: true,
 			Description: "The shipping rates of a listing to a US ZIP code, each with the rate_id a purchase takes as carrier_rate_id. " +
-				"Asks the carrier for quotes; buys nothing. Refusals: VALIDATION_ERROR (zip), NOT_FOUND."},
+				"Asks the carrier for quotes; buys nothing. Refusals: VALIDATION_ERROR (zip), LISTING_NOT_FOUND."},
 			func(ctx context.Context, _ *httpapi.Principal, in *shippingEstimateArgs) (any, error) {
 				return a.shippingEstimateOf(ctx, in.ListingID, in.Zip, func() {})
 			}),
@@ -226,7 +226,7 @@ func (a *API) listingTools() []Tool {
 			}),
 		tool(Tool{Name: "get_similar_listings", Title: "Similar listings", Area: "search", ReadOnly: true, Idempotent: true,
 			Description: "Active listings like the given one (same category, close in words and price), as {listings, total, cursor}. " +
-				"Free; NOT_FOUND for an unknown listing."},
+				"Free; LISTING_NOT_FOUND for an unknown listing."},
 			func(ctx context.Context, p *httpapi.Principal, in *similarArgs) (any, error) {
 				q := url.Values{}
 				if in.Limit != 0 {
@@ -268,7 +268,7 @@ func (a *API) listingTools() []Tool {
 			}),
 		tool(Tool{Name: "update_listing", Title: "Update a listing", Area: "listings", Scope: agents.OpSell, Idempotent: true,
 			Description: "Change your listing's title, description, price, condition, category, shipping, offer settings or photos; only the fields given change. " +
-				"Answers the listing. Refusals: INSUFFICIENT_SCOPE, LISTING_NOT_FOUND (unknown or not yours), VALIDATION_ERROR, INVALID_STATE (sold or archived)."},
+				"Answers the listing. Refusals: INSUFFICIENT_SCOPE, LISTING_NOT_FOUND, FORBIDDEN (not yours), VALIDATION_ERROR, INVALID_STATE (sold, reserved by a purchase, or still processing)."},
 			func(ctx context.Context, p *httpapi.Principal, in *updateListingArgs) (any, error) {
 				li := a.input(&in.listingFields)
 				li.Description = in.Description
@@ -282,8 +282,8 @@ func (a *API) listingTools() []Tool {
 				return a.viewOne(ctx, p.Actor, l)
 			}),
 		tool(Tool{Name: "archive_listing", Title: "Archive a listing", Area: "listings", Scope: agents.OpSell, Destructive: true, Idempotent: true,
-			Description: "Take your listing off sale for good (it stays readable as 'archived'; open offers on it end). Cannot be undone. " +
-				"Refusals: INSUFFICIENT_SCOPE, LISTING_NOT_FOUND (unknown or not yours), INVALID_STATE (sold or in a purchase)."},
+			Description: "Take your listing off sale: it becomes 'archived' and no one can buy it or make offers on it. It cannot be put back on sale; archiving again changes nothing. " +
+				"Refusals: INSUFFICIENT_SCOPE, LISTING_NOT_FOUND, FORBIDDEN (not yours), INVALID_STATE (sold, reserved by a purchase, or still processing)."},
 			func(ctx context.Context, p *httpapi.Principal, in *listingIDArgs) (any, error) {
 				l, err := a.Listings.Archive(ctx, p.Actor, in.ListingID)
 				if err != nil {
@@ -300,7 +300,7 @@ func (a *API) listingTools() []Tool {
 			}),
 		tool(Tool{Name: "get_listing_detail", Title: "My listing, seller view", Area: "listings", ReadOnly: true, Idempotent: true,
 			Description: "One of your own listings in the seller's view, whatever its status (processing, active, sold, archived): " +
-				"check here that create_listing's AI step finished. Free; LISTING_NOT_FOUND when it is not yours."},
+				"check here that create_listing's AI step finished. Free; LISTING_NOT_FOUND, or FORBIDDEN when it is not yours."},
 			func(ctx context.Context, p *httpapi.Principal, in *listingIDArgs) (any, error) {
 				l, err := a.Listings.Owned(ctx, p.Actor, in.ListingID)
 				if err != nil {
@@ -310,12 +310,12 @@ func (a *API) listingTools() []Tool {
 			}),
 		tool(Tool{Name: "watch_listing", Title: "Watch a listing", Area: "listings", Scope: agents.OpBuy, Idempotent: true,
 			Description: "Add a listing to your watch list (price drops and its sale are notified); answers {watching, watchers_count}. " +
-				"Free; refusals: INSUFFICIENT_SCOPE (needs a buy key), NOT_FOUND, INVALID_STATE (your own listing)."},
+				"Free; refusals: INSUFFICIENT_SCOPE (needs a buy key), LISTING_NOT_FOUND."},
 			func(ctx context.Context, p *httpapi.Principal, in *listingIDArgs) (any, error) {
 				return a.watchOf(ctx, p, in.ListingID, a.Listings.Watch)
 			}),
 		tool(Tool{Name: "unwatch_listing", Title: "Stop watching", Area: "listings", Scope: agents.OpBuy, Idempotent: true,
-			Description: "Remove a listing from your watch list; answers {watching, watchers_count}. Free; refusals: INSUFFICIENT_SCOPE, NOT_FOUND."},
+			Description: "Remove a listing from your watch list; answers {watching, watchers_count}. Free; refusals: INSUFFICIENT_SCOPE, LISTING_NOT_FOUND."},
 			func(ctx context.Context, p *httpapi.Principal, in *listingIDArgs) (any, error) {
 				return a.watchOf(ctx, p, in.ListingID, a.Listings.Unwatch)
 			}),
