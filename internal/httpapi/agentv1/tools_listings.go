@@ -17,11 +17,15 @@ import (
 )
 
 // Inline photos of create_listing: each at most the upload limit, and all
-// of them together at most maxInlinePhotoBytes once decoded (a tool call
-// is one JSON message held in memory; more photos go through
-// get_photo_upload_urls).
+// of them together at most maxInlinePhotoBytes once decoded, so that one
+// tool call fits the MCP SDK's 16 MiB frame (stdio, in-memory); more or
+// larger photos go through get_photo_upload_urls.
 const (
-	maxInlinePhotoBytes = 32 << 20
+	maxInlinePhotoBytes = 11 << 20
+	// MaxToolCallBytes bounds one tool call's request over Streamable HTTP:
+	// the inline photos in base64 and the rest (the SDK's own default is
+	// 4 MiB).
+	MaxToolCallBytes = 16 << 20
 )
 
 type listingIDArgs struct {
@@ -137,7 +141,7 @@ func (a *API) input(f *listingFields) listings.Input {
 type createListingArgs struct {
 	BriefDescription string   `json:"brief_description" required:"true" minLength:"1" maxLength:"2000" doc:"What the item is, in the seller's words; the listing's title and description are written from it and the photos."`
 	PhotoIDs         []string `json:"photo_ids" minItems:"1" maxItems:"12" items.format:"uuid" doc:"The photo_id of each photo uploaded through get_photo_upload_urls, in display order."`
-	Photos           []string `json:"photos" minItems:"1" maxItems:"12" items.maxLength:"13981080" doc:"Or the photos themselves: base64 JPEG or PNG content (a data: URL is accepted), each at most 10 MiB, 32 MiB in all."`
+	Photos           []string `json:"photos" minItems:"1" maxItems:"12" items.maxLength:"13981080" doc:"Or the photos themselves: base64 JPEG or PNG content (a data: URL is accepted), each at most 10 MiB, 11 MiB in all; use photo_ids for more."`
 	listingFields
 }
 

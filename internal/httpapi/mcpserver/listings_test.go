@@ -308,3 +308,39 @@ func TestCategoriesResourceAndSellPrompt(t *testing.T) {
 		}
 	})
 }
+
+// Inline photos are bounded: each like an upload, and all of them
+// together; over HTTP the request itself is bounded too.
+func TestCreateListingInlinePhotoBounds(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		key := s.NewKey(s.VerifiedOwner("Seller"), "sell_only")
+		mem := inMemory(t, s, key.Secret)
+		b64 := func(n int) string { return base64.StdEncoding.EncodeToString(make([]byte, n)) }
+		call(t, mem, "create_listing", map[string]any{"brief_description": "big", "photos": []any{b64(10<<20 + 1)}}).
+			want(t, "create_listing", "PAYLOAD_TOO_LARGE")
+		// 11.8 MiB in all: over the total, within the SDK's 16 MiB frame.
+		two := []any{b64(5<<20 + 900<<10), b64(5<<20 + 900<<10)}
+		call(t, mem, "create_listing", map[string]any{"brief_description": "many", "photos": two}).
+			want(t, "create_listing", "PAYLOAD_TOO_LARGE")
+		// Thirteen photos fail the schema.
+		small := base64.StdEncoding.EncodeToString(testkit.JPEG(8, 8))
+		var thirteen []any
+		for range 13 {
+			thirteen = append(thirteen, small)
+		}
+		call(t, mem, "create_listing", map[string]any{"brief_description": "13", "photos": thirteen}).
+			want(t, "create_listing", "VALIDATION_ERROR")
+
+		// Over HTTP a call above the SDK's default 4 MiB body reaches the
+		// tool (6 MiB of zeros is not an image) ...
+		cs := overHTTP(t, s, key.Secret)
+		call(t, cs, "create_listing", map[string]any{"brief_description": "zeros", "photos": []any{b64(6 << 20)}}).
+			want(t, "create_listing", "VALIDATION_ERROR")
+		// ... and one over the bound is refused before it.
+		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "create_listing",
+			Arguments: map[string]any{"brief_description": "many", "photos": []any{b64(13 << 20)}}})
+		if err == nil || !strings.Contains(err.Error(), "Too Large") {
+			t.Fatalf("a request over the bound: %v", err)
+		}
+	})
+}

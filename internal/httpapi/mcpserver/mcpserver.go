@@ -146,7 +146,7 @@ func (s *Server) Handler() httpapi.HandlerFunc {
 		return p, nil
 	})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: agentv1.MaxToolCallBytes})
 	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := context.WithValue(r.Context(), principalKey{}, httpapi.PrincipalOf(r))
 		h.ServeHTTP(w, r.WithContext(ctx))

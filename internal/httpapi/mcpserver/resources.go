@@ -77,7 +77,7 @@ func sellThisItem(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptR
 			"and only the owner can give you another key.",
 		"2. Decide how many photos you have (1 to 12) and call get_photo_upload_urls with that count.",
 		"3. For each photo, HTTP PUT its raw JPEG or PNG bytes (at most 10 MiB) to one upload_url before expires_at. " +
-			"If you cannot make HTTP requests, skip steps 2 and 3 and pass the photos as base64 strings in create_listing's photos (32 MiB in all).",
+			"If you cannot make HTTP requests, skip steps 2 and 3 and pass the photos as base64 strings in create_listing's photos (11 MiB in all).",
 		"4. Call create_listing with brief_description (the description above, in plain words), photo_ids (in display order), " +
 			"condition (new, like_new, good, fair or poor) and, if known, category_id (a slug from get_categories or the marketplace://categories resource). " + price,
 		"5. The listing starts as 'processing' while titles and descriptions are written. Call get_listing_detail with its listing_id " +
