@@ -37,21 +37,21 @@ func toCategories(nodes []listings.CategoryNode) []category {
 }
 
 func (a *API) categories(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.CategoriesOf(r.Context())
+	out, err := a.categoriesOf(r.Context())
 	if err != nil {
 		return err
 	}
 	return httpapi.OK(w, r, http.StatusOK, out)
 }
 
-// CategoriesOf is GET /v1/categories, the get_categories tool and the MCP
+// categoriesOf is GET /v1/categories, the get_categories tool and the MCP
 // resource marketplace://categories: the whole category tree.
-func (a *API) CategoriesOf(ctx context.Context) (any, error) {
+func (a *API) categoriesOf(ctx context.Context) (*categoryTree, error) {
 	tree, total, err := a.Listings.CategoryTree(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return categoryTree{Categories: toCategories(tree), Total: total}, nil
+	return &categoryTree{Categories: toCategories(tree), Total: total}, nil
 }
 
 type categoryTree struct {

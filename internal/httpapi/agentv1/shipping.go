@@ -29,29 +29,35 @@ func (a *API) shippingEstimate(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
+	zip, err := estimateZip(cmp.Or(b.Zip, b.BuyerZip))
+	if err != nil {
+		return err
+	}
 	id := r.PathValue("id")
-	out, err := a.shippingEstimateOf(r.Context(), id, cmp.Or(b.Zip, b.BuyerZip), func() { httpapi.Entity(r, "listing", id) })
+	httpapi.Entity(r, "listing", id)
+	out, err := a.shippingEstimateOf(r.Context(), id, zip)
 	if err != nil {
 		return err
 	}
 	return httpapi.OK(w, r, http.StatusOK, out)
 }
 
-// shippingEstimateOf is the shipping estimate of listing id to zip (the
-// route and the get_shipping_estimate tool); checked runs once the ZIP
-// code passed its checks.
-func (a *API) shippingEstimateOf(ctx context.Context, id, zip string, checked func()) (any, error) {
+// estimateZip is the checked ZIP code of an estimate.
+func estimateZip(zip string) (string, error) {
 	var c market.Check
 	if c.Require(zip != "", "zip", "is required") {
 		zip = shipping.CheckZip(&c, "zip", zip)
 	}
-	if err := c.Err(); err != nil {
-		return nil, err
-	}
-	checked()
+	return zip, c.Err()
+}
+
+// shippingEstimateOf is the shipping estimate of listing id to a checked
+// zip: the route and the get_shipping_estimate tool.
+func (a *API) shippingEstimateOf(ctx context.Context, id, zip string) (*httpapi.ShippingQuote, error) {
 	q, err := a.Shipping.Quote(ctx, id, zip)
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.ToShippingQuote(q), nil
+	out := httpapi.ToShippingQuote(q)
+	return &out, nil
 }

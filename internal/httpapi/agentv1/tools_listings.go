@@ -208,12 +208,16 @@ func (a *API) listingTools() []Tool {
 		tool(Tool{Name: "get_categories", Title: "Category tree", Area: "categories", ReadOnly: true, Idempotent: true,
 			Description: "The whole category tree (id, slug, name, path, default package weight and size, children). " +
 				"Use a slug or id in search_listings, get_price_check and create_listing. Free."},
-			func(ctx context.Context, _ *httpapi.Principal, _ *noArgs) (any, error) { return a.CategoriesOf(ctx) }),
+			func(ctx context.Context, _ *httpapi.Principal, _ *noArgs) (any, error) { return a.categoriesOf(ctx) }),
 		tool(Tool{Name: "get_shipping_estimate", Title: "Shipping estimate", Area: "shipping", ReadOnly: true, Idempotent: true, OpenWorld: true,
 			Description: "The shipping rates of a listing to a US ZIP code, each with the rate_id a purchase takes as carrier_rate_id. " +
 				"Asks the carrier for quotes; buys nothing. Refusals: VALIDATION_ERROR (zip), LISTING_NOT_FOUND."},
 			func(ctx context.Context, _ *httpapi.Principal, in *shippingEstimateArgs) (any, error) {
-				return a.shippingEstimateOf(ctx, in.ListingID, in.Zip, func() {})
+				zip, err := estimateZip(in.Zip)
+				if err != nil {
+					return nil, err
+				}
+				return a.shippingEstimateOf(ctx, in.ListingID, zip)
 			}),
 		tool(Tool{Name: "get_price_check", Title: "Price check", Area: "search", ReadOnly: true, Idempotent: true,
 			Description: "What matching items sell for: the price range and median of matching active listings and the recent sales. " +
