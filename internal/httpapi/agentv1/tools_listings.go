@@ -258,8 +258,8 @@ func (a *API) listingTools() []Tool {
 			}),
 		tool(Tool{Name: "create_listing", Title: "Create a listing", Area: "listings", Scope: agents.OpSell,
 			Description: "Put an item up for sale from a brief description and 1 to 12 photos (photo_ids from get_photo_upload_urls, or base64 photos). " +
-				"The listing starts 'processing' while the AI step writes the title and description and, without a price, prices it; check it with get_listing_detail. " +
-				"Free to list; a fee is taken only on sale. Refusals: INSUFFICIENT_SCOPE, VALIDATION_ERROR, PAYLOAD_TOO_LARGE, LISTING_RESTRICTED."},
+				"The AI step writes the title and description (and the price when none is given), usually before the answer; if the status is 'processing', check again with get_listing_detail. " +
+				"Listing costs nothing; the seller commission is taken only from a sale. Refusals: INSUFFICIENT_SCOPE, OWNER_NOT_VERIFIED, VALIDATION_ERROR, PAYLOAD_TOO_LARGE, LISTING_RESTRICTED."},
 			func(ctx context.Context, p *httpapi.Principal, in *createListingArgs) (any, error) {
 				li := a.input(&in.listingFields)
 				li.Brief = market.Opt[string]{Set: true, Value: in.BriefDescription}
@@ -317,7 +317,7 @@ func (a *API) listingTools() []Tool {
 				return a.viewOne(ctx, p.Actor, l)
 			}),
 		tool(Tool{Name: "watch_listing", Title: "Watch a listing", Area: "listings", Scope: agents.OpBuy, Idempotent: true,
-			Description: "Add a listing to your watch list (price drops and its sale are notified); answers {watching, watchers_count}. " +
+			Description: "Add a listing to your watch list (get_watched_listings); watchers hear when it sells. Answers {watching, watchers_count}. " +
 				"Free; refusals: INSUFFICIENT_SCOPE (needs a buy key), LISTING_NOT_FOUND."},
 			func(ctx context.Context, p *httpapi.Principal, in *listingIDArgs) (any, error) {
 				return a.watchOf(ctx, p, in.ListingID, a.Listings.Watch)

@@ -399,7 +399,7 @@ func TestListingToolsListed(t *testing.T) {
 				t.Errorf("%s: %q, want %q", tool.Name, got, w)
 			}
 			n := strings.Count(tool.Description, ". ") + 1
-			if tool.Description == "" || n > 5 {
+			if tool.Description == "" || n > 4 {
 				t.Errorf("%s: description of %d sentences", tool.Name, n)
 			}
 		}

@@ -80,10 +80,11 @@ func sellThisItem(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptR
 			"If you cannot make HTTP requests, skip steps 2 and 3 and pass the photos as base64 strings in create_listing's photos (11 MiB in all).",
 		"4. Call create_listing with brief_description (the description above, in plain words), photo_ids (in display order), " +
 			"condition (new, like_new, good, fair or poor) and, if known, category_id (a slug from get_categories or the marketplace://categories resource). " + price,
-		"5. The listing starts as 'processing' while titles and descriptions are written. Call get_listing_detail with its listing_id " +
-			"until the status is 'active' (or a refusal explains what to fix), then show the owner the title, description, price and photos.",
+		"5. The answer is the listing, its title and description written from your description and photos. If its status is 'processing', " +
+			"call get_listing_detail with its listing_id until it is 'active'. Then show the owner the title, description, price and photos.",
 		"6. If something needs correcting, call update_listing with only the fields to change. To take it off sale, archive_listing (cannot be undone).",
 		"Refusals carry a code: VALIDATION_ERROR names the field to fix; PAYLOAD_TOO_LARGE means a photo is too big; " +
+			"OWNER_NOT_VERIFIED means the owner must verify their identity first; " +
 			"LISTING_RESTRICTED means the item may not be sold here. Never put contact details or payment instructions in the listing.",
 	}
 	return &mcp.GetPromptResult{Description: "List an item for sale",
