@@ -270,7 +270,11 @@ func (a *API) listingTools() []Tool {
 				li.PhotoIDs = market.Opt[[]string]{Set: true, Value: ids}
 				l, err := a.Listings.Create(ctx, p.Actor, li)
 				if err != nil {
-					return nil, err
+					photos := "photo_ids"
+					if len(in.Photos) > 0 {
+						photos = "photos"
+					}
+					return nil, renameFields(err, map[string]string{"photo_urls": photos, "description": "brief_description"})
 				}
 				return a.viewOne(ctx, p.Actor, l)
 			}),
@@ -285,7 +289,7 @@ func (a *API) listingTools() []Tool {
 				}
 				l, err := a.Listings.Update(ctx, p.Actor, in.ListingID, li)
 				if err != nil {
-					return nil, err
+					return nil, renameFields(err, map[string]string{"photo_urls": "photo_ids"})
 				}
 				return a.viewOne(ctx, p.Actor, l)
 			}),
@@ -396,4 +400,21 @@ func (a *API) inlinePhotos(ctx context.Context, owner string, in *createListingA
 		data[i], ids[i] = nil, id
 	}
 	return ids, nil
+}
+
+// renameFields names the fields of a validation error as the tool's
+// arguments do (the service names them as Variant A's JSON create).
+func renameFields(err error, names map[string]string) error {
+	e := market.ErrorOf(err)
+	if e.Code != market.CodeValidation || len(e.Fields) == 0 {
+		return err
+	}
+	fields := make([]market.FieldError, len(e.Fields))
+	for i, f := range e.Fields {
+		if to, ok := names[f.Field]; ok {
+			f.Field = to
+		}
+		fields[i] = f
+	}
+	return market.Invalid(fields...)
 }

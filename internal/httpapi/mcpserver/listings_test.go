@@ -149,6 +149,23 @@ func TestListingTools(t *testing.T) {
 			sameAsHTTP(t, "get_listing_detail", detail, s.Do("GET", "/v1/listings/"+id, nil, sellKey.Auth()))
 			mine := call(t, sell, "get_my_listings", map[string]any{"limit": 100}).want(t, "get_my_listings", "").Data
 			sameAsHTTP(t, "get_my_listings", mine, s.Do("GET", "/v1/listings/mine?limit=100", nil, sellKey.Auth()))
+			// New photos by photo_ids; another seller's photo is refused,
+			// under the argument's name.
+			slot := items(t, call(t, sell, "get_photo_upload_urls", map[string]any{"count": 1}).Data, "uploads")[0].(map[string]any)
+			s.Do("PUT", s.Path(slot["upload_url"].(string)), testkit.JPEG(48, 64),
+				testkit.Header{Name: "Content-Type", Value: "image/jpeg"}).Want(t, http.StatusOK, "")
+			other := tr.open(t, s, s.NewKey(s.VerifiedOwner("Other"+word), "sell_only").Secret)
+			refused := call(t, other, "create_listing", map[string]any{"brief_description": "not my photo",
+				"photo_ids": []any{slot["photo_id"]}}).want(t, "create_listing", "VALIDATION_ERROR").Data
+			if f := items(t, testkit.Obj(t, refused, "details"), "fields")[0].(map[string]any); f["field"] != "photo_ids" {
+				t.Fatalf("another seller's photo: %v", refused)
+			}
+			up = call(t, sell, "update_listing", map[string]any{"listing_id": id, "photo_ids": []any{slot["photo_id"]}}).
+				want(t, "update_listing", "").Data
+			if ps := items(t, up, "photos"); len(ps) != 1 || !strings.HasSuffix(ps[0].(string), slot["photo_id"].(string)) {
+				t.Fatalf("new photos %v", up)
+			}
+
 			gone := call(t, sell, "archive_listing", map[string]any{"listing_id": id}).want(t, "archive_listing", "").Data
 			if gone["status"] != "archived" {
 				t.Fatalf("archived %v", gone)
