@@ -1,6 +1,7 @@
 package agentv1
 
 import (
+	"context"
 	"net/http"
 
 	"marketplace/internal/httpapi"
@@ -36,11 +37,21 @@ func toCategories(nodes []listings.CategoryNode) []category {
 }
 
 func (a *API) categories(w http.ResponseWriter, r *http.Request) error {
-	tree, total, err := a.Listings.CategoryTree(r.Context())
+	out, err := a.categoriesOf(r.Context())
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, categoryTree{Categories: toCategories(tree), Total: total})
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// categoriesOf is GET /v1/categories, the get_categories tool and the MCP
+// resource marketplace://categories: the whole category tree.
+func (a *API) categoriesOf(ctx context.Context) (*categoryTree, error) {
+	tree, total, err := a.Listings.CategoryTree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &categoryTree{Categories: toCategories(tree), Total: total}, nil
 }
 
 type categoryTree struct {

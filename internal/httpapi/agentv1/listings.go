@@ -114,11 +114,20 @@ func (a *API) view(ctx context.Context, viewer market.Actor, l *listings.Listing
 }
 
 func (a *API) writeListing(w http.ResponseWriter, r *http.Request, status int, l *listings.Listing) error {
-	v, err := a.views(r.Context(), httpapi.ActorOf(r), []listings.Listing{*l})
+	v, err := a.viewOne(r.Context(), httpapi.ActorOf(r), l)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, status, v[0])
+	return httpapi.OK(w, r, status, v)
+}
+
+// viewOne is l as viewer sees it (listing, or ownListing for its seller).
+func (a *API) viewOne(ctx context.Context, viewer market.Actor, l *listings.Listing) (any, error) {
+	v, err := a.views(ctx, viewer, []listings.Listing{*l})
+	if err != nil {
+		return nil, err
+	}
+	return v[0], nil
 }
 
 // maxMultipartBody bounds a multipart create: twelve photos at the upload
@@ -205,15 +214,24 @@ func (a *API) myListings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ls, total, err := a.Listings.ListOwn(r.Context(), actor(r), r.URL.Query().Get("status"), limit, offset)
+	out, err := a.myListingsOf(r.Context(), actor(r), r.URL.Query().Get("status"), limit, offset)
 	if err != nil {
 		return err
 	}
-	views, err := a.views(r.Context(), actor(r), ls)
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// myListingsOf is GET /v1/listings/mine and the get_my_listings tool.
+func (a *API) myListingsOf(ctx context.Context, viewer market.Actor, status string, limit, offset int) (*listingList, error) {
+	ls, total, err := a.Listings.ListOwn(ctx, viewer, status, limit, offset)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return httpapi.OK(w, r, http.StatusOK, listingList{Listings: views, Total: total, Limit: limit, Offset: offset})
+	views, err := a.views(ctx, viewer, ls)
+	if err != nil {
+		return nil, err
+	}
+	return &listingList{Listings: views, Total: total, Limit: limit, Offset: offset}, nil
 }
 
 func isMultipart(r *http.Request) bool {
@@ -251,9 +269,9 @@ func (a *API) readMultipart(r *http.Request, create bool) (listings.Input, error
 			if len(photoIDs) == listings.MaxPhotos {
 				return in, market.Invalid(market.FieldError{Field: "photos", Message: "at most 12 photos"})
 			}
-			id, err := a.Photos.Put(r.Context(), owner, part)
+			id, err := a.storePhoto(r.Context(), owner, len(photoIDs), part)
 			if err != nil {
-				return in, renamePhotoError(err, len(photoIDs))
+				return in, err
 			}
 			photoIDs = append(photoIDs, id)
 			continue
@@ -291,6 +309,16 @@ func multipartError(err error) error {
 		return market.Errorf(market.CodePayloadTooLarge, "the request is larger than %d bytes", maxMultipartBody)
 	}
 	return market.Invalid(market.FieldError{Field: "photos", Message: "the multipart body is malformed"})
+}
+
+// storePhoto checks and stores the i-th photo sent inline (a multipart
+// part, or base64 content in the create_listing tool) as owner's upload.
+func (a *API) storePhoto(ctx context.Context, owner string, i int, body io.Reader) (string, error) {
+	id, err := a.Photos.Put(ctx, owner, body)
+	if err != nil {
+		return "", renamePhotoError(err, i)
+	}
+	return id, nil
 }
 
 // renamePhotoError names the photo a content error is about.

@@ -1,12 +1,15 @@
 package agentv1
 
 import (
+	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
+	"marketplace/internal/market"
 )
 
 type searchResult struct {
@@ -17,40 +20,59 @@ type searchResult struct {
 
 // search is GET /v1/search: {listings, total, cursor}.
 func (a *API) search(w http.ResponseWriter, r *http.Request) error {
-	p, err := listings.ParseSearch(r.URL.Query())
+	out, err := a.searchOf(r.Context(), actor(r), r.URL.Query())
 	if err != nil {
 		return err
 	}
-	page, err := a.Listings.Search(r.Context(), p)
-	if err != nil {
-		return err
-	}
-	return a.writeSearch(w, r, page)
+	return httpapi.OK(w, r, http.StatusOK, out)
 }
 
-func (a *API) writeSearch(w http.ResponseWriter, r *http.Request, page listings.SearchPage) error {
-	views, err := a.views(r.Context(), actor(r), page.Listings)
+// searchOf is GET /v1/search with the query q, and the search_listings tool.
+func (a *API) searchOf(ctx context.Context, viewer market.Actor, q url.Values) (*searchResult, error) {
+	p, err := listings.ParseSearch(q)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	page, err := a.Listings.Search(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return a.searchPage(ctx, viewer, page)
+}
+
+func (a *API) searchPage(ctx context.Context, viewer market.Actor, page listings.SearchPage) (*searchResult, error) {
+	views, err := a.views(ctx, viewer, page.Listings)
+	if err != nil {
+		return nil, err
 	}
 	out := searchResult{Listings: views, Total: page.Total}
 	if page.Cursor != "" {
 		out.Cursor = &page.Cursor
 	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return &out, nil
 }
 
 // similar is GET /v1/search/similar/{id}: active listings like this one.
 func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
-	limit, err := listings.ParseLimit(r.URL.Query(), listings.DefaultSimilarLimit)
+	out, err := a.similarOf(r.Context(), actor(r), r.PathValue("id"), r.URL.Query())
 	if err != nil {
 		return err
 	}
-	page, err := a.Listings.Similar(r.Context(), actor(r), r.PathValue("id"), limit)
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// similarOf is GET /v1/search/similar/{id} (q holds the limit) and the
+// get_similar_listings tool.
+func (a *API) similarOf(ctx context.Context, viewer market.Actor, id string, q url.Values) (*searchResult, error) {
+	limit, err := listings.ParseLimit(q, listings.DefaultSimilarLimit)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return a.writeSearch(w, r, page)
+	page, err := a.Listings.Similar(ctx, viewer, id, limit)
+	if err != nil {
+		return nil, err
+	}
+	return a.searchPage(ctx, viewer, page)
 }
 
 type sale struct {
@@ -77,16 +99,26 @@ type priceCheck struct {
 // priceCheck is GET /v1/search/price-check: the price range and median of
 // matching active listings, and their recent sales.
 func (a *API) priceCheck(w http.ResponseWriter, r *http.Request) error {
-	p, err := listings.ParsePriceCheck(r.URL.Query())
+	out, err := a.priceCheckOf(r.Context(), r.URL.Query())
 	if err != nil {
 		return err
 	}
-	pc, err := a.Listings.PriceCheck(r.Context(), p)
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// priceCheckOf is GET /v1/search/price-check with the query q, and the
+// get_price_check tool.
+func (a *API) priceCheckOf(ctx context.Context, q url.Values) (*priceCheck, error) {
+	p, err := listings.ParsePriceCheck(q)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	pc, err := a.Listings.PriceCheck(ctx, p)
+	if err != nil {
+		return nil, err
 	}
 	out := priceCheck{Query: p.Text, Category: strOrNil(p.Category),
-		Condition: strOrNil(strings.ToLower(strings.TrimSpace(r.URL.Query().Get("condition")))), ActiveCount: pc.Count,
+		Condition: strOrNil(strings.ToLower(strings.TrimSpace(q.Get("condition")))), ActiveCount: pc.Count,
 		SoldCount: pc.SoldCount, RecentSales: make([]sale, len(pc.RecentSales))}
 	if pc.Count > 0 {
 		out.Min, out.Max, out.Median = &pc.Min, &pc.Max, &pc.Median
@@ -98,5 +130,5 @@ func (a *API) priceCheck(w http.ResponseWriter, r *http.Request) error {
 		out.RecentSales[i] = sale{ID: s.ListingID, Title: s.Title, Price: s.Price, Condition: conditionB(s.Condition),
 			SoldAt: s.SoldAt}
 	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return &out, nil
 }

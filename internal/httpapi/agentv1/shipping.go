@@ -2,6 +2,7 @@ package agentv1
 
 import (
 	"cmp"
+	"context"
 	"net/http"
 
 	"marketplace/internal/httpapi"
@@ -28,19 +29,35 @@ func (a *API) shippingEstimate(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	var c market.Check
-	zip := cmp.Or(b.Zip, b.BuyerZip)
-	if c.Require(zip != "", "zip", "is required") {
-		zip = shipping.CheckZip(&c, "zip", zip)
-	}
-	if err := c.Err(); err != nil {
+	zip, err := estimateZip(cmp.Or(b.Zip, b.BuyerZip))
+	if err != nil {
 		return err
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "listing", id)
-	q, err := a.Shipping.Quote(r.Context(), id, zip)
+	out, err := a.shippingEstimateOf(r.Context(), id, zip)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, httpapi.ToShippingQuote(q))
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// estimateZip is the checked ZIP code of an estimate.
+func estimateZip(zip string) (string, error) {
+	var c market.Check
+	if c.Require(zip != "", "zip", "is required") {
+		zip = shipping.CheckZip(&c, "zip", zip)
+	}
+	return zip, c.Err()
+}
+
+// shippingEstimateOf is the shipping estimate of listing id to a checked
+// zip: the route and the get_shipping_estimate tool.
+func (a *API) shippingEstimateOf(ctx context.Context, id, zip string) (*httpapi.ShippingQuote, error) {
+	q, err := a.Shipping.Quote(ctx, id, zip)
+	if err != nil {
+		return nil, err
+	}
+	out := httpapi.ToShippingQuote(q)
+	return &out, nil
 }

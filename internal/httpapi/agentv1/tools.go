@@ -159,6 +159,7 @@ func (a *API) Tools() []Tool {
 		a.accountTools(),
 		a.buyingTools(), a.offerTools(), a.messageTools(),
 		a.orderTools(), a.onboardingTools(), a.eventTools(),
+		a.listingTools(),
 	} {
 		out = append(out, group...)
 	}

@@ -54,6 +54,7 @@ func (s *Server) New(caller Caller) *mcp.Server {
 			return result(out)
 		})
 	}
+	s.addResources(srv, caller)
 	return srv
 }
 
@@ -147,7 +148,7 @@ func (s *Server) Handler() httpapi.HandlerFunc {
 		return p, nil
 	})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: agentv1.MaxToolCallBytes})
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if r.ContentLength > MaxBody {
 			return market.Errorf(market.CodePayloadTooLarge, "an MCP message may be at most %d MiB", MaxBody>>20)
@@ -177,7 +178,7 @@ func (s *Server) Handler() httpapi.HandlerFunc {
 
 // MaxBody bounds one MCP message: large enough for a listing's photos
 // sent inline (create_listing), far below what would strain memory.
-const MaxBody = 32 << 20
+const MaxBody = agentv1.MaxToolCallBytes
 
 // captureErrors passes a successful answer through and keeps an error
 // answer of the MCP transport (plain text) back, to be answered in the
