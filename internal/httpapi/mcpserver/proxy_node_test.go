@@ -17,7 +17,7 @@ import (
 // MinNodeTools is how many tools the npm client must list. CONTRACT.md
 // section 13 asks for at least 49: the integrator raises it to 49 once
 // every area's tools are merged.
-const MinNodeTools = 1
+const MinNodeTools = 49
 
 // dayTools are the tools the agent's day in check.mjs calls; once the
 // catalogue has them all the day is required, not skipped.
