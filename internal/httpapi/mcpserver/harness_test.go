@@ -82,6 +82,7 @@ func call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any)
 	if args == nil {
 		args = map[string]any{}
 	}
+	called.Store(tool, true)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)

@@ -2,7 +2,6 @@ package mcpserver_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -325,53 +324,3 @@ func TestMCPOrderToolsAuthorization(t *testing.T) {
 }
 
 func replaceID(path, id string) string { return strings.Replace(path, "{id}", id, 1) }
-
-// The tools of this area are listed with their annotations: reads are
-// read-only, what cannot be undone destructive, what reaches the card
-// processor or a carrier open-world.
-func TestMCPOrderToolList(t *testing.T) {
-	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
-		owner := s.VerifiedOwner("listowner")
-		cs := overHTTP(t, s, s.NewKey(owner, "buy_sell").Secret)
-		list, err := cs.ListTools(t.Context(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// name -> readOnly, destructive, idempotent, openWorld
-		want := map[string][4]bool{
-			"get_orders": {true, false, true, false}, "get_order_detail": {true, false, true, false},
-			"get_order_events": {true, false, true, false}, "get_shipping_rates": {true, false, false, false},
-			"create_shipment": {false, false, true, true}, "track_shipment": {true, false, true, false},
-			"confirm_delivery": {false, true, true, false}, "confirm_pickup": {false, true, true, false},
-			"mark_pickup_ready": {false, false, true, false}, "cancel_order": {false, true, true, true},
-			"request_refund": {false, false, false, false}, "open_dispute": {false, true, true, false},
-			"initiate_onboarding": {false, false, false, true}, "check_onboarding_status": {false, false, false, false},
-			"get_events": {true, false, true, false}, "create_webhook": {false, false, false, false},
-			"list_webhooks": {true, false, true, false}, "delete_webhook": {false, true, true, false},
-			"get_webhook_deliveries": {true, false, true, false},
-		}
-		seen := 0
-		for _, tl := range list.Tools {
-			w, ok := want[tl.Name]
-			if !ok {
-				continue
-			}
-			seen++
-			a := tl.Annotations
-			if a == nil || tl.InputSchema == nil || tl.Description == "" {
-				t.Fatalf("%s: %+v", tl.Name, tl)
-			}
-			deref := func(b *bool) bool { return b != nil && *b }
-			got := [4]bool{a.ReadOnlyHint, deref(a.DestructiveHint), a.IdempotentHint, deref(a.OpenWorldHint)}
-			if got != w {
-				t.Errorf("%s: annotations {readOnly, destructive, idempotent, openWorld} %v, want %v", tl.Name, got, w)
-			}
-			if sch, _ := json.Marshal(tl.InputSchema); !strings.Contains(string(sch), `"type":"object"`) {
-				t.Errorf("%s: input schema %s", tl.Name, sch)
-			}
-		}
-		if seen != len(want) {
-			t.Fatalf("%d of the %d tools listed", seen, len(want))
-		}
-	})
-}
