@@ -76,8 +76,9 @@ func TestToolCatalogue(t *testing.T) {
 	})
 }
 
-// called records every tool a test called (through call), so TestMain can
-// check that each tool of the catalogue is exercised by some test.
+// called records every tool a test called (through call) and over which
+// transport, so TestMain can check that each tool of the catalogue is
+// exercised over both.
 var called sync.Map
 
 func TestMain(m *testing.M) {
@@ -87,12 +88,14 @@ func TestMain(m *testing.M) {
 	if code == 0 && flag.Lookup("test.run").Value.String() == "" {
 		var missing []string
 		for _, name := range catalogueNames() {
-			if _, ok := called.Load(name); !ok {
-				missing = append(missing, name)
+			for _, tr := range transports {
+				if _, ok := called.Load(name + "/" + tr.name); !ok {
+					missing = append(missing, name+" over "+tr.name)
+				}
 			}
 		}
 		if len(missing) > 0 {
-			os.Stderr.WriteString("no test calls these tools: " + strings.Join(missing, ", ") + "\n")
+			os.Stderr.WriteString("no test makes these tool calls: " + strings.Join(missing, ", ") + "\n")
 			code = 1
 		}
 	}

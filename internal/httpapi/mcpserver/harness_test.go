@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,6 +41,7 @@ func overHTTP(t testing.TB, s *testkit.Server, key string) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
+	sessionKind.Store(cs, "http")
 	return cs
 }
 
@@ -60,8 +62,13 @@ func inMemory(t testing.TB, s *testkit.Server, key string) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
+	sessionKind.Store(cs, "memory")
 	return cs
 }
+
+// sessionKind says which transport a session runs over: a whole run
+// checks that every tool was called over each (TestMain).
+var sessionKind sync.Map // *mcp.ClientSession -> "http" | "memory"
 
 // transports are both ways in; tool tests run over each.
 var transports = []struct {
@@ -82,7 +89,9 @@ func call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any)
 	if args == nil {
 		args = map[string]any{}
 	}
-	called.Store(tool, true)
+	if kind, ok := sessionKind.Load(cs); ok {
+		called.Store(tool+"/"+kind.(string), true)
+	}
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)

@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"marketplace/internal/httpapi/mcpserver"
 	"marketplace/internal/market"
 	"marketplace/internal/testkit"
 )
@@ -207,18 +205,7 @@ func TestMCPOrderMoves(t *testing.T) {
 // whatever it is (a bad, frozen or revoked key).
 func memAs(t *testing.T, s *testkit.Server, secret string) *mcp.ClientSession {
 	t.Helper()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := s.App.MCP.New(mcpserver.KeyCaller(s.App.Router, secret)).Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return inMemory(t, s, secret)
 }
 
 // ordCase is one order tool and the HTTP route it mirrors (for the code
