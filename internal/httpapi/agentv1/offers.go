@@ -90,8 +90,6 @@ func toOffer(o *offers.Offer, c offers.Caller) offer {
 		Rounds: rounds, FloorPrice: o.FloorPrice, CostBasis: o.CostBasis, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
 }
 
-func caller(r *http.Request) offers.Caller { return offerCaller(httpapi.PrincipalOf(r)) }
-
 func offerCaller(p *httpapi.Principal) offers.Caller {
 	return offers.Caller{Actor: p.Actor, User: p.User, Key: p.Key}
 }

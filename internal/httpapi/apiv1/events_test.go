@@ -280,7 +280,7 @@ func TestEventStream(t *testing.T) {
 		before := feedRecord(t, s, owner.ID, "listing.created")
 
 		// Without a cursor the stream starts with the last 30 days.
-		next, comments, stop := sseOpen(t, s, "/api/v1/events/stream", owner.Auth())
+		next, _, stop := sseOpen(t, s, "/api/v1/events/stream", owner.Auth())
 		e, ok := next(5 * time.Second)
 		if !ok || e.data == "" || !strings.Contains(e.data, before) || e.typ != "listing.created" {
 			t.Fatalf("first event %+v", e)
@@ -288,7 +288,7 @@ func TestEventStream(t *testing.T) {
 		c0 := e.id
 		stop()
 
-		next, comments, stop = sseOpen(t, s, "/api/v1/events/stream?after="+url.QueryEscape(c0), owner.Auth())
+		next, comments, stop := sseOpen(t, s, "/api/v1/events/stream?after="+url.QueryEscape(c0), owner.Auth())
 		var want []string
 		for range 5 {
 			want = append(want, feedRecord(t, s, owner.ID, "order.shipped"))
