@@ -232,6 +232,9 @@ func TestAdminUserModeration(t *testing.T) {
 			return s.Do("POST", "/api/v1/admin/users/"+id+"/"+action, body, adm.Auth())
 		}
 		reason := map[string]any{"reason": "fraud report"}
+		if found := s.Do("GET", "/api/v1/listings?q=walnut+writing+desk", nil).Want(t, http.StatusOK, ""); len(found.List()) != 1 {
+			t.Fatalf("search before the ban finds %v", found.List())
+		}
 
 		// Suspend: the user and their keys are refused, keys and listings stay.
 		if d := post(seller.ID, "suspend", reason).Want(t, http.StatusOK, "").Data(); d["status"] != "suspended" {
@@ -261,6 +264,9 @@ func TestAdminUserModeration(t *testing.T) {
 		l, err := s.App.DB.Read().ListingByID(t.Context(), listing)
 		if err != nil || l.Status != "removed" {
 			t.Fatalf("listing after ban = %v, %v", l, err)
+		}
+		if found := s.Do("GET", "/api/v1/listings?q=walnut+writing+desk", nil).Want(t, http.StatusOK, ""); len(found.List()) != 0 {
+			t.Fatalf("search still finds the banned seller's listing: %v", found.List())
 		}
 		// A banned account cannot be merely suspended.
 		post(seller.ID, "suspend", reason).Want(t, http.StatusConflict, "INVALID_STATE")
@@ -310,6 +316,25 @@ func TestAdminUserSpendingOverride(t *testing.T) {
 		r := s.Do("PATCH", path, map[string]any{"dailyLimit": -1}, adm.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 		if !slices.Contains(r.Fields(), "dailyLimit") {
 			t.Fatalf("fields = %v", r.Fields())
+		}
+	})
+}
+
+// PATCH status banned has a ban's effects.
+func TestAdminUserPatchBan(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		adm := s.Admin()
+		seller := s.VerifiedOwner("patch-ban")
+		key := s.NewKey(seller, "sell_only")
+		listing := s.ActiveListing(seller, "copper kettle with wooden handle", 4000)
+		s.Do("PATCH", "/api/v1/admin/users/"+seller.ID, map[string]any{"status": "banned"}, adm.Auth()).Want(t, http.StatusOK, "")
+		e := wantChange(t, s, "user.update", seller.ID, "status", "active", "banned")
+		if fmt.Sprint(e.Details["revokedKeys"]) != fmt.Sprint([]any{key.ID}) {
+			t.Fatalf("details = %v", e.Details)
+		}
+		s.Do("GET", "/api/v1/spending-controls", nil, key.Auth()).Want(t, http.StatusUnauthorized, "INVALID_AGENT_KEY")
+		if l, _ := s.App.DB.Read().ListingByID(t.Context(), listing); l == nil || l.Status != "removed" {
+			t.Fatalf("listing = %v", l)
 		}
 	})
 }
