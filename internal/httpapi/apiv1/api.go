@@ -5,6 +5,7 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/activity"
+	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
@@ -44,6 +45,7 @@ type API struct {
 	Webhooks  *webhooks.Service
 	Feed      *events.FeedService
 	Activity  *activity.Service
+	Users     *admin.Users // the admin's user tools
 	PublicURL string
 }
 
@@ -155,6 +157,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterWebhooks(rt)
 	a.RegisterEvents(rt)
 	a.RegisterActivity(rt)
+	a.RegisterAdminUsers(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

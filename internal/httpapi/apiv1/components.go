@@ -278,5 +278,14 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		{Name: "PendingAction", Of: pendingAction{}, Doc: "Something waiting for the caller; 'orderId' or 'offerId' names it."},
 		{Name: "Activity", Of: activitySummary{}, Doc: "What needs the caller now, and their latest events."},
 		apidoc.Envelope("ActivityEnvelope", activitySummary{}, "Meta"),
+
+		// Admin: users
+		{Name: "AdminUserDetail", Of: adminUserDetail{}},
+		{Name: "AdminProcessor", Of: adminProcessor{}},
+		{Name: "AdminPayoutAccount", Of: adminPayoutAccount{}},
+		{Name: "AdminUpdateUserInput", Of: adminUpdateUserBody{}, Request: true, Doc: "Every field is optional; those left out keep their value."},
+		{Name: "AdminReasonInput", Of: adminReasonBody{}, Request: true},
+		apidoc.Envelope("UserPageEnvelope", []user{}, "PageMeta"),
+		apidoc.Envelope("AdminUserDetailEnvelope", adminUserDetail{}, "Meta"),
 	}
 }
