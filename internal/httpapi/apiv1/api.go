@@ -140,6 +140,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/admin/queue", httpapi.Admin, a.adminQueue)
 	rt.HandleIdempotent("POST", p+"/admin/queue/{id}/approve", httpapi.Admin, a.approve)
 	rt.Handle("POST", p+"/admin/queue/{id}/reject", httpapi.Admin, a.reject)
+	a.registerAdminListings(rt, p)
 
 	a.RegisterShipping(rt)
 	a.RegisterShippingPrefs(rt)
