@@ -175,6 +175,8 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		apidoc.Envelope("OrderPageEnvelope", []order{}, "PageMeta"),
 		apidoc.Envelope("OrderEventListEnvelope", []timelineEvent{}, "Meta"),
 		apidoc.Envelope("OrderApprovalPageEnvelope", []approval{}, "PageMeta"),
+		{Name: "QueueItem", Of: queueItem{}, Doc: "An admin queue item: a purchase approval or a listing review."},
+		apidoc.Envelope("QueueItemPageEnvelope", []queueItem{}, "PageMeta"),
 
 		// Payment methods
 		{Name: "PaymentMethod", Of: paymentMethod{}},
