@@ -277,3 +277,79 @@ func TestAdminModerationRejections(t *testing.T) {
 		s.Do("GET", "/api/v1/listings/"+l1, nil).Want(t, http.StatusOK, "")
 	})
 }
+
+// Held listings wait in the admin queue as listing_review items, merged with
+// purchase approvals, and are decided there.
+func TestAdminQueueListingReviews(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		adm := s.Admin()
+		seller := s.VerifiedOwner("review-seller")
+		b := s.NewShopper("review-buyer", "pm_card_visa")
+		watcher := s.Register("review-watcher")
+		s.Do("PUT", "/api/v1/spending-controls", map[string]any{"approvalThreshold": 1000}, b.Auth()).Want(t, http.StatusOK, "")
+		bought := s.ActiveListing(seller, "teak side table with one drawer", 3000)
+		s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": bought, "maxPrice": 5000,
+			"shippingAddress": testkit.Address()}, b.Key.Auth()).Want(t, http.StatusAccepted, "APPROVAL_REQUIRED")
+		held := s.ActiveListing(seller, "brass table lamp with linen shade", 2000)
+		s.Do("POST", "/api/v1/listings/"+held+"/watch", nil, watcher.Auth()).Want(t, http.StatusOK, "")
+		other := s.ActiveListing(seller, "wool throw blanket plaid", 5000)
+		for _, id := range []string{held, other} {
+			s.EditListing(id, func(l *listings.Listing) { l.Status = listings.StatusHeld })
+		}
+
+		all := s.Do("GET", "/api/v1/admin/queue", nil, adm.Auth()).Want(t, http.StatusOK, "")
+		if n, total := len(all.List()), all.JSON["meta"].(map[string]any)["total"]; n != 3 || total != float64(3) {
+			t.Fatalf("queue: %d items, total %v", n, total)
+		}
+		first := all.List()[0].(map[string]any)
+		if first["type"] != "listing_review" || first["id"] != other || first["entityType"] != "listing" ||
+			first["entityId"] != other || first["status"] != "pending" || first["summary"] == "" {
+			t.Fatalf("newest item = %v", first)
+		}
+		if l := first["listing"].(map[string]any); l["status"] != "held" {
+			t.Fatalf("item listing = %v", l)
+		}
+		if last := all.List()[2].(map[string]any); last["type"] != "purchase_approval" || last["entityType"] != "order" {
+			t.Fatalf("oldest item = %v", last)
+		}
+		page := s.Do("GET", "/api/v1/admin/queue?limit=1&offset=1", nil, adm.Auth()).Want(t, http.StatusOK, "")
+		if len(page.List()) != 1 || page.List()[0].(map[string]any)["id"] != held {
+			t.Fatalf("page 2 = %v", page.List())
+		}
+		reviews := s.Do("GET", "/api/v1/admin/queue?type=listing_review", nil, adm.Auth()).Want(t, http.StatusOK, "")
+		if len(reviews.List()) != 2 {
+			t.Fatalf("listing reviews = %v", reviews.List())
+		}
+		purchases := s.Do("GET", "/api/v1/admin/queue?type=purchase_approval", nil, adm.Auth()).Want(t, http.StatusOK, "")
+		if len(purchases.List()) != 1 {
+			t.Fatalf("purchase approvals = %v", purchases.List())
+		}
+		if n := len(s.Do("GET", "/api/v1/admin/queue?status=approved", nil, adm.Auth()).Want(t, http.StatusOK, "").List()); n != 0 {
+			t.Fatalf("%d approved items", n)
+		}
+		s.Do("GET", "/api/v1/admin/queue?type=listing_review&status=bogus", nil, adm.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
+
+		// Decisions: approve goes live (watchers told), reject removes.
+		ok := s.Do("POST", "/api/v1/admin/queue/"+held+"/approve", nil, adm.Auth()).Want(t, http.StatusOK, "").Data()
+		if ok["status"] != "active" || ok["id"] != held {
+			t.Fatalf("approved = %v", ok)
+		}
+		evs := eventsOf(t, s, held, "listing.updated")
+		if len(evs) != 1 || evs[0]["status"] != "active" || evs[0]["previousStatus"] != "held" {
+			t.Fatalf("listing.updated = %v", evs)
+		}
+		no := s.Do("POST", "/api/v1/admin/queue/"+other+"/reject", nil, adm.Auth()).Want(t, http.StatusOK, "").Data()
+		if no["status"] != "removed" {
+			t.Fatalf("rejected = %v", no)
+		}
+		if e := auditOf(t, s, "listing.reject", other); e.Details["reason"] != "rejected in review" {
+			t.Fatalf("audit = %v", e.Details)
+		}
+		s.Do("POST", "/api/v1/admin/queue/"+held+"/approve", nil, adm.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
+		s.Do("POST", "/api/v1/admin/queue/nope/approve", nil, adm.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
+		left := s.Do("GET", "/api/v1/admin/queue?status=pending", nil, adm.Auth()).Want(t, http.StatusOK, "")
+		if len(left.List()) != 1 {
+			t.Fatalf("pending = %v", left.List())
+		}
+	})
+}
