@@ -13,11 +13,13 @@ import (
 var _ listings.AdminTx = (*Tx)(nil)
 
 // AdminListings lists listings matching f, newest first, with the total.
-// Indexes (migration 00023): no filter walks listings_created (created_at,
-// id); status walks listings_status_created; sellerId (with or without
-// status) walks listings_seller_status. search is a listing id (the primary
-// key) or a case-insensitive substring of the title or brand, checked on the
-// rows the other filters and the order select.
+// Indexes (migration 00023), each read in order without a sort: no filter
+// walks listings_created (created_at, id); status listings_status_created;
+// sellerId listings_seller_created; sellerId and status
+// listings_seller_status. search is a listing id (the primary key) or a
+// case-insensitive substring of the title or brand, checked on the rows the
+// other filters and the order select (storetest/admin_listings_test.go
+// checks the plans).
 func (tx *Tx) AdminListings(ctx context.Context, f listings.AdminFilter) ([]listings.Listing, int, error) {
 	var where []string
 	var args []any
@@ -82,7 +84,7 @@ func (tx *Tx) RecentRejections(ctx context.Context, limit, offset int) ([]modera
 }
 
 // RejectionsOfUser lists a seller's rejections, newest first (index
-// moderation_rejections_user).
+// moderation_rejections_user_created, migration 00023).
 func (tx *Tx) RejectionsOfUser(ctx context.Context, userID string, limit, offset int) ([]moderation.Rejection, int, error) {
 	var total int
 	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM moderation_rejections WHERE user_id = ?`, userID).Scan(&total); err != nil {
