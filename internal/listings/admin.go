@@ -285,10 +285,19 @@ func (s *Service) Delist(ctx context.Context, actor market.Actor, id, reason str
 		if err != nil {
 			return nil, err
 		}
-		extra["sellerStatusBefore"] = string(seller.Status)
+		before := seller.Status
+		extra["sellerStatusBefore"] = string(before)
 		if seller.Status == accounts.StatusActive {
 			seller.Status = accounts.StatusSuspended
 			if err := adminTx(tx).UpdateUser(ctx, seller); err != nil {
+				return nil, err
+			}
+			// The seller's own history shows the suspension too.
+			if err := adminTx(tx).AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin,
+				ActorID: actor.UserID, Action: "user.suspend", EntityType: "user", EntityID: seller.ID,
+				Result: admin.AuditAllowed, Status: 200, CreatedAt: s.clock.Now(), Details: map[string]any{
+					"before": map[string]any{"status": string(before)}, "after": map[string]any{"status": string(seller.Status)},
+					"reason": ReasonCounterfeit, "listingId": l.ID}}); err != nil {
 				return nil, err
 			}
 		}

@@ -210,14 +210,19 @@ func TestAdminListingsCounterfeit(t *testing.T) {
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		seller := s.VerifiedOwner("fake-seller")
+		key := s.NewKey(seller, "buy_sell")
 		id := s.ActiveListing(seller, "leather handbag brown tote", 9000)
 		s.Do("POST", "/api/v1/admin/listings/"+id+"/delist", map[string]any{"reason": "counterfeit"}, adm.Auth()).Want(t, http.StatusOK, "")
+		s.Do("GET", "/api/v1/spending-controls", nil, key.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 		if u := user(t, s, seller.ID); u.Status != accounts.StatusSuspended {
 			t.Fatalf("seller is %s after a counterfeit delist, want suspended", u.Status)
 		}
 		e := auditOf(t, s, "listing.delist", id)
 		if e.Details["sellerStatusBefore"] != "active" || e.Details["sellerStatusAfter"] != "suspended" {
 			t.Fatalf("audit = %v", e.Details)
+		}
+		if b, a := auditChange(t, auditOf(t, s, "user.suspend", seller.ID), "status"); b != "active" || a != "suspended" {
+			t.Fatalf("audit user.suspend %v -> %v", b, a)
 		}
 
 		// Config off: the seller stays active.
