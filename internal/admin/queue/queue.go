@@ -78,7 +78,7 @@ func (s *Service) List(ctx context.Context, actor market.Actor, q Query) ([]Item
 	var c market.Check
 	c.Require(q.Type == "" || q.Type == TypePurchaseApproval || q.Type == TypeListingReview, "type",
 		"must be purchase_approval or listing_review")
-	c.Require(q.Offset+q.Limit <= MaxWindow, "offset", "must be at most 9900")
+	c.Require(q.Offset+q.Limit <= MaxWindow, "offset", "offset plus limit must be at most 10000")
 	if err := c.Err(); err != nil {
 		return nil, 0, err
 	}
