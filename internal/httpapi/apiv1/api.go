@@ -140,8 +140,9 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.HandleIdempotent("POST", p+"/approvals/{id}/approve", httpapi.Bearer, a.approve)
 	rt.Handle("POST", p+"/approvals/{id}/reject", httpapi.Bearer, a.reject)
 	rt.Handle("GET", p+"/admin/queue", httpapi.Admin, a.adminQueue)
-	rt.HandleIdempotent("POST", p+"/admin/queue/{id}/approve", httpapi.Admin, a.approve)
-	rt.Handle("POST", p+"/admin/queue/{id}/reject", httpapi.Admin, a.reject)
+	rt.HandleIdempotent("POST", p+"/admin/queue/{id}/approve", httpapi.Admin, a.adminQueueApprove)
+	rt.Handle("POST", p+"/admin/queue/{id}/reject", httpapi.Admin, a.adminQueueReject)
+	a.registerAdminListings(rt, p)
 
 	a.RegisterShipping(rt)
 	a.RegisterShippingPrefs(rt)
