@@ -18,6 +18,7 @@ import (
 	"marketplace/internal/accounts"
 	"marketplace/internal/activity"
 	"marketplace/internal/admin"
+	"marketplace/internal/admin/users"
 	"marketplace/internal/agents"
 	"marketplace/internal/config"
 	"marketplace/internal/events"
@@ -271,7 +272,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
 		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
 		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock),
-		Users: admin.NewUsers(store.AdminUsers(db), a.Clock, a.Agents)}).Register(a.Router)
+		Users: users.NewUsers(store.AdminUsers(db), a.Clock, a.Agents)}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err

@@ -47,11 +47,6 @@ func (tx *Tx) AdminListings(ctx context.Context, f listings.AdminFilter) ([]list
 	return list, total, err
 }
 
-// likeEscape escapes LIKE's wildcards (with ESCAPE '\').
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
 // RejectionByID finds a rejection, locking it inside a transaction.
 func (tx *Tx) RejectionByID(ctx context.Context, id string) (*moderation.Rejection, error) {
 	r, err := scanRejection(tx.queryRow(ctx, `SELECT `+rejectionColumns+` FROM moderation_rejections WHERE id = ?`+tx.forUpdate(), id))

@@ -5,24 +5,18 @@ import (
 	"strings"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
+	"marketplace/internal/admin/users"
 )
 
-// The admin's user tools (admin.UsersTx): the list of users, newest first.
-var _ admin.UsersTx = (*Tx)(nil)
+// The admin's user tools (users.UsersTx): the list of users, newest first.
+var _ users.UsersTx = (*Tx)(nil)
 
-// AdminUsers is db as admin.UsersStore.
-func AdminUsers(db *DB) Area[admin.UsersTx] {
-	return area(db, func(tx *Tx) admin.UsersTx { return tx })
+// AdminUsers is db as users.UsersStore.
+func AdminUsers(db *DB) Area[users.UsersTx] {
+	return area(db, func(tx *Tx) users.UsersTx { return tx })
 }
 
-var _ admin.UsersStore = Area[admin.UsersTx]{}
-
-// likeEscape makes s a LIKE pattern matching s anywhere.
-func likeEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return "%" + r.Replace(s) + "%"
-}
+var _ users.UsersStore = Area[users.UsersTx]{}
 
 // ListUsers returns users matching f, newest first, and the total.
 //
@@ -34,7 +28,7 @@ func likeEscape(s string) string {
 // index, so there the search filters the rows of the newest-first (or
 // filter) index: a scan bounded by the users table, acceptable for an
 // admin's occasional search (the note is in the report of issue 16).
-func (tx *Tx) ListUsers(ctx context.Context, f admin.UserFilter) ([]accounts.User, int, error) {
+func (tx *Tx) ListUsers(ctx context.Context, f users.UserFilter) ([]accounts.User, int, error) {
 	var where []string
 	var args []any
 	add := func(col, v string) {
@@ -47,7 +41,7 @@ func (tx *Tx) ListUsers(ctx context.Context, f admin.UserFilter) ([]accounts.Use
 	add("trust_tier", f.TrustTier)
 	add("role", f.Role)
 	if f.Search != "" {
-		p := likeEscape(f.Search)
+		p := "%" + likeEscape(f.Search) + "%"
 		where = append(where, `(email LIKE ? ESCAPE '\' OR username LIKE ? ESCAPE '\' OR lower(display_name) LIKE ? ESCAPE '\')`)
 		args = append(args, p, p, p)
 	}

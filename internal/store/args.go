@@ -82,3 +82,9 @@ func photoJSON(ids []string) (string, error) {
 	}
 	return string(b), nil
 }
+
+// likeEscape escapes LIKE's wildcards (with ESCAPE '\'), so s matches
+// only itself inside a pattern.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

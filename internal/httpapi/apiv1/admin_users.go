@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
+	"marketplace/internal/admin/users"
 	"marketplace/internal/agents"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
@@ -27,8 +27,8 @@ func (a *API) RegisterAdminUsers(rt *httpapi.Router) {
 	rt.Handle("PATCH", p+"/admin/users/{id}/spending-controls", httpapi.Admin, a.adminUserSpending)
 }
 
-func auditRequest(r *http.Request) admin.Request {
-	return admin.Request{RequestID: httpapi.RequestID(r.Context()), IP: httpapi.ClientIP(r)}
+func auditRequest(r *http.Request) users.Request {
+	return users.Request{RequestID: httpapi.RequestID(r.Context()), IP: httpapi.ClientIP(r)}
 }
 
 // adminUsers is GET /admin/users?status=&trustTier=&role=&search=&limit=&offset=.
@@ -38,7 +38,7 @@ func (a *API) adminUsers(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	us, total, err := a.Users.List(r.Context(), actor(r).Actor, admin.UserFilter{Status: q.Get("status"),
+	us, total, err := a.Users.List(r.Context(), actor(r).Actor, users.UserFilter{Status: q.Get("status"),
 		TrustTier: q.Get("trustTier"), Role: q.Get("role"), Search: q.Get("search"), Limit: limit, Offset: offset})
 	if err != nil {
 		return err
@@ -117,7 +117,7 @@ func (a *API) adminUpdateUser(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "user", id)
-	u, err := a.Users.Update(r.Context(), actor(r).Actor, auditRequest(r), id, admin.UserUpdate{Status: b.Status,
+	u, err := a.Users.Update(r.Context(), actor(r).Actor, auditRequest(r), id, users.UserUpdate{Status: b.Status,
 		TrustTier: b.TrustTier, Role: b.Role, IdentityVerified: b.IdentityVerified})
 	if err != nil {
 		return err
@@ -138,7 +138,7 @@ func (a *API) adminModerateUser(action string) httpapi.HandlerFunc {
 		}
 		id := r.PathValue("id")
 		httpapi.Entity(r, "user", id)
-		do := map[string]func(context.Context, market.Actor, admin.Request, string, string) (*accounts.User, error){
+		do := map[string]func(context.Context, market.Actor, users.Request, string, string) (*accounts.User, error){
 			"suspend": a.Users.Suspend, "ban": a.Users.Ban, "reinstate": a.Users.Reinstate}[action]
 		u, err := do(r.Context(), actor(r).Actor, auditRequest(r), id, b.Reason)
 		if err != nil {

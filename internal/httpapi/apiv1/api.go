@@ -5,7 +5,7 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/activity"
-	"marketplace/internal/admin"
+	"marketplace/internal/admin/users"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
@@ -45,7 +45,7 @@ type API struct {
 	Webhooks  *webhooks.Service
 	Feed      *events.FeedService
 	Activity  *activity.Service
-	Users     *admin.Users // the admin's user tools
+	Users     *users.Users // the admin's user tools
 	PublicURL string
 }
 

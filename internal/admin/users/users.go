@@ -1,4 +1,4 @@
-package admin
+package users
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
@@ -33,7 +34,7 @@ type UserFilter struct {
 // UsersTx is what the admin's user tools need from a transaction.
 type UsersTx interface {
 	events.Tx
-	AppendAudit(ctx context.Context, e *AuditEntry) error
+	AppendAudit(ctx context.Context, e *admin.AuditEntry) error
 	LockUser(ctx context.Context, userID string) error
 	UserByID(ctx context.Context, id string) (*accounts.User, error)
 	UpdateUser(ctx context.Context, u *accounts.User) error
@@ -292,8 +293,8 @@ func (s *Users) change(ctx context.Context, actor market.Actor, req Request, id,
 			details["revokedKeys"], details["removedListings"] = keys, listed
 		}
 		out = u
-		return tx.AppendAudit(ctx, &AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin, ActorID: actor.UserID,
-			Action: action, EntityType: "user", EntityID: u.ID, Result: AuditAllowed, Status: 200,
+		return tx.AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin, ActorID: actor.UserID,
+			Action: action, EntityType: "user", EntityID: u.ID, Result: admin.AuditAllowed, Status: 200,
 			RequestID: req.RequestID, IP: req.IP, Details: details, CreatedAt: now})
 	})
 	return out, err
@@ -365,8 +366,8 @@ func (s *Users) SpendingOverride(ctx context.Context, actor market.Actor, req Re
 		return nil, err
 	}
 	err = s.store.InTx(ctx, func(tx UsersTx) error {
-		return tx.AppendAudit(ctx, &AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin, ActorID: actor.UserID,
-			Action: "user.spending_controls", EntityType: "user", EntityID: id, Result: AuditAllowed, Status: 200,
+		return tx.AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin, ActorID: actor.UserID,
+			Action: "user.spending_controls", EntityType: "user", EntityID: id, Result: admin.AuditAllowed, Status: 200,
 			RequestID: req.RequestID, IP: req.IP, CreatedAt: s.clock.Now(),
 			Details: map[string]any{"before": controls(before.Controls), "after": controls(after.Controls)}})
 	})
