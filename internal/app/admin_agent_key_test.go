@@ -81,6 +81,8 @@ func TestAdminAgentKey(t *testing.T) {
 			{"POST", b + "/agent/webhooks/{id}/deliveries/{deliveryId}/retry", b + "/agent/webhooks/" + hook + "/deliveries/" + hookDelivery + "/retry", nil, false},
 			{"DELETE", a + "/addresses/{id}", a + "/addresses/" + address, nil, false},
 			{"PATCH", a + "/addresses/{id}/default", a + "/addresses/" + address + "/default", nil, false},
+			{"GET", a + "/admin/audit/actor/{actorType}/{actorId}", a + "/admin/audit/actor/user/" + buyer.ID, nil, false},
+			{"GET", a + "/admin/audit/entity/{entityType}/{entityId}", a + "/admin/audit/entity/order/" + order, nil, false},
 			{"GET", a + "/admin/disputes/{id}", a + "/admin/disputes/" + dispute, nil, false},
 			{"POST", a + "/admin/disputes/{id}/resolve", a + "/admin/disputes/" + dispute + "/resolve", map[string]any{"resolution": "refund_buyer"}, false},
 			{"POST", a + "/admin/orders/{id}/force-cancel", a + "/admin/orders/" + order + "/force-cancel", nil, false},

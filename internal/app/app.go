@@ -270,7 +270,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	opsAPI.Register(a.Router)
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
 		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
-		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock)}).Register(a.Router)
+		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock),
+		Audit: admin.NewAudit(store.AdminAudit(db)), Settings: a.Settings}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/activity"
+	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
@@ -44,6 +45,8 @@ type API struct {
 	Webhooks  *webhooks.Service
 	Feed      *events.FeedService
 	Activity  *activity.Service
+	Audit     *admin.Audit
+	Settings  *admin.Config
 	PublicURL string
 }
 
@@ -155,6 +158,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterWebhooks(rt)
 	a.RegisterEvents(rt)
 	a.RegisterActivity(rt)
+	a.RegisterAdminAudit(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }
