@@ -38,3 +38,16 @@ func (tx *Tx) PutConfigValue(ctx context.Context, v admin.ConfigValue) error {
 		v.Key, string(v.Value), v.UpdatedAt, v.UpdatedBy)
 	return wrap(err)
 }
+
+// ConfigVersion reads the counter every config change moves.
+func (tx *Tx) ConfigVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := tx.queryRow(ctx, `SELECT version FROM config_version WHERE id = 1`).Scan(&v)
+	return v, wrap(err)
+}
+
+// BumpConfigVersion moves the counter, in the change's transaction.
+func (tx *Tx) BumpConfigVersion(ctx context.Context) error {
+	_, err := tx.exec(ctx, `UPDATE config_version SET version = version + 1 WHERE id = 1`)
+	return wrap(err)
+}

@@ -154,6 +154,36 @@ func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
 // Tools is the whole catalogue, sorted by name. Each area adds its tools
 // in its own file (tools_<area>.go).
 func (a *API) Tools() []Tool {
+	out := a.tools()
+	if a.Gate == nil {
+		return out
+	}
+	for i := range out {
+		if flag := ToolFlags[out[i].Name]; flag != "" {
+			call := out[i].call
+			out[i].call = func(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error) {
+				if err := a.Gate(ctx, flag); err != nil {
+					return nil, err
+				}
+				return call(ctx, p, args)
+			}
+		}
+	}
+	return out
+}
+
+// ToolFlags are the feature flags tools answer to: while one is off its
+// tools answer FEATURE_DISABLED (CONTRACT.md 14).
+var ToolFlags = map[string]string{
+	"make_offer": "offers", "counter_offer": "offers", "accept_offer": "offers", "reject_offer": "offers",
+	"withdraw_offer": "offers", "get_offer": "offers", "get_offers": "offers",
+	"purchase_listing":    "agent_purchases",
+	"create_listing":      "listing_creation",
+	"initiate_onboarding": "registrations",
+	"create_webhook":      "webhooks", "list_webhooks": "webhooks", "delete_webhook": "webhooks", "get_webhook_deliveries": "webhooks",
+}
+
+func (a *API) tools() []Tool {
 	var out []Tool
 	for _, group := range [][]Tool{
 		a.accountTools(),

@@ -159,6 +159,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterEvents(rt)
 	a.RegisterActivity(rt)
 	a.RegisterAdminAudit(rt)
+	a.RegisterAdminConfig(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }
