@@ -40,6 +40,7 @@ type Tool struct {
 	input  any           // a zero value of the argument struct
 	schema apidoc.Schema // its JSON Schema
 	call   func(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error)
+	gate   func(ctx context.Context) error // the feature flag's check, if any (ToolFlags)
 }
 
 // InputSchema is the JSON Schema of the tool's arguments.
@@ -51,6 +52,11 @@ func (t *Tool) InputSchema() apidoc.Schema { return t.schema }
 func (t *Tool) Call(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error) {
 	if p == nil || p.Key == nil {
 		return nil, market.Errorf(market.CodeInvalidAgentKey, "tools are called with an agent key")
+	}
+	if t.gate != nil {
+		if err := t.gate(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if t.Scope != agents.OpRead {
 		if err := agents.Require(p.Actor, p.Key.Scope, t.Scope); err != nil {
@@ -160,13 +166,7 @@ func (a *API) Tools() []Tool {
 	}
 	for i := range out {
 		if flag := ToolFlags[out[i].Name]; flag != "" {
-			call := out[i].call
-			out[i].call = func(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error) {
-				if err := a.Gate(ctx, flag); err != nil {
-					return nil, err
-				}
-				return call(ctx, p, args)
-			}
+			out[i].gate = func(ctx context.Context) error { return a.Gate(ctx, flag) }
 		}
 	}
 	return out
