@@ -83,6 +83,8 @@ func TestAdminAgentKey(t *testing.T) {
 			{"PATCH", a + "/addresses/{id}/default", a + "/addresses/" + address + "/default", nil, false},
 			{"GET", a + "/admin/audit/actor/{actorType}/{actorId}", a + "/admin/audit/actor/user/" + buyer.ID, nil, false},
 			{"GET", a + "/admin/audit/entity/{entityType}/{entityId}", a + "/admin/audit/entity/order/" + order, nil, false},
+			{"PATCH", a + "/admin/config/{key}", a + "/admin/config/fees.buyer_rate_bps", map[string]any{"value": 1}, false},
+			{"PATCH", a + "/admin/feature-flags/{key}", a + "/admin/feature-flags/offers", map[string]any{"enabled": false}, false},
 			{"GET", a + "/admin/disputes/{id}", a + "/admin/disputes/" + dispute, nil, false},
 			{"POST", a + "/admin/disputes/{id}/resolve", a + "/admin/disputes/" + dispute + "/resolve", map[string]any{"resolution": "refund_buyer"}, false},
 			{"POST", a + "/admin/orders/{id}/force-cancel", a + "/admin/orders/" + order + "/force-cancel", nil, false},
