@@ -102,7 +102,7 @@ func TestAdminConfig(t *testing.T) {
 		}
 		e := a[0].(map[string]any)
 		d := e["details"].(map[string]any)
-		if d["before"] != float64(350) || d["after"] != float64(500) || e["actorId"] != adm.ID {
+		if d["before"] != float64(350) || d["after"] != float64(500) || e["actorId"] != adm.ID || e["actorType"] != "admin" {
 			t.Fatalf("audit entry = %v", e)
 		}
 		refused := one.Do("GET", "/api/v1/admin/audit/entity/config/"+admin.KeyFeesBuyerRateBps+"?result=refused", nil, adm.Auth()).
