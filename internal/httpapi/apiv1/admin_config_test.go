@@ -47,9 +47,21 @@ func TestAdminConfig(t *testing.T) {
 		if fee["value"] != float64(350) || fee["updatedAt"] != nil || fee["updatedBy"] != nil || fee["description"] == "" {
 			t.Fatalf("default fee entry = %v", fee)
 		}
-		// The second replica has its cache warm.
+		// The second replica has its cache warm, and prices a purchase with
+		// the default rate.
 		if n, err := two.App.Settings.Int(ctx, admin.KeyFeesBuyerRateBps); err != nil || n != 350 {
 			t.Fatalf("replica two reads %d, %v", n, err)
+		}
+		seller := one.VerifiedOwner("config-seller")
+		shopper := one.NewShopper("config-buyer", "pm_card_visa")
+		listing := one.ActiveListing(seller, "walnut cutting board end grain large", 10000)
+		estimate := func() any {
+			t.Helper()
+			return two.Do("POST", "/api/v1/agent/purchase/fee-estimate", map[string]any{"listingId": listing, "buyerZip": "97201"},
+				shopper.Key.Auth()).Want(t, http.StatusOK, "").Data()["serviceFee"]
+		}
+		if fee := estimate(); fee != float64(350) {
+			t.Fatalf("replica two's service fee %v, want 350", fee)
 		}
 
 		got := one.Do("PATCH", "/api/v1/admin/config/"+admin.KeyFeesBuyerRateBps, map[string]any{"value": 500}, adm.Auth()).
@@ -59,6 +71,9 @@ func TestAdminConfig(t *testing.T) {
 		}
 		one.Do("PATCH", "/api/v1/admin/config/"+admin.KeyPayoutsHoldHours, map[string]any{"value": 24}, adm.Auth()).Want(t, http.StatusOK, "")
 		// Replica two, next request: the new values.
+		if fee := estimate(); fee != float64(500) {
+			t.Fatalf("replica two's service fee after the change %v, want 500", fee)
+		}
 		if n, err := two.App.Settings.Int(ctx, admin.KeyFeesBuyerRateBps); err != nil || n != 500 {
 			t.Fatalf("replica two reads fee %d, %v after the change", n, err)
 		}
