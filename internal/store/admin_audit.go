@@ -71,7 +71,7 @@ func (tx *Tx) ListAudit(ctx context.Context, f admin.AuditFilter) ([]admin.Audit
 	}
 	limit := f.Limit
 	if limit <= 0 || limit > 200 {
-		limit = 20
+		limit = 50
 	}
 	out, err := queryAll(ctx, tx, scanAuditEntry, `SELECT id, actor_type, actor_id, action, entity_type, entity_id, result, status, error_code, request_id, ip, details, created_at
 		FROM audit_log`+cond+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, limit, f.Offset)...)
