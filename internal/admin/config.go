@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -126,6 +127,11 @@ type ConfigTx interface {
 	events.Tx
 	ConfigValues(ctx context.Context) (map[string]ConfigValue, error)
 	PutConfigValue(ctx context.Context, v ConfigValue) error
+	// ConfigVersion is a counter every change moves (BumpConfigVersion, in
+	// the change's transaction): a replica whose cache holds an older
+	// version reloads.
+	ConfigVersion(ctx context.Context) (int64, error)
+	BumpConfigVersion(ctx context.Context) error
 }
 
 // ConfigStore opens transactions and read handles over ConfigTx.
@@ -134,12 +140,19 @@ type ConfigStore interface {
 	Read() ConfigTx
 }
 
-// Config reads and changes the admin settings. Values are read from the
-// store on every call, so a change applies to the next purchase, offer or
-// listing without a restart (CONTRACT.md 3: "read at each purchase").
+// Config reads and changes the admin settings and feature flags. Values are
+// cached; every read first reads the store's config version (one row by
+// primary key) and reloads the values when it moved, so a change made on any
+// replica applies to the next purchase, offer or listing everywhere without a
+// restart (CONTRACT.md 3 "read at each purchase", 14).
 type Config struct {
 	store ConfigStore
 	clock market.Clock
+
+	mu      sync.Mutex
+	loaded  bool
+	version int64
+	cache   map[string]ConfigValue // never changed once cached: readers share it
 }
 
 // NewConfig returns the config service.
@@ -162,7 +175,7 @@ func (c *Config) Int(ctx context.Context, key string) (int64, error) {
 
 // Ints reads several integer keys with one read of the stored values.
 func (c *Config) Ints(ctx context.Context, keys ...string) ([]int64, error) {
-	stored, err := c.store.Read().ConfigValues(ctx)
+	stored, err := c.stored(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +226,7 @@ func (c *Config) value(ctx context.Context, key string, kind ConfigKind) (json.R
 	if spec.kind != kind {
 		return nil, market.Internal(fmt.Errorf("config: key %q is %s, not %s", key, spec.kind, kind))
 	}
-	stored, err := c.store.Read().ConfigValues(ctx)
+	stored, err := c.stored(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +235,7 @@ func (c *Config) value(ctx context.Context, key string, kind ConfigKind) (json.R
 
 // All lists every known key, sorted by key, with its effective value.
 func (c *Config) All(ctx context.Context) ([]ConfigEntry, error) {
-	stored, err := c.store.Read().ConfigValues(ctx)
+	stored, err := c.stored(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +244,33 @@ func (c *Config) All(ctx context.Context) ([]ConfigEntry, error) {
 		out = append(out, effective(key, configSpecs[key], stored))
 	}
 	return out, nil
+}
+
+// stored returns the stored values, from the cache while the store's config
+// version has not moved. The values are read after the version, so a cache
+// is never older than the version it is filed under (at worst newer, which
+// costs one extra reload).
+func (c *Config) stored(ctx context.Context) (map[string]ConfigValue, error) {
+	read := c.store.Read()
+	v, err := read.ConfigVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.loaded && c.version == v {
+		m := c.cache
+		c.mu.Unlock()
+		return m, nil
+	}
+	c.mu.Unlock()
+	m, err := read.ConfigValues(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.loaded, c.version, c.cache = true, v, m
+	c.mu.Unlock()
+	return m, nil
 }
 
 // effective combines a key's spec with its stored value. A stored value that
@@ -253,24 +293,38 @@ func effective(key string, spec configSpec, stored map[string]ConfigValue) Confi
 
 // Set validates and stores a new value for key and records config.updated.
 func (c *Config) Set(ctx context.Context, actor market.Actor, key string, value json.RawMessage) (*ConfigEntry, error) {
+	e, _, err := c.Change(ctx, actor, key, value)
+	return e, err
+}
+
+// Change is Set that also answers the value in force before, for the audit
+// log.
+func (c *Config) Change(ctx context.Context, actor market.Actor, key string, value json.RawMessage) (*ConfigEntry, json.RawMessage, error) {
+	if !actor.Admin && actor.Type != market.ActorSystem {
+		return nil, nil, market.Errorf(market.CodeForbidden, "admins only")
+	}
 	spec, ok := configSpecs[key]
 	if !ok {
-		return nil, market.NotFound("config key")
+		return nil, nil, market.NotFound("config key")
 	}
 	norm, msg := spec.check(value)
 	if msg != "" {
-		return nil, market.Invalid(market.FieldError{Field: "value", Message: msg})
+		return nil, nil, market.Invalid(market.FieldError{Field: "value", Message: msg})
 	}
 	now := c.clock.Now()
 	var entry ConfigEntry
+	var previous json.RawMessage
 	err := c.store.InTx(ctx, func(tx ConfigTx) error {
 		stored, err := tx.ConfigValues(ctx)
 		if err != nil {
 			return err
 		}
-		previous := effective(key, spec, stored).Value
+		previous = effective(key, spec, stored).Value
 		v := ConfigValue{Key: key, Value: norm, UpdatedAt: now, UpdatedBy: actor.ID()}
 		if err := tx.PutConfigValue(ctx, v); err != nil {
+			return err
+		}
+		if err := tx.BumpConfigVersion(ctx); err != nil {
 			return err
 		}
 		stored[key] = v
@@ -282,9 +336,9 @@ func (c *Config) Set(ctx context.Context, actor market.Actor, key string, value 
 		})
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &entry, nil
+	return &entry, previous, nil
 }
 
 // check validates v against the spec and returns it in compact form, or a

@@ -272,7 +272,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
 		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
 		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock),
-		Users: users.NewUsers(store.AdminUsers(db), a.Clock, a.Agents)}).Register(a.Router)
+		Users: users.NewUsers(store.AdminUsers(db), a.Clock, a.Agents),
+		Audit: admin.NewAudit(store.AdminAudit(db)), Settings: a.Settings}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err
@@ -286,7 +287,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}
 	agentAPI := &agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
 		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
-		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed, PublicURL: cfg.PublicURL}
+		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed, PublicURL: cfg.PublicURL, Gate: a.Settings.RequireFlag}
 	agentAPI.Register(a.Router)
 	// The same catalogue over MCP (CONTRACT.md section 13): a request
 	// without a valid agent key is answered 401 before any MCP message.
@@ -299,6 +300,9 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		sb := &web.Sandbox{Payments: a.Payments}
 		sb.Register(a.Router)
 		sb.RegisterDashboard(a.Router)
+	}
+	if err := a.Router.Gate(a.Settings.RequireFlag, featureRoutes); err != nil {
+		return nil, err
 	}
 
 	if cfg.AdminEmail != "" {

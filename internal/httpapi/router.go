@@ -64,6 +64,27 @@ type routing struct {
 	idem     idempotency.Store
 	// instance names this process as the holder of idempotency leases.
 	instance string
+	// gates are the feature flags routes answer to (Gate).
+	gates map[string]string // "METHOD pattern" -> flag
+	gate  func(ctx context.Context, flag string) error
+}
+
+// Gate puts routes behind feature flags: each route ("METHOD pattern", as
+// registered) answers check's error (503 FEATURE_DISABLED) while its flag is
+// off, before authentication. A route not registered is an error, so the
+// table cannot drift from the routes.
+func (rt *Router) Gate(check func(ctx context.Context, flag string) error, routes map[string]string) error {
+	known := map[string]bool{}
+	for _, r := range rt.routes {
+		known[r.Method+" "+r.Pattern] = true
+	}
+	for route := range routes {
+		if !known[route] {
+			return fmt.Errorf("feature gate: no route %q", route)
+		}
+	}
+	rt.gate, rt.gates = check, routes
+	return nil
 }
 
 // AuditWriter keeps the audit log.
@@ -142,8 +163,9 @@ type requestInfo struct {
 	entityType string
 	entityID   string
 	code       market.Code
-	refused    *refusal // input the edge refused, for the audit entry
-	surface    *Surface // how the response is spelled
+	refused    *refusal       // input the edge refused, for the audit entry
+	details    map[string]any // what the handler adds, e.g. before and after
+	surface    *Surface       // how the response is spelled
 }
 
 func info(r *http.Request) *requestInfo {
@@ -152,6 +174,18 @@ func info(r *http.Request) *requestInfo {
 		return &requestInfo{}
 	}
 	return ri
+}
+
+// AuditDetails adds to the details of the request's audit entry, e.g. the
+// values before and after an admin change.
+func AuditDetails(r *http.Request, details map[string]any) {
+	ri := info(r)
+	if ri.details == nil {
+		ri.details = map[string]any{}
+	}
+	for k, v := range details {
+		ri.details[k] = v
+	}
 }
 
 // Entity names the entity a mutating request acted on, for the audit log.
@@ -171,6 +205,11 @@ func (rt *Router) wrap(route string, auth Auth, h HandlerFunc, textBody bool) ht
 			if f := checkInput(r, route, textBody); f != nil {
 				ri.refused = f
 				return f.err()
+			}
+			if flag := rt.gates[route]; flag != "" && rt.gate != nil {
+				if err := rt.gate(r.Context(), flag); err != nil {
+					return err
+				}
 			}
 			p, err := rt.authenticate(r, auth)
 			if err != nil {
@@ -215,6 +254,14 @@ func (rt *Router) recordAudit(r *http.Request, ri *requestInfo, status int) {
 	}
 	if f := ri.refused; f != nil {
 		e.Details = map[string]any{"field": SafeText(f.field, 200), "problem": f.problem, "value": SafeText(f.value, 200)}
+	}
+	if len(ri.details) > 0 && e.Result == admin.AuditAllowed {
+		if e.Details == nil {
+			e.Details = map[string]any{}
+		}
+		for k, v := range ri.details {
+			e.Details[k] = v
+		}
 	}
 	// The request's context may be cancelled by now; the record must still land.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)

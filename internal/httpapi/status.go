@@ -48,6 +48,7 @@ var codeStatus = map[market.Code]int{
 	market.CodeMethodNotAllowed:      http.StatusMethodNotAllowed,
 	market.CodeInternal:              http.StatusInternalServerError,
 	market.CodeUnavailable:           http.StatusServiceUnavailable,
+	market.CodeFeatureDisabled:       http.StatusServiceUnavailable,
 }
 
 // Status is the HTTP status a response carrying code answers with; an

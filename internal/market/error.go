@@ -52,6 +52,7 @@ const (
 	CodeMethodNotAllowed      Code = "METHOD_NOT_ALLOWED"
 	CodeInternal              Code = "INTERNAL_ERROR"
 	CodeUnavailable           Code = "SERVICE_UNAVAILABLE"
+	CodeFeatureDisabled       Code = "FEATURE_DISABLED"
 )
 
 // allCodes lists every code once.
@@ -95,6 +96,7 @@ var allCodes = []Code{
 	CodeMethodNotAllowed,
 	CodeInternal,
 	CodeUnavailable,
+	CodeFeatureDisabled,
 }
 
 // Codes lists every code, for documents and tests that must cover them all.

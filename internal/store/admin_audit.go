@@ -13,6 +13,13 @@ import (
 // append-only.
 var _ admin.AuditStore = (*Tx)(nil)
 
+// AdminAudit is db as admin.AuditReader.
+func AdminAudit(db *DB) admin.AuditReader {
+	return auditArea{area(db, func(tx *Tx) admin.AuditStore { return tx })}
+}
+
+type auditArea struct{ Area[admin.AuditStore] }
+
 // AppendAudit records one request.
 func (tx *Tx) AppendAudit(ctx context.Context, e *admin.AuditEntry) error {
 	details := ""
@@ -46,6 +53,14 @@ func (tx *Tx) ListAudit(ctx context.Context, f admin.AuditFilter) ([]admin.Audit
 	add("entity_id", f.EntityID)
 	add("result", f.Result)
 	add("request_id", f.RequestID)
+	if !f.From.IsZero() {
+		where = append(where, "created_at >= ?")
+		args = append(args, f.From)
+	}
+	if !f.Until.IsZero() {
+		where = append(where, "created_at < ?")
+		args = append(args, f.Until)
+	}
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")

@@ -38,3 +38,17 @@ func (tx *Tx) PutConfigValue(ctx context.Context, v admin.ConfigValue) error {
 		v.Key, string(v.Value), v.UpdatedAt, v.UpdatedBy)
 	return wrap(err)
 }
+
+// ConfigVersion reads the counter every config change moves.
+func (tx *Tx) ConfigVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := tx.queryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM config_version WHERE id = 1`).Scan(&v)
+	return v, wrap(err)
+}
+
+// BumpConfigVersion moves the counter, in the change's transaction.
+func (tx *Tx) BumpConfigVersion(ctx context.Context) error {
+	_, err := tx.exec(ctx, `INSERT INTO config_version (id, version) VALUES (1, 1)
+		ON CONFLICT (id) DO UPDATE SET version = config_version.version + 1`)
+	return wrap(err)
+}

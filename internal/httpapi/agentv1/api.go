@@ -62,6 +62,8 @@ type API struct {
 	Sandbox      bool
 	Clock        SandboxClock
 	SandboxStore sandbox.Store
+	// Gate answers FEATURE_DISABLED while a feature flag is off (ToolFlags).
+	Gate func(ctx context.Context, flag string) error
 
 	router *httpapi.Router // Variant B's routes, for tools that share their idempotency records
 }

@@ -40,6 +40,7 @@ type Tool struct {
 	input  any           // a zero value of the argument struct
 	schema apidoc.Schema // its JSON Schema
 	call   func(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error)
+	gate   func(ctx context.Context) error // the feature flag's check, if any (ToolFlags)
 }
 
 // InputSchema is the JSON Schema of the tool's arguments.
@@ -51,6 +52,11 @@ func (t *Tool) InputSchema() apidoc.Schema { return t.schema }
 func (t *Tool) Call(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error) {
 	if p == nil || p.Key == nil {
 		return nil, market.Errorf(market.CodeInvalidAgentKey, "tools are called with an agent key")
+	}
+	if t.gate != nil {
+		if err := t.gate(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if t.Scope != agents.OpRead {
 		if err := agents.Require(p.Actor, p.Key.Scope, t.Scope); err != nil {
@@ -154,6 +160,30 @@ func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
 // Tools is the whole catalogue, sorted by name. Each area adds its tools
 // in its own file (tools_<area>.go).
 func (a *API) Tools() []Tool {
+	out := a.tools()
+	if a.Gate == nil {
+		return out
+	}
+	for i := range out {
+		if flag := ToolFlags[out[i].Name]; flag != "" {
+			out[i].gate = func(ctx context.Context) error { return a.Gate(ctx, flag) }
+		}
+	}
+	return out
+}
+
+// ToolFlags are the feature flags tools answer to: while one is off its
+// tools answer FEATURE_DISABLED (CONTRACT.md 14).
+var ToolFlags = map[string]string{
+	"make_offer": "offers", "counter_offer": "offers", "accept_offer": "offers", "reject_offer": "offers",
+	"withdraw_offer": "offers", "get_offer": "offers", "get_offers": "offers",
+	"purchase_listing":    "agent_purchases",
+	"create_listing":      "listing_creation",
+	"initiate_onboarding": "registrations",
+	"create_webhook":      "webhooks", "list_webhooks": "webhooks", "delete_webhook": "webhooks", "get_webhook_deliveries": "webhooks",
+}
+
+func (a *API) tools() []Tool {
 	var out []Tool
 	for _, group := range [][]Tool{
 		a.accountTools(),

@@ -5,6 +5,7 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/activity"
+	"marketplace/internal/admin"
 	"marketplace/internal/admin/users"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
@@ -46,6 +47,8 @@ type API struct {
 	Feed      *events.FeedService
 	Activity  *activity.Service
 	Users     *users.Users // the admin's user tools
+	Audit     *admin.Audit
+	Settings  *admin.Config
 	PublicURL string
 }
 
@@ -159,6 +162,8 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterEvents(rt)
 	a.RegisterActivity(rt)
 	a.RegisterAdminUsers(rt)
+	a.RegisterAdminAudit(rt)
+	a.RegisterAdminConfig(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

@@ -191,6 +191,7 @@ var advice = map[market.Code]string{
 	market.CodeMethodNotAllowed:      "The path exists but not with this HTTP method. Check the OpenAPI document.",
 	market.CodeInternal:              "A fault on the server. Retry later with the same idempotency key; report the request id if it persists.",
 	market.CodeUnavailable:           "The service or a feature is unavailable for now. Retry later with backoff.",
+	market.CodeFeatureDisabled:       "An operator has switched this feature off (details.flag names it). Do not retry in a loop; try again much later or use another path.",
 }
 
 // Advice is what an agent should do on code.

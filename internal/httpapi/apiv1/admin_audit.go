@@ -1,0 +1,105 @@
+package apiv1
+
+import (
+	"net/http"
+	"time"
+
+	"marketplace/internal/admin"
+	"marketplace/internal/httpapi"
+)
+
+// The audit log, for admins (CONTRACT.md 14): one entry per mutating
+// request, allowed, refused or failed, searchable by every filter at once.
+
+// RegisterAdminAudit adds the audit routes.
+func (a *API) RegisterAdminAudit(rt *httpapi.Router) {
+	p := Prefix
+	rt.Handle("GET", p+"/admin/audit", httpapi.Admin, a.adminAudit)
+	rt.Handle("GET", p+"/admin/audit/entity/{entityType}/{entityId}", httpapi.Admin, a.adminAuditEntity)
+	rt.Handle("GET", p+"/admin/audit/actor/{actorType}/{actorId}", httpapi.Admin, a.adminAuditActor)
+}
+
+// auditEntry is one audit entry on the wire.
+type auditEntry struct {
+	ID         string         `json:"id"`
+	ActorType  string         `json:"actorType" enum:"user,agent,admin,system,anonymous" doc:"Who acted; anonymous when the request carried no valid credentials."`
+	ActorID    string         `json:"actorId" doc:"The user's id, or the agent key's id; empty for anonymous requests."`
+	Action     string         `json:"action" doc:"The route, e.g. 'PATCH /api/v1/admin/config/{key}'."`
+	EntityType string         `json:"entityType" doc:"What was acted on, when known (e.g. order, listing, config); else empty."`
+	EntityID   string         `json:"entityId"`
+	Result     string         `json:"result" enum:"allowed,refused,failed"`
+	Details    map[string]any `json:"details" doc:"The HTTP status and error code; for refused input the field and a safe rendering of the value; for admin changes the values before and after."`
+	IP         string         `json:"ip"`
+	RequestID  string         `json:"requestId"`
+	CreatedAt  time.Time      `json:"createdAt"`
+}
+
+func toAuditEntry(e *admin.AuditEntry) auditEntry {
+	details := map[string]any{"status": e.Status}
+	if e.ErrorCode != "" {
+		details["errorCode"] = e.ErrorCode
+	}
+	for k, v := range e.Details {
+		details[k] = v
+	}
+	return auditEntry{ID: e.ID, ActorType: string(e.ActorType), ActorID: e.ActorID, Action: e.Action,
+		EntityType: e.EntityType, EntityID: e.EntityID, Result: string(e.Result), Details: details,
+		IP: e.IP, RequestID: e.RequestID, CreatedAt: e.CreatedAt}
+}
+
+// auditQuery reads the filters every audit route shares.
+func auditQuery(r *http.Request) (admin.AuditQuery, error) {
+	limit, offset, err := httpapi.Page(r)
+	if err != nil {
+		return admin.AuditQuery{}, err
+	}
+	q := r.URL.Query()
+	return admin.AuditQuery{
+		ActorType: q.Get("actorType"), ActorID: q.Get("actorId"), Action: q.Get("action"),
+		EntityType: q.Get("entityType"), EntityID: q.Get("entityId"), Result: q.Get("result"),
+		StartDate: q.Get("startDate"), EndDate: q.Get("endDate"), Limit: limit, Offset: offset,
+	}, nil
+}
+
+func (a *API) writeAudit(w http.ResponseWriter, r *http.Request, q admin.AuditQuery) error {
+	es, total, err := a.Audit.List(r.Context(), actor(r).Actor, q)
+	if err != nil {
+		return err
+	}
+	out := make([]auditEntry, len(es))
+	for i := range es {
+		out[i] = toAuditEntry(&es[i])
+	}
+	return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.PageMeta(total, q.Limit, q.Offset))
+}
+
+// adminAudit is GET /admin/audit with every filter.
+func (a *API) adminAudit(w http.ResponseWriter, r *http.Request) error {
+	q, err := auditQuery(r)
+	if err != nil {
+		return err
+	}
+	return a.writeAudit(w, r, q)
+}
+
+// adminAuditEntity is GET /admin/audit/entity/{entityType}/{entityId}: the
+// history of one entity; the other filters still apply.
+func (a *API) adminAuditEntity(w http.ResponseWriter, r *http.Request) error {
+	q, err := auditQuery(r)
+	if err != nil {
+		return err
+	}
+	q.EntityType, q.EntityID = r.PathValue("entityType"), r.PathValue("entityId")
+	return a.writeAudit(w, r, q)
+}
+
+// adminAuditActor is GET /admin/audit/actor/{actorType}/{actorId}: what one
+// actor did; the other filters still apply.
+func (a *API) adminAuditActor(w http.ResponseWriter, r *http.Request) error {
+	q, err := auditQuery(r)
+	if err != nil {
+		return err
+	}
+	q.ActorType, q.ActorID = r.PathValue("actorType"), r.PathValue("actorId")
+	return a.writeAudit(w, r, q)
+}
