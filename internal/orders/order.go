@@ -156,6 +156,7 @@ type Tx interface {
 	RefundTx
 	DisputeTx
 	DashboardTx
+	AdminTx
 	payments.Tx
 	agents.SpendTx
 	offers.PurchaseTx

@@ -238,6 +238,13 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		apidoc.Envelope("DisputeEnvelope", dispute{}, "Meta"),
 		apidoc.Envelope("DisputePageEnvelope", []dispute{}, "PageMeta"),
 		apidoc.Envelope("DisputeDetailEnvelope", disputeDetail{}, "Meta"),
+		// Admin orders, finance and metrics
+		{Name: "AdminOrderDetail", Of: adminOrderDetail{}},
+		{Name: "AdminShipment", Of: adminShipment{}},
+		{Name: "AdminOrderAuthorization", Of: adminOrderAuthorization{}},
+		{Name: "AdminOrderKey", Of: adminOrderKey{}},
+		{Name: "AdminOrderApproval", Of: adminOrderApproval{}},
+		apidoc.Envelope("AdminOrderDetailEnvelope", adminOrderDetail{}, "Meta"),
 
 		// Messages
 		{Name: "Message", Of: message{}, Doc: "A message in a thread."},

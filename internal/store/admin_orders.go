@@ -1,0 +1,68 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"marketplace/internal/market"
+	"marketplace/internal/orders"
+)
+
+// AdminOrders lists orders for the admin order list, newest first. Each
+// filter has an index on both engines: status orders_status, buyerId
+// orders_buyer, sellerId orders_seller, no filter orders_created; search
+// is an OR of the primary key (order id), orders_listing (listing id) and
+// the title trigram index (orders_title_fts on SQLite, orders_title_trgm
+// on PostgreSQL).
+func (tx *Tx) AdminOrders(ctx context.Context, f orders.AdminOrderFilter) ([]orders.Order, int, error) {
+	var conds []string
+	var args []any
+	if f.Status != "" {
+		conds, args = append(conds, "status = ?"), append(args, string(f.Status))
+	}
+	if f.BuyerID != "" {
+		conds, args = append(conds, "buyer_id = ?"), append(args, f.BuyerID)
+	}
+	if f.SellerID != "" {
+		conds, args = append(conds, "seller_id = ?"), append(args, f.SellerID)
+	}
+	if s := f.Search; s != "" {
+		var ors []string
+		if market.ValidID(s) {
+			ors, args = append(ors, "id = ?", "listing_id = ?"), append(args, s, s)
+		}
+		if utf8.RuneCountInString(s) >= orders.MinTitleSearch {
+			if tx.db.dialect == Postgres {
+				ors = append(ors, `lower(listing_title) LIKE ? ESCAPE '\'`)
+				args = append(args, "%"+likeEscaper.Replace(strings.ToLower(s))+"%")
+			} else {
+				ors = append(ors, "id IN (SELECT order_id FROM orders_title_fts WHERE orders_title_fts MATCH ?)")
+				args = append(args, `"`+strings.ReplaceAll(s, `"`, `""`)+`"`)
+			}
+		}
+		if len(ors) == 0 {
+			return []orders.Order{}, 0, nil
+		}
+		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	var total int
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM orders`+where, args...).Scan(&total); err != nil {
+		return nil, 0, wrap(err)
+	}
+	out, err := tx.orderRows(ctx, `SELECT `+orderColumns+` FROM orders`+where+
+		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+	return out, total, err
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// DisputesOfOrder lists an order's disputes, oldest first (disputes_order).
+func (tx *Tx) DisputesOfOrder(ctx context.Context, orderID string) ([]orders.Dispute, error) {
+	return queryAll(ctx, tx, scanDispute, `SELECT `+disputeColumns+` FROM disputes WHERE order_id = ?
+		ORDER BY created_at, id`, orderID)
+}

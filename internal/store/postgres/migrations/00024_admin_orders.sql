@@ -1,0 +1,19 @@
+-- +goose Up
+-- Admin order views (internal/store/admin_orders.go).
+--
+-- orders_title_trgm finds orders by a substring of their listing title
+-- (lower(listing_title) LIKE '%...%'), a trigram GIN index.
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE INDEX orders_title_trgm ON orders USING gin (lower(listing_title) gin_trgm_ops);
+
+-- The search's listing id match, the unfiltered list (newest first) and
+-- the finance summary (orders paid in a range).
+CREATE INDEX orders_listing ON orders (listing_id, created_at);
+CREATE INDEX orders_created ON orders (created_at);
+CREATE INDEX orders_paid ON orders (paid_at);
+
+-- +goose Down
+DROP INDEX orders_paid;
+DROP INDEX orders_created;
+DROP INDEX orders_listing;
+DROP INDEX orders_title_trgm;
