@@ -157,6 +157,7 @@ type Tx interface {
 	DisputeTx
 	DashboardTx
 	AdminTx
+	FinanceTx
 	payments.Tx
 	agents.SpendTx
 	offers.PurchaseTx

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"marketplace/internal/market"
@@ -65,4 +66,27 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 func (tx *Tx) DisputesOfOrder(ctx context.Context, orderID string) ([]orders.Dispute, error) {
 	return queryAll(ctx, tx, scanDispute, `SELECT `+disputeColumns+` FROM disputes WHERE order_id = ?
 		ORDER BY created_at, id`, orderID)
+}
+
+// FinanceSummary sums the orders paid in [from, to) (orders_paid). Money
+// refunded is booked on the order (amount_refunded, of which
+// seller_refunded came from the seller); payouts follow
+// orders.Order.NetPayout and the seller dashboard: released is the
+// transfer less reversals, pending is what a live sale still owes.
+func (tx *Tx) FinanceSummary(ctx context.Context, from, to time.Time) (*orders.Finance, error) {
+	var f orders.Finance
+	err := tx.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(item_price), 0), COALESCE(SUM(service_fee), 0),
+		COALESCE(SUM(commission), 0), COALESCE(SUM(amount_refunded), 0),
+		COALESCE(SUM(amount_refunded - seller_refunded), 0),
+		COALESCE(SUM(CASE WHEN payout_status = 'released' AND payout_amount > transfer_reversed
+			THEN payout_amount - transfer_reversed ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN payout_status IN ('pending', 'frozen') THEN payout_amount
+			WHEN payout_status = '' AND `+liveSale+` AND `+sellerNet+` > 0 THEN `+sellerNet+` ELSE 0 END), 0)
+		FROM orders WHERE paid_at >= ? AND paid_at < ?`, from, to).
+		Scan(&f.Orders, &f.GMV, &f.ServiceFees, &f.Commissions, &f.Refunds, &f.PlatformRefunds, &f.PayoutsReleased,
+			&f.PayoutsPending)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return &f, nil
 }

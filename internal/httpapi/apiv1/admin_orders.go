@@ -13,6 +13,7 @@ func (a *API) RegisterAdminOrders(rt *httpapi.Router) {
 	p := Prefix
 	rt.Handle("GET", p+"/admin/orders", httpapi.Admin, a.adminOrders)
 	rt.Handle("GET", p+"/admin/orders/{id}", httpapi.Admin, a.adminOrder)
+	rt.Handle("GET", p+"/admin/finance/summary", httpapi.Admin, a.financeSummary)
 }
 
 // adminOrders is GET /admin/orders?status=&buyerId=&sellerId=&search=.
@@ -126,4 +127,30 @@ func (a *API) adminOrder(w http.ResponseWriter, r *http.Request) error {
 	}
 	out.Authorization = au
 	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// financeSummary is GET /admin/finance/summary (CONTRACT.md section 14).
+type financeSummary struct {
+	StartDate       string `json:"startDate" format:"date"`
+	EndDate         string `json:"endDate" format:"date"`
+	Orders          int    `json:"orders" doc:"Orders paid in the range (UTC days, inclusive), whatever happened to them since."`
+	GMV             int64  `json:"gmv" doc:"The sum of their item prices, cents; refunds do not change it."`
+	ServiceFees     int64  `json:"serviceFees" doc:"The buyers' service fees, cents."`
+	Commissions     int64  `json:"commissions" doc:"The sellers' commissions, cents."`
+	GrossRevenue    int64  `json:"grossRevenue" doc:"'serviceFees + commissions'."`
+	Refunds         int64  `json:"refunds" doc:"All money given back to buyers, cents (refunds booked, taken by the processor or about to be)."`
+	NetRevenue      int64  `json:"netRevenue" doc:"'grossRevenue' less the platform's share of refunds (a refund comes out of the seller's payout first, the rest from the platform's fees)."`
+	PayoutsReleased int64  `json:"payoutsReleased" doc:"Sellers' net payouts transferred, less what later refunds reversed from them, cents."`
+	PayoutsPending  int64  `json:"payoutsPending" doc:"Sellers' net payouts still held: not delivered yet, in the hold period, or frozen by a dispute, cents."`
+}
+
+func (a *API) financeSummary(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f, err := a.Orders.FinanceSummary(r.Context(), actor(r).Actor, q.Get("startDate"), q.Get("endDate"))
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, financeSummary{StartDate: f.StartDate, EndDate: f.EndDate, Orders: f.Orders,
+		GMV: f.GMV, ServiceFees: f.ServiceFees, Commissions: f.Commissions, GrossRevenue: f.GrossRevenue(),
+		Refunds: f.Refunds, NetRevenue: f.NetRevenue(), PayoutsReleased: f.PayoutsReleased, PayoutsPending: f.PayoutsPending})
 }

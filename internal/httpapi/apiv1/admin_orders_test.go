@@ -3,6 +3,7 @@ package apiv1_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"marketplace/internal/testkit"
 )
@@ -97,5 +98,80 @@ func TestAdminOrdersList(t *testing.T) {
 			s.Do("GET", "/api/v1/admin/orders"+q, nil, admin.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 		}
 		want("?limit=100", o3, o2, o1)
+	})
+}
+
+// The finance summary to the cent: five sales of 10000 + 800 shipping
+// (service fee 378, commission 300, seller payout 10500, charged 11178).
+func TestAdminFinanceSummary(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		admin := s.Admin()
+		seller := s.VerifiedOwner("fin-seller")
+		buyer := s.NewShopper("fin-buyer", "pm_card_visa")
+		s.SetControls(buyer.User, map[string]any{"perTransactionLimit": 50000, "dailyLimit": 500000,
+			"weeklyLimit": 500000, "monthlyLimit": 500000})
+		released := dashboardSale(t, s, seller, buyer, "Oak bookshelf three shelves, solid")
+		cancelled := dashboardSale(t, s, seller, buyer, "Vintage film camera with 50mm lens")
+		partial := dashboardSale(t, s, seller, buyer, "Wool area rug five by eight, blue")
+		disputed := dashboardSale(t, s, seller, buyer, "Brass floor lamp with linen shade")
+		platform := dashboardSale(t, s, seller, buyer, "Walnut cutting board, end grain")
+		ship := map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"}
+		for _, id := range []string{released, disputed} {
+			s.Do("POST", "/api/v1/orders/"+id+"/ship", ship, seller.Auth()).Want(t, http.StatusOK, "")
+			s.Do("POST", "/api/v1/orders/"+id+"/delivered", nil, buyer.Auth()).Want(t, http.StatusOK, "")
+		}
+		// A full refund: the seller cancels (10500 from the seller, 678 from
+		// the platform).
+		s.Do("POST", "/api/v1/orders/"+cancelled+"/cancel", map[string]any{"reason": "broke it"}, seller.Auth()).
+			Want(t, http.StatusOK, "")
+		// Partial refunds: 2000 all from the seller; 11000 of which 10500
+		// from the seller and 500 from the platform.
+		for id, amount := range map[string]int64{partial: 2000, platform: 11000} {
+			rf := s.Do("POST", "/api/v1/purchases/"+id+"/refund", map[string]any{"reason": "arrived late", "amount": amount},
+				buyer.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+			s.Do("POST", "/api/v1/purchases/"+id+"/refund/seller", map[string]any{"refundId": rf, "action": "approve"},
+				seller.Auth()).Want(t, http.StatusOK, "")
+		}
+		s.Do("POST", "/api/v1/disputes", map[string]any{"orderId": disputed, "reason": "not_as_described",
+			"description": "The shade is torn"}, buyer.Auth()).Want(t, http.StatusCreated, "")
+		s.Clock.Advance(73 * time.Hour)
+		fulfilRelease(t, s)
+		dashboardSale(t, s, seller, buyer, "Cast iron skillet ten inch, seasoned") // paid on 2026-06-13
+
+		summary := func(query string) map[string]any {
+			t.Helper()
+			return s.Do("GET", "/api/v1/admin/finance/summary"+query, nil, admin.Auth()).Want(t, http.StatusOK, "").Data()
+		}
+		day := summary("?startDate=2026-06-10&endDate=2026-06-10")
+		wantFigures(t, "summary", day, map[string]int64{"orders": 5, "gmv": 50000, "serviceFees": 5 * 378,
+			"commissions": 5 * 300, "grossRevenue": 5 * 678, "refunds": 11178 + 2000 + 11000, "netRevenue": 5*678 - 678 - 500,
+			"payoutsReleased": 10500, "payoutsPending": 8500 + 10500 + 0})
+		if day["startDate"] != "2026-06-10" || day["endDate"] != "2026-06-10" {
+			t.Fatalf("summary dates = %v", day)
+		}
+		// Charged less refunded is exactly the platform's net revenue plus
+		// the sellers' payouts.
+		if got := testkit.Num(t, day, "netRevenue") + testkit.Num(t, day, "payoutsReleased") + testkit.Num(t, day, "payoutsPending"); got != 5*11178-24178 {
+			t.Fatalf("net revenue + payouts = %d, want %d", got, 5*11178-24178)
+		}
+		// The seller dashboard agrees: its net earnings are the payouts.
+		d := dashboardOf(t, s, seller)
+		p := testkit.Obj(t, d, "payouts")
+		if testkit.Num(t, p, "released") != 10500 ||
+			testkit.Num(t, p, "upcoming")+testkit.Num(t, p, "pending")+testkit.Num(t, p, "frozen") != 8500+10500+0+10500 {
+			t.Fatalf("dashboard payouts %v", p)
+		}
+		if n := testkit.Num(t, testkit.Obj(t, d, "sales"), "netEarnings"); n != 10500+8500+10500+0+10500 {
+			t.Fatalf("dashboard net earnings %d", n)
+		}
+		wantFigures(t, "empty", summary("?startDate=2026-06-11&endDate=2026-06-12"), map[string]int64{"orders": 0, "gmv": 0,
+			"refunds": 0, "netRevenue": 0, "payoutsPending": 0})
+		wantFigures(t, "both", summary("?startDate=2026-06-10&endDate=2026-06-13"), map[string]int64{"orders": 6,
+			"gmv": 60000, "payoutsPending": 8500 + 10500 + 10500})
+		for _, q := range []string{"", "?startDate=2026-06-10", "?startDate=2026-6-1&endDate=2026-06-10",
+			"?startDate=2026-06-10&endDate=2026-06-09"} {
+			s.Do("GET", "/api/v1/admin/finance/summary"+q, nil, admin.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
+		}
+		adminAuthz(t, s, admin, s.Register("fin-plain-user"), "/api/v1/admin/finance/summary?startDate=2026-06-10&endDate=2026-06-10")
 	})
 }

@@ -245,6 +245,8 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		{Name: "AdminOrderKey", Of: adminOrderKey{}},
 		{Name: "AdminOrderApproval", Of: adminOrderApproval{}},
 		apidoc.Envelope("AdminOrderDetailEnvelope", adminOrderDetail{}, "Meta"),
+		{Name: "FinanceSummary", Of: financeSummary{}},
+		apidoc.Envelope("FinanceSummaryEnvelope", financeSummary{}, "Meta"),
 
 		// Messages
 		{Name: "Message", Of: message{}, Doc: "A message in a thread."},
