@@ -158,6 +158,7 @@ type Tx interface {
 	DashboardTx
 	AdminTx
 	FinanceTx
+	MetricsTx
 	payments.Tx
 	agents.SpendTx
 	offers.PurchaseTx

@@ -90,3 +90,57 @@ func (tx *Tx) FinanceSummary(ctx context.Context, from, to time.Time) (*orders.F
 	}
 	return &f, nil
 }
+
+// Activity counts orders paid (orders_paid), users (metrics_users_created)
+// and listings (metrics_listings_created) created in [from, to).
+func (tx *Tx) Activity(ctx context.Context, from, to time.Time) (orders.Activity, error) {
+	var a orders.Activity
+	err := tx.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(item_price), 0),
+		COALESCE(SUM(CASE WHEN channel = 'agent' THEN 1 ELSE 0 END), 0)
+		FROM orders WHERE paid_at >= ? AND paid_at < ?`, from, to).Scan(&a.Orders, &a.GMV, &a.AgentOrders)
+	if err != nil {
+		return a, wrap(err)
+	}
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM users WHERE created_at >= ? AND created_at < ?`, from, to).
+		Scan(&a.NewUsers); err != nil {
+		return a, wrap(err)
+	}
+	err = tx.queryRow(ctx, `SELECT COUNT(*) FROM listings WHERE created_at >= ? AND created_at < ?`, from, to).
+		Scan(&a.NewListings)
+	return a, wrap(err)
+}
+
+// ActionItems counts what waits: held listings (listings_status_created),
+// unresolved disputes (disputes_status), pending approvals
+// (purchase_approvals_status), refunds requested or not yet taken
+// (metrics_refunds_status).
+func (tx *Tx) ActionItems(ctx context.Context) (orders.ActionItems, error) {
+	var a orders.ActionItems
+	err := tx.queryRow(ctx, `SELECT
+		(SELECT COUNT(*) FROM listings WHERE status = 'held'),
+		(SELECT COUNT(*) FROM disputes WHERE status IN ('open', 'seller_responded')),
+		(SELECT COUNT(*) FROM purchase_approvals WHERE status = 'pending'),
+		(SELECT COUNT(*) FROM refunds WHERE status IN ('requested', 'pending'))`).
+		Scan(&a.HeldListings, &a.OpenDisputes, &a.PendingApprovals, &a.PendingRefunds)
+	return a, wrap(err)
+}
+
+// ByChannel sums the orders paid in [from, to) per channel (orders_paid).
+func (tx *Tx) ByChannel(ctx context.Context, from, to time.Time) (map[orders.Channel]orders.ChannelFigures, error) {
+	rows, err := tx.query(ctx, `SELECT channel, COUNT(*), COALESCE(SUM(item_price), 0) FROM orders
+		WHERE paid_at >= ? AND paid_at < ? GROUP BY channel`, from, to)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := map[orders.Channel]orders.ChannelFigures{}
+	for rows.Next() {
+		var ch string
+		var f orders.ChannelFigures
+		if err := rows.Scan(&ch, &f.Orders, &f.GMV); err != nil {
+			return nil, wrap(err)
+		}
+		out[orders.Channel(ch)] = f
+	}
+	return out, wrap(rows.Err())
+}

@@ -14,6 +14,8 @@ func (a *API) RegisterAdminOrders(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/admin/orders", httpapi.Admin, a.adminOrders)
 	rt.Handle("GET", p+"/admin/orders/{id}", httpapi.Admin, a.adminOrder)
 	rt.Handle("GET", p+"/admin/finance/summary", httpapi.Admin, a.financeSummary)
+	rt.Handle("GET", p+"/admin/metrics/overview", httpapi.Admin, a.metricsOverview)
+	rt.Handle("GET", p+"/admin/metrics/agent-vs-human", httpapi.Admin, a.agentVsHuman)
 }
 
 // adminOrders is GET /admin/orders?status=&buyerId=&sellerId=&search=.
@@ -153,4 +155,62 @@ func (a *API) financeSummary(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.OK(w, r, http.StatusOK, financeSummary{StartDate: f.StartDate, EndDate: f.EndDate, Orders: f.Orders,
 		GMV: f.GMV, ServiceFees: f.ServiceFees, Commissions: f.Commissions, GrossRevenue: f.GrossRevenue(),
 		Refunds: f.Refunds, NetRevenue: f.NetRevenue(), PayoutsReleased: f.PayoutsReleased, PayoutsPending: f.PayoutsPending})
+}
+
+type metricsActivity struct {
+	Orders      int   `json:"orders" doc:"Orders paid in the window."`
+	GMV         int64 `json:"gmv" doc:"Their item prices, cents."`
+	NewUsers    int   `json:"newUsers" doc:"Accounts created in the window."`
+	NewListings int   `json:"newListings" doc:"Listings created in the window."`
+	AgentOrders int   `json:"agentOrders" doc:"Orders paid in the window that an agent key bought."`
+}
+
+type metricsActionItems struct {
+	HeldListings     int `json:"heldListings" doc:"Listings held for review."`
+	OpenDisputes     int `json:"openDisputes" doc:"Disputes not resolved (open or answered by the seller)."`
+	PendingApprovals int `json:"pendingApprovals" doc:"Purchase approvals waiting for a decision."`
+	PendingRefunds   int `json:"pendingRefunds" doc:"Refund requests waiting for the seller, and refunds the processor has not taken yet."`
+}
+
+type metricsOverview struct {
+	Today       metricsActivity    `json:"today" doc:"Since 00:00 UTC today."`
+	Week        metricsActivity    `json:"week" doc:"Since Monday 00:00 UTC (this ISO week)."`
+	AllTime     metricsActivity    `json:"allTime"`
+	ActionItems metricsActionItems `json:"actionItems"`
+}
+
+func toActivity(a orders.Activity) metricsActivity {
+	return metricsActivity{Orders: a.Orders, GMV: a.GMV, NewUsers: a.NewUsers, NewListings: a.NewListings,
+		AgentOrders: a.AgentOrders}
+}
+
+func (a *API) metricsOverview(w http.ResponseWriter, r *http.Request) error {
+	o, err := a.Orders.MetricsOverview(r.Context(), actor(r).Actor)
+	if err != nil {
+		return err
+	}
+	ai := o.Actions
+	return httpapi.OK(w, r, http.StatusOK, metricsOverview{Today: toActivity(o.Today), Week: toActivity(o.Week),
+		AllTime: toActivity(o.AllTime), ActionItems: metricsActionItems{HeldListings: ai.HeldListings,
+			OpenDisputes: ai.OpenDisputes, PendingApprovals: ai.PendingApprovals, PendingRefunds: ai.PendingRefunds}})
+}
+
+type channelFigures struct {
+	Orders int   `json:"orders" doc:"Orders paid in the range."`
+	GMV    int64 `json:"gmv" doc:"Their item prices, cents."`
+}
+
+type agentVsHuman struct {
+	Agent channelFigures `json:"agent" doc:"Bought off-session by an agent key."`
+	Human channelFigures `json:"human" doc:"Bought by a person."`
+}
+
+func (a *API) agentVsHuman(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	ag, hu, err := a.Orders.AgentVsHuman(r.Context(), actor(r).Actor, q.Get("startDate"), q.Get("endDate"))
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, agentVsHuman{Agent: channelFigures{Orders: ag.Orders, GMV: ag.GMV},
+		Human: channelFigures{Orders: hu.Orders, GMV: hu.GMV}})
 }

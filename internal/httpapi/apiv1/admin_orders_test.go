@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"marketplace/internal/listings"
 	"marketplace/internal/testkit"
 )
 
@@ -173,5 +174,85 @@ func TestAdminFinanceSummary(t *testing.T) {
 			s.Do("GET", "/api/v1/admin/finance/summary"+q, nil, admin.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 		}
 		adminAuthz(t, s, admin, s.Register("fin-plain-user"), "/api/v1/admin/finance/summary?startDate=2026-06-10&endDate=2026-06-10")
+	})
+}
+
+func TestAdminMetrics(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		admin := s.Admin()
+		seller := s.VerifiedOwner("mx-seller")
+		agentBuyer := s.NewShopper("mx-agent-buyer", "pm_card_visa")
+		waiting := s.NewShopper("mx-waiting-buyer", "pm_card_visa")
+		s.SetControls(waiting.User, map[string]any{"approvalThreshold": 1000})
+		human := s.Register("mx-human-buyer")
+		overview := func() map[string]any {
+			t.Helper()
+			return s.Do("GET", "/api/v1/admin/metrics/overview", nil, admin.Auth()).Want(t, http.StatusOK, "").Data()
+		}
+		before := overview() // 2026-06-10, a Wednesday
+
+		agentOrder := buy(t, s, agentBuyer, s.ActiveListing(seller, "brass table lamp with linen shade", 2000))["id"].(string)
+		co := s.Do("POST", "/api/v1/purchases", map[string]any{"listingId": s.ActiveListing(seller, "cast iron skillet ten inch seasoned", 3000),
+			"shippingAddress": testkit.Address()}, human.Auth()).Want(t, http.StatusCreated, "").Data()
+		humanOrder := co["orderId"].(string)
+		s.Do("POST", s.Path(co["checkoutUrl"].(string)), map[string]any{"cardNumber": "4242424242424242"}).Want(t, http.StatusOK, "")
+		s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": s.ActiveListing(seller, "walnut cutting board end grain", 4000),
+			"maxPrice": 5000, "shippingAddress": testkit.Address()}, waiting.Key.Auth()).Want(t, http.StatusAccepted, "APPROVAL_REQUIRED")
+		held := s.ActiveListing(seller, "wool area rug five by eight blue", 5000)
+		s.EditListing(held, func(l *listings.Listing) { l.Status = listings.StatusHeld })
+		s.Register("mx-newcomer")
+		s.Do("POST", "/api/v1/purchases/"+agentOrder+"/refund", map[string]any{"reason": "arrived late", "amount": 500},
+			agentBuyer.Auth()).Want(t, http.StatusCreated, "")
+		s.Do("POST", "/api/v1/orders/"+humanOrder+"/ship", map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"},
+			seller.Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", "/api/v1/orders/"+humanOrder+"/delivered", nil, human.Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", "/api/v1/disputes", map[string]any{"orderId": humanOrder, "reason": "not_as_described",
+			"description": "Rusty"}, human.Auth()).Want(t, http.StatusCreated, "")
+
+		after := overview()
+		delta := map[string]int64{"orders": 2, "gmv": 5000, "newUsers": 1, "newListings": 4, "agentOrders": 1}
+		for _, w := range []string{"today", "week", "allTime"} {
+			b, a := testkit.Obj(t, before, w), testkit.Obj(t, after, w)
+			for k, d := range delta {
+				if got := testkit.Num(t, a, k) - testkit.Num(t, b, k); got != d {
+					t.Errorf("%s.%s grew by %d, want %d", w, k, got, d)
+				}
+			}
+		}
+		b, a := testkit.Obj(t, before, "actionItems"), testkit.Obj(t, after, "actionItems")
+		for _, k := range []string{"heldListings", "openDisputes", "pendingApprovals", "pendingRefunds"} {
+			if got := testkit.Num(t, a, k) - testkit.Num(t, b, k); got != 1 {
+				t.Errorf("actionItems.%s grew by %d, want 1", k, got)
+			}
+		}
+
+		// Tomorrow (Thursday) today is empty and the week is not; next
+		// Monday the week is empty too; all time keeps everything.
+		s.Clock.Advance(24 * time.Hour)
+		next := overview()
+		wantFigures(t, "today", testkit.Obj(t, next, "today"), map[string]int64{"orders": 0, "gmv": 0, "newUsers": 0,
+			"newListings": 0, "agentOrders": 0})
+		wantFigures(t, "week", testkit.Obj(t, next, "week"), map[string]int64{"orders": testkit.Num(t, testkit.Obj(t, after, "week"), "orders")})
+		s.Clock.Advance(4 * 24 * time.Hour)
+		monday := overview()
+		wantFigures(t, "week", testkit.Obj(t, monday, "week"), map[string]int64{"orders": 0, "gmv": 0, "newUsers": 0})
+		wantFigures(t, "allTime", testkit.Obj(t, monday, "allTime"), map[string]int64{
+			"orders": testkit.Num(t, testkit.Obj(t, after, "allTime"), "orders"), "gmv": testkit.Num(t, testkit.Obj(t, after, "allTime"), "gmv")})
+
+		avh := func(query string) map[string]any {
+			t.Helper()
+			return s.Do("GET", "/api/v1/admin/metrics/agent-vs-human"+query, nil, admin.Auth()).Want(t, http.StatusOK, "").Data()
+		}
+		r := avh("?startDate=2026-06-10&endDate=2026-06-10")
+		wantFigures(t, "agent", testkit.Obj(t, r, "agent"), map[string]int64{"orders": 1, "gmv": 2000})
+		wantFigures(t, "human", testkit.Obj(t, r, "human"), map[string]int64{"orders": 1, "gmv": 3000})
+		r = avh("?startDate=2026-06-11&endDate=2026-06-30")
+		wantFigures(t, "agent", testkit.Obj(t, r, "agent"), map[string]int64{"orders": 0, "gmv": 0})
+		wantFigures(t, "human", testkit.Obj(t, r, "human"), map[string]int64{"orders": 0, "gmv": 0})
+		for _, q := range []string{"", "?startDate=2026-06-10", "?startDate=x&endDate=2026-06-10", "?startDate=2026-06-10&endDate=2026-06-01"} {
+			s.Do("GET", "/api/v1/admin/metrics/agent-vs-human"+q, nil, admin.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
+		}
+		adminAuthz(t, s, admin, s.Register("mx-plain-user"), "/api/v1/admin/metrics/overview",
+			"/api/v1/admin/metrics/agent-vs-human?startDate=2026-06-10&endDate=2026-06-10")
 	})
 }

@@ -247,6 +247,13 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		apidoc.Envelope("AdminOrderDetailEnvelope", adminOrderDetail{}, "Meta"),
 		{Name: "FinanceSummary", Of: financeSummary{}},
 		apidoc.Envelope("FinanceSummaryEnvelope", financeSummary{}, "Meta"),
+		{Name: "MetricsActivity", Of: metricsActivity{}},
+		{Name: "MetricsActionItems", Of: metricsActionItems{}},
+		{Name: "MetricsOverview", Of: metricsOverview{}},
+		{Name: "ChannelFigures", Of: channelFigures{}},
+		{Name: "AgentVsHuman", Of: agentVsHuman{}},
+		apidoc.Envelope("MetricsOverviewEnvelope", metricsOverview{}, "Meta"),
+		apidoc.Envelope("AgentVsHumanEnvelope", agentVsHuman{}, "Meta"),
 
 		// Messages
 		{Name: "Message", Of: message{}, Doc: "A message in a thread."},

@@ -26,7 +26,16 @@ CREATE INDEX orders_listing ON orders (listing_id, created_at);
 CREATE INDEX orders_created ON orders (created_at);
 CREATE INDEX orders_paid ON orders (paid_at);
 
+-- The admin metrics: accounts and listings created in a window, refunds
+-- waiting.
+CREATE INDEX metrics_users_created ON users (created_at);
+CREATE INDEX metrics_listings_created ON listings (created_at);
+CREATE INDEX metrics_refunds_status ON refunds (status);
+
 -- +goose Down
+DROP INDEX metrics_refunds_status;
+DROP INDEX metrics_listings_created;
+DROP INDEX metrics_users_created;
 DROP INDEX orders_paid;
 DROP INDEX orders_created;
 DROP INDEX orders_listing;
