@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"marketplace/internal/listings"
+	"marketplace/internal/market"
 	"marketplace/internal/testkit"
 )
 
@@ -254,5 +255,77 @@ func TestAdminMetrics(t *testing.T) {
 		}
 		adminAuthz(t, s, admin, s.Register("mx-plain-user"), "/api/v1/admin/metrics/overview",
 			"/api/v1/admin/metrics/agent-vs-human?startDate=2026-06-10&endDate=2026-06-10")
+	})
+}
+
+func TestAdminOrderDetail(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		admin := s.Admin()
+		seller := s.VerifiedOwner("aod-seller")
+		b := s.NewShopper("aod-buyer", "pm_card_visa")
+		s.SetControls(b.User, map[string]any{"perTransactionLimit": 50000, "approvalThreshold": 1000})
+		r := s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": s.ActiveListing(seller, "brass table lamp with linen shade", 3000),
+			"maxPrice": 5000, "shippingAddress": testkit.Address()}, b.Key.Auth()).Want(t, http.StatusAccepted, "APPROVAL_REQUIRED")
+		approval := r.JSON["error"].(map[string]any)["details"].(map[string]any)["approvalId"].(string)
+		id := s.Do("POST", "/api/v1/admin/queue/"+approval+"/approve", nil, admin.Auth()).Want(t, http.StatusOK, "").Data()["id"].(string)
+		rf := s.Do("POST", "/api/v1/purchases/"+id+"/refund", map[string]any{"reason": "a dent", "amount": 500},
+			b.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+		s.Do("POST", "/api/v1/purchases/"+id+"/refund/seller", map[string]any{"refundId": rf, "action": "approve"},
+			seller.Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", "/api/v1/orders/"+id+"/ship", map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"},
+			seller.Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", "/api/v1/orders/"+id+"/delivered", nil, b.Auth()).Want(t, http.StatusOK, "")
+		dsp := s.Do("POST", "/api/v1/disputes", map[string]any{"orderId": id, "reason": "not_as_described",
+			"description": "The shade is torn"}, b.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+
+		d := s.Do("GET", "/api/v1/admin/orders/"+id, nil, admin.Auth()).Want(t, http.StatusOK, "").Data()
+		o := testkit.Obj(t, d, "order")
+		if o["id"] != id || o["status"] != "disputed" || testkit.Num(t, o, "commission") != 90 || o["role"] != nil {
+			t.Fatalf("order = %v", o)
+		}
+		evs := d["events"].([]any)
+		if len(evs) < 4 || evs[0].(map[string]any)["type"] != "approval.required" || evs[len(evs)-1].(map[string]any)["type"] != "order.disputed" {
+			t.Fatalf("events = %v", evs)
+		}
+		sh := testkit.Obj(t, d, "shipment")
+		if sh["fulfillmentType"] != "shipping" || sh["trackingNumber"] != "1Z999AA10123456784" || sh["deliveredAt"] == nil {
+			t.Fatalf("shipment = %v", sh)
+		}
+		rfs := d["refunds"].([]any)
+		if len(rfs) != 1 || rfs[0].(map[string]any)["id"] != rf || testkit.Num(t, rfs[0].(map[string]any), "sellerShare") != 500 {
+			t.Fatalf("refunds = %v", rfs)
+		}
+		ds := d["disputes"].([]any)
+		if len(ds) != 1 || ds[0].(map[string]any)["id"] != dsp || ds[0].(map[string]any)["status"] != "open" {
+			t.Fatalf("disputes = %v", ds)
+		}
+		au := testkit.Obj(t, d, "authorization")
+		if au["channel"] != "agent" || au["agentKeyId"] != b.Key.ID || au["ownerId"] != b.ID {
+			t.Fatalf("authorization = %v", au)
+		}
+		if k := testkit.Obj(t, au, "key"); k["status"] != "active" || k["scope"] != "buy_sell" {
+			t.Fatalf("authorization.key = %v", k)
+		}
+		if ap := testkit.Obj(t, au, "approval"); ap["id"] != approval || ap["status"] != "approved" || ap["decidedBy"] != admin.ID ||
+			testkit.Num(t, ap, "amount") == 0 {
+			t.Fatalf("authorization.approval = %v", ap)
+		}
+
+		// A human's checkout: no key, no approval.
+		human := s.Register("aod-human")
+		co := s.Do("POST", "/api/v1/purchases", map[string]any{"listingId": s.ActiveListing(seller, "cast iron skillet ten inch seasoned", 3000),
+			"shippingAddress": testkit.Address()}, human.Auth()).Want(t, http.StatusCreated, "").Data()
+		s.Do("POST", s.Path(co["checkoutUrl"].(string)), map[string]any{"cardNumber": "4242424242424242"}).Want(t, http.StatusOK, "")
+		hd := s.Do("GET", "/api/v1/admin/orders/"+co["orderId"].(string), nil, admin.Auth()).Want(t, http.StatusOK, "").Data()
+		if au := testkit.Obj(t, hd, "authorization"); au["channel"] != "human" || au["agentKeyId"] != nil || au["key"] != nil ||
+			au["approval"] != nil || au["ownerId"] != human.ID {
+			t.Fatalf("human authorization = %v", au)
+		}
+		if rf := hd["refunds"].([]any); len(rf) != 0 {
+			t.Fatalf("human refunds = %v", rf)
+		}
+
+		s.Do("GET", "/api/v1/admin/orders/"+market.NewID(), nil, admin.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
+		s.Do("GET", "/api/v1/admin/orders/nope", nil, admin.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
 	})
 }
