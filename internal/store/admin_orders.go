@@ -11,7 +11,7 @@ import (
 )
 
 // AdminOrders lists orders for the admin order list, newest first. Each
-// filter has an index on both engines: status orders_status, buyerId
+// filter has an index on both engines: status orders_status_created, buyerId
 // orders_buyer, sellerId orders_seller, no filter orders_created; search
 // is an OR of the primary key (order id), orders_listing (listing id) and
 // the title trigram index (orders_title_fts on SQLite, orders_title_trgm

@@ -6,9 +6,10 @@
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE INDEX orders_title_trgm ON orders USING gin (lower(listing_title) gin_trgm_ops);
 
--- The search's listing id match, the unfiltered list (newest first) and
--- the finance summary (orders paid in a range).
+-- The search's listing id match, the status filter and the unfiltered
+-- list (newest first), the finance summary (orders paid in a range).
 CREATE INDEX orders_listing ON orders (listing_id, created_at);
+CREATE INDEX orders_status_created ON orders (status, created_at);
 CREATE INDEX orders_created ON orders (created_at);
 CREATE INDEX orders_paid ON orders (paid_at);
 
@@ -24,5 +25,6 @@ DROP INDEX metrics_listings_created;
 DROP INDEX metrics_users_created;
 DROP INDEX orders_paid;
 DROP INDEX orders_created;
+DROP INDEX orders_status_created;
 DROP INDEX orders_listing;
 DROP INDEX orders_title_trgm;

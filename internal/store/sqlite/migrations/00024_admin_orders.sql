@@ -20,9 +20,10 @@ CREATE TRIGGER orders_title_fts_delete AFTER DELETE ON orders BEGIN
 END;
 -- +goose StatementEnd
 
--- The search's listing id match, the unfiltered list (newest first) and
--- the finance summary (orders paid in a range).
+-- The search's listing id match, the status filter and the unfiltered
+-- list (newest first), the finance summary (orders paid in a range).
 CREATE INDEX orders_listing ON orders (listing_id, created_at);
+CREATE INDEX orders_status_created ON orders (status, created_at);
 CREATE INDEX orders_created ON orders (created_at);
 CREATE INDEX orders_paid ON orders (paid_at);
 
@@ -38,6 +39,7 @@ DROP INDEX metrics_listings_created;
 DROP INDEX metrics_users_created;
 DROP INDEX orders_paid;
 DROP INDEX orders_created;
+DROP INDEX orders_status_created;
 DROP INDEX orders_listing;
 DROP TRIGGER orders_title_fts_delete;
 DROP TRIGGER orders_title_fts_insert;
