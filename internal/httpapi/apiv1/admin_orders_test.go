@@ -10,10 +10,10 @@ import (
 	"marketplace/internal/testkit"
 )
 
-// adminAuthz checks an admin route's authorization table: no credentials
+// aoAuthz checks an admin route's authorization table: no credentials
 // 401, a normal user's bearer and any agent key (an admin's too) 403, the
 // admin 200.
-func adminAuthz(t *testing.T, s *testkit.Server, admin, user *testkit.User, paths ...string) {
+func aoAuthz(t *testing.T, s *testkit.Server, admin, user *testkit.User, paths ...string) {
 	t.Helper()
 	adminKey := s.NewKey(admin, "buy_sell")
 	for _, path := range paths {
@@ -24,13 +24,13 @@ func adminAuthz(t *testing.T, s *testkit.Server, admin, user *testkit.User, path
 	}
 }
 
-func buy(t *testing.T, s *testkit.Server, b *testkit.Shopper, listing string) map[string]any {
+func aoBuy(t *testing.T, s *testkit.Server, b *testkit.Shopper, listing string) map[string]any {
 	t.Helper()
 	return s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": listing, "maxPrice": 100000,
 		"shippingAddress": testkit.Address()}, b.Key.Auth()).Want(t, http.StatusCreated, "").Data()
 }
 
-func ids(r *testkit.Response) []string {
+func aoIDs(r *testkit.Response) []string {
 	var out []string
 	for _, it := range r.List() {
 		out = append(out, it.(map[string]any)["id"].(string))
@@ -48,19 +48,19 @@ func TestAdminOrdersList(t *testing.T) {
 		l1 := s.ActiveListing(seller1, "brass table lamp with linen shade", 2000)
 		l2 := s.ActiveListing(seller1, "cast iron skillet ten inch seasoned", 3000)
 		l3 := s.ActiveListing(seller2, "walnut cutting board end grain", 4000)
-		o1 := buy(t, s, b1, l1)["id"].(string)
+		o1 := aoBuy(t, s, b1, l1)["id"].(string)
 		s.Clock.Advance(1)
-		o2 := buy(t, s, b2, l2)["id"].(string)
+		o2 := aoBuy(t, s, b2, l2)["id"].(string)
 		s.Clock.Advance(1)
-		o3 := buy(t, s, b1, l3)["id"].(string)
+		o3 := aoBuy(t, s, b1, l3)["id"].(string)
 		s.Do("POST", "/api/v1/admin/orders/"+o2+"/force-cancel", map[string]any{"reason": "test"}, admin.Auth()).Want(t, http.StatusOK, "")
 
-		adminAuthz(t, s, admin, s.Register("ao-plain-user"), "/api/v1/admin/orders", "/api/v1/admin/orders/"+o1)
+		aoAuthz(t, s, admin, s.Register("ao-plain-user"), "/api/v1/admin/orders", "/api/v1/admin/orders/"+o1)
 
 		want := func(query string, expect ...string) *testkit.Response {
 			t.Helper()
 			r := s.Do("GET", "/api/v1/admin/orders"+query, nil, admin.Auth()).Want(t, http.StatusOK, "")
-			got := ids(r)
+			got := aoIDs(r)
 			if len(got) != len(expect) {
 				t.Fatalf("%s: got %v, want %v", query, got, expect)
 			}
@@ -174,7 +174,7 @@ func TestAdminFinanceSummary(t *testing.T) {
 			"?startDate=2026-06-10&endDate=2026-06-09"} {
 			s.Do("GET", "/api/v1/admin/finance/summary"+q, nil, admin.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 		}
-		adminAuthz(t, s, admin, s.Register("fin-plain-user"), "/api/v1/admin/finance/summary?startDate=2026-06-10&endDate=2026-06-10")
+		aoAuthz(t, s, admin, s.Register("fin-plain-user"), "/api/v1/admin/finance/summary?startDate=2026-06-10&endDate=2026-06-10")
 	})
 }
 
@@ -192,7 +192,7 @@ func TestAdminMetrics(t *testing.T) {
 		}
 		before := overview() // 2026-06-10, a Wednesday
 
-		agentOrder := buy(t, s, agentBuyer, s.ActiveListing(seller, "brass table lamp with linen shade", 2000))["id"].(string)
+		agentOrder := aoBuy(t, s, agentBuyer, s.ActiveListing(seller, "brass table lamp with linen shade", 2000))["id"].(string)
 		co := s.Do("POST", "/api/v1/purchases", map[string]any{"listingId": s.ActiveListing(seller, "cast iron skillet ten inch seasoned", 3000),
 			"shippingAddress": testkit.Address()}, human.Auth()).Want(t, http.StatusCreated, "").Data()
 		humanOrder := co["orderId"].(string)
@@ -253,7 +253,7 @@ func TestAdminMetrics(t *testing.T) {
 		for _, q := range []string{"", "?startDate=2026-06-10", "?startDate=x&endDate=2026-06-10", "?startDate=2026-06-10&endDate=2026-06-01"} {
 			s.Do("GET", "/api/v1/admin/metrics/agent-vs-human"+q, nil, admin.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 		}
-		adminAuthz(t, s, admin, s.Register("mx-plain-user"), "/api/v1/admin/metrics/overview",
+		aoAuthz(t, s, admin, s.Register("mx-plain-user"), "/api/v1/admin/metrics/overview",
 			"/api/v1/admin/metrics/agent-vs-human?startDate=2026-06-10&endDate=2026-06-10")
 	})
 }
