@@ -87,6 +87,7 @@ func TestAdminAgentKey(t *testing.T) {
 			{"PATCH", a + "/admin/feature-flags/{key}", a + "/admin/feature-flags/offers", map[string]any{"enabled": false}, false},
 			{"GET", a + "/admin/disputes/{id}", a + "/admin/disputes/" + dispute, nil, false},
 			{"POST", a + "/admin/disputes/{id}/resolve", a + "/admin/disputes/" + dispute + "/resolve", map[string]any{"resolution": "refund_buyer"}, false},
+			{"GET", a + "/admin/orders/{id}", a + "/admin/orders/" + order, nil, false},
 			{"POST", a + "/admin/orders/{id}/force-cancel", a + "/admin/orders/" + order + "/force-cancel", nil, false},
 			{"POST", a + "/admin/orders/{id}/force-complete", a + "/admin/orders/" + order + "/force-complete", nil, false},
 			{"PATCH", a + "/admin/orders/{id}/hold", a + "/admin/orders/" + order + "/hold", map[string]any{"holdHours": 1}, false},

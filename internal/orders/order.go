@@ -156,6 +156,9 @@ type Tx interface {
 	RefundTx
 	DisputeTx
 	DashboardTx
+	AdminTx
+	FinanceTx
+	MetricsTx
 	payments.Tx
 	agents.SpendTx
 	offers.PurchaseTx

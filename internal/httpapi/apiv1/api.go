@@ -155,6 +155,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterDashboard(rt)
 	a.RegisterRefunds(rt)
 	a.RegisterDisputes(rt)
+	a.RegisterAdminOrders(rt)
 	a.RegisterMessages(rt)
 	a.RegisterOffers(rt)
 	a.RegisterNotifications(rt)

@@ -1,0 +1,146 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"marketplace/internal/market"
+	"marketplace/internal/orders"
+)
+
+// AdminOrders lists orders for the admin order list, newest first. Each
+// filter has an index on both engines: status orders_status_created, buyerId
+// orders_buyer, sellerId orders_seller, no filter orders_created; search
+// is an OR of the primary key (order id), orders_listing (listing id) and
+// the title trigram index (orders_title_fts on SQLite, orders_title_trgm
+// on PostgreSQL).
+func (tx *Tx) AdminOrders(ctx context.Context, f orders.AdminOrderFilter) ([]orders.Order, int, error) {
+	var conds []string
+	var args []any
+	if f.Status != "" {
+		conds, args = append(conds, "status = ?"), append(args, string(f.Status))
+	}
+	if f.BuyerID != "" {
+		conds, args = append(conds, "buyer_id = ?"), append(args, f.BuyerID)
+	}
+	if f.SellerID != "" {
+		conds, args = append(conds, "seller_id = ?"), append(args, f.SellerID)
+	}
+	if s := f.Search; s != "" {
+		var ors []string
+		if market.ValidID(s) {
+			ors, args = append(ors, "id = ?", "listing_id = ?"), append(args, s, s)
+		}
+		if utf8.RuneCountInString(s) >= orders.MinTitleSearch {
+			if tx.db.dialect == Postgres {
+				ors = append(ors, `lower(listing_title) LIKE ? ESCAPE '\'`)
+				args = append(args, "%"+likeEscaper.Replace(strings.ToLower(s))+"%")
+			} else {
+				ors = append(ors, "id IN (SELECT order_id FROM orders_title_fts WHERE orders_title_fts MATCH ?)")
+				args = append(args, `"`+strings.ReplaceAll(s, `"`, `""`)+`"`)
+			}
+		}
+		if len(ors) == 0 {
+			return []orders.Order{}, 0, nil
+		}
+		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	var total int
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM orders`+where, args...).Scan(&total); err != nil {
+		return nil, 0, wrap(err)
+	}
+	out, err := tx.orderRows(ctx, `SELECT `+orderColumns+` FROM orders`+where+
+		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+	return out, total, err
+}
+
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// DisputesOfOrder lists an order's disputes, oldest first (disputes_order).
+func (tx *Tx) DisputesOfOrder(ctx context.Context, orderID string) ([]orders.Dispute, error) {
+	return queryAll(ctx, tx, scanDispute, `SELECT `+disputeColumns+` FROM disputes WHERE order_id = ?
+		ORDER BY created_at, id`, orderID)
+}
+
+// FinanceSummary sums the orders paid in [from, to) (orders_paid). Money
+// refunded is booked on the order (amount_refunded, of which
+// seller_refunded came from the seller); payouts follow
+// orders.Order.NetPayout and the seller dashboard: released is the
+// transfer less reversals, pending is what a live sale still owes.
+func (tx *Tx) FinanceSummary(ctx context.Context, from, to time.Time) (*orders.Finance, error) {
+	var f orders.Finance
+	err := tx.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(item_price), 0), COALESCE(SUM(service_fee), 0),
+		COALESCE(SUM(commission), 0), COALESCE(SUM(amount_refunded), 0),
+		COALESCE(SUM(amount_refunded - seller_refunded), 0),
+		COALESCE(SUM(CASE WHEN payout_status = 'released' AND payout_amount > transfer_reversed
+			THEN payout_amount - transfer_reversed ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN payout_status IN ('pending', 'frozen') THEN payout_amount
+			WHEN payout_status = '' AND `+liveSale+` AND `+sellerNet+` > 0 THEN `+sellerNet+` ELSE 0 END), 0)
+		FROM orders WHERE paid_at >= ? AND paid_at < ?`, from, to).
+		Scan(&f.Orders, &f.GMV, &f.ServiceFees, &f.Commissions, &f.Refunds, &f.PlatformRefunds, &f.PayoutsReleased,
+			&f.PayoutsPending)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return &f, nil
+}
+
+// Activity counts orders paid (orders_paid), users (metrics_users_created)
+// and listings (metrics_listings_created) created in [from, to).
+func (tx *Tx) Activity(ctx context.Context, from, to time.Time) (orders.Activity, error) {
+	var a orders.Activity
+	err := tx.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(item_price), 0),
+		COALESCE(SUM(CASE WHEN channel = 'agent' THEN 1 ELSE 0 END), 0)
+		FROM orders WHERE paid_at >= ? AND paid_at < ?`, from, to).Scan(&a.Orders, &a.GMV, &a.AgentOrders)
+	if err != nil {
+		return a, wrap(err)
+	}
+	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM users WHERE created_at >= ? AND created_at < ?`, from, to).
+		Scan(&a.NewUsers); err != nil {
+		return a, wrap(err)
+	}
+	err = tx.queryRow(ctx, `SELECT COUNT(*) FROM listings WHERE created_at >= ? AND created_at < ?`, from, to).
+		Scan(&a.NewListings)
+	return a, wrap(err)
+}
+
+// ActionItems counts what waits: held listings (listings_status_created),
+// unresolved disputes (disputes_status), pending approvals
+// (purchase_approvals_status), refunds requested or not yet taken
+// (metrics_refunds_status).
+func (tx *Tx) ActionItems(ctx context.Context) (orders.ActionItems, error) {
+	var a orders.ActionItems
+	err := tx.queryRow(ctx, `SELECT
+		(SELECT COUNT(*) FROM listings WHERE status = 'held'),
+		(SELECT COUNT(*) FROM disputes WHERE status IN ('open', 'seller_responded')),
+		(SELECT COUNT(*) FROM purchase_approvals WHERE status = 'pending'),
+		(SELECT COUNT(*) FROM refunds WHERE status IN ('requested', 'pending'))`).
+		Scan(&a.HeldListings, &a.OpenDisputes, &a.PendingApprovals, &a.PendingRefunds)
+	return a, wrap(err)
+}
+
+// ByChannel sums the orders paid in [from, to) per channel (orders_paid).
+func (tx *Tx) ByChannel(ctx context.Context, from, to time.Time) (map[orders.Channel]orders.ChannelFigures, error) {
+	rows, err := tx.query(ctx, `SELECT channel, COUNT(*), COALESCE(SUM(item_price), 0) FROM orders
+		WHERE paid_at >= ? AND paid_at < ? GROUP BY channel`, from, to)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := map[orders.Channel]orders.ChannelFigures{}
+	for rows.Next() {
+		var ch string
+		var f orders.ChannelFigures
+		if err := rows.Scan(&ch, &f.Orders, &f.GMV); err != nil {
+			return nil, wrap(err)
+		}
+		out[orders.Channel(ch)] = f
+	}
+	return out, wrap(rows.Err())
+}
