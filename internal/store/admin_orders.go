@@ -91,8 +91,8 @@ func (tx *Tx) FinanceSummary(ctx context.Context, from, to time.Time) (*orders.F
 	return &f, nil
 }
 
-// Activity counts orders paid (orders_paid), users (metrics_users_created)
-// and listings (metrics_listings_created) created in [from, to).
+// Activity counts orders paid (orders_paid), users (users_created)
+// and listings (listings_created) created in [from, to).
 func (tx *Tx) Activity(ctx context.Context, from, to time.Time) (orders.Activity, error) {
 	var a orders.Activity
 	err := tx.queryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(item_price), 0),
