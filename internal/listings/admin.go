@@ -318,7 +318,7 @@ func (s *Service) remove(ctx context.Context, tx Tx, actor market.Actor, l *List
 		map[string]any{"reason": reason, "from": string(from)}, l.SellerID); err != nil {
 		return err
 	}
-	return goneForWatchers(ctx, tx, actor, l, from)
+	return GoneForWatchers(ctx, tx, actor, l, from)
 }
 
 // Rejections lists moderation rejections, newest first.

@@ -252,7 +252,7 @@ func (s *Service) Update(ctx context.Context, actor market.Actor, id string, in 
 			if err := s.reject(ctx, tx, actor, l, rejection); err != nil {
 				return nil, nil, err
 			}
-			return l, rejection, goneForWatchers(ctx, tx, actor, l, before.Status)
+			return l, rejection, GoneForWatchers(ctx, tx, actor, l, before.Status)
 		}
 		return l, nil, s.recordUpdate(ctx, tx, actor, &before, l, changes)
 	})
@@ -371,14 +371,20 @@ func (s *Service) retire(ctx context.Context, actor market.Actor, id string, to 
 		if err := events.Record(ctx, tx, l.UpdatedAt, actor, event, "listing", l.ID, map[string]any{"from": string(from)}); err != nil {
 			return err
 		}
-		return goneForWatchers(ctx, tx, actor, l, from)
+		return GoneForWatchers(ctx, tx, actor, l, from)
 	})
 	return out, err
 }
 
-// goneForWatchers tells l's watchers that it is gone from sale (it was
-// from): archived, deleted or removed by moderation.
-func goneForWatchers(ctx context.Context, tx Tx, actor market.Actor, l *Listing, from Status) error {
+// WatchersTx is what telling a listing's watchers needs.
+type WatchersTx interface {
+	events.Tx
+	Watchers(ctx context.Context, listingID string) ([]string, error)
+}
+
+// GoneForWatchers tells l's watchers that it is gone from sale (it was
+// from): archived, deleted, removed by moderation or with a banned seller.
+func GoneForWatchers(ctx context.Context, tx WatchersTx, actor market.Actor, l *Listing, from Status) error {
 	watchers, err := tx.Watchers(ctx, l.ID)
 	if err != nil || len(watchers) == 0 {
 		return err

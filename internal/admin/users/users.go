@@ -44,6 +44,7 @@ type UsersTx interface {
 	UpdateKey(ctx context.Context, k *agents.Key) error
 	ListingsBySeller(ctx context.Context, sellerID string, statuses []listings.Status, limit, offset int) ([]listings.Listing, int, error)
 	UpdateListing(ctx context.Context, l *listings.Listing) error
+	Watchers(ctx context.Context, listingID string) ([]string, error)
 	PayoutAccountOf(ctx context.Context, userID string) (*payments.PayoutAccount, error)
 	PaymentMethods(ctx context.Context, userID string) ([]payments.PaymentMethod, error)
 }
@@ -337,8 +338,12 @@ func (s *Users) banEffects(ctx context.Context, tx UsersTx, actor market.Actor, 
 		}
 		for i := range ls {
 			l := &ls[i]
+			from := l.Status
 			l.Status, l.UpdatedAt = listings.StatusRemoved, now
 			if err := tx.UpdateListing(ctx, l); err != nil {
+				return nil, nil, err
+			}
+			if err := listings.GoneForWatchers(ctx, tx, actor, l, from); err != nil {
 				return nil, nil, err
 			}
 			removed = append(removed, l.ID)

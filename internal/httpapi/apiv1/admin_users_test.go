@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+	"time"
 
 	"marketplace/internal/admin"
 	"marketplace/internal/testkit"
@@ -228,6 +229,8 @@ func TestAdminUserModeration(t *testing.T) {
 		seller := s.VerifiedOwner("mod-seller")
 		key := s.NewKey(seller, "buy_sell")
 		listing := s.ActiveListing(seller, "walnut writing desk with two drawers", 20000)
+		watcher := s.VerifiedOwner("mod-watcher")
+		s.Do("POST", "/api/v1/listings/"+listing+"/watch", nil, watcher.Auth()).Want(t, http.StatusOK, "")
 		post := func(id, action string, body any) *testkit.Response {
 			return s.Do("POST", "/api/v1/admin/users/"+id+"/"+action, body, adm.Auth())
 		}
@@ -267,6 +270,11 @@ func TestAdminUserModeration(t *testing.T) {
 		}
 		if found := s.Do("GET", "/api/v1/listings?q=walnut+writing+desk", nil).Want(t, http.StatusOK, ""); len(found.List()) != 0 {
 			t.Fatalf("search still finds the banned seller's listing: %v", found.List())
+		}
+		// The watcher hears that the listing left sale.
+		page, _, err := s.App.Feed.Page(t.Context(), watcher.ID, "", []string{"listing.updated"}, 10, 5*time.Second)
+		if err != nil || len(page) != 1 || page[0].Event.EntityID != listing || page[0].Event.Data["status"] != "removed" {
+			t.Fatalf("the watcher's feed after the ban: %v, %v", page, err)
 		}
 		// A banned account cannot be merely suspended.
 		post(seller.ID, "suspend", reason).Want(t, http.StatusConflict, "INVALID_STATE")
