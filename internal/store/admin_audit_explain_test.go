@@ -34,9 +34,7 @@ func TestAuditSearchUsesIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		explain := "EXPLAIN QUERY PLAN "
 		if db.Dialect() == store.Postgres {
-			explain = "EXPLAIN "
 			// Rows and statistics, so the planner weighs the indexes as on
 			// a live table; and no scan of the table even where it is small.
 			if _, err := conn.ExecContext(ctx, `INSERT INTO audit_log (id, actor_type, actor_id, action, entity_type, entity_id, result, status, created_at)
@@ -55,29 +53,7 @@ func TestAuditSearchUsesIndexes(t *testing.T) {
 			defer conn.ExecContext(ctx, "RESET enable_seqscan") //nolint:errcheck
 		}
 		for _, c := range cases {
-			rows, err := conn.QueryContext(ctx, explain+head+c.where+tail)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cols, _ := rows.Columns()
-			var plan []string
-			for rows.Next() {
-				vals := make([]any, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				if err := rows.Scan(ptrs...); err != nil {
-					t.Fatal(err)
-				}
-				if s, ok := vals[len(vals)-1].(string); ok {
-					plan = append(plan, s)
-				} else if b, ok := vals[len(vals)-1].([]byte); ok {
-					plan = append(plan, string(b))
-				}
-			}
-			rows.Close()
-			p := strings.Join(plan, "\n")
+			p := storetest.Explain(ctx, t, conn, db.Dialect(), head+c.where+tail)
 			if strings.Contains(p, "Seq Scan") || strings.Contains(p, "SCAN audit_log\n") || strings.HasSuffix(p, "SCAN audit_log") ||
 				!strings.Contains(p, "audit_log_") {
 				t.Errorf("%s: no index:\n%s", c.where, p)

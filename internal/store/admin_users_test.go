@@ -1,8 +1,6 @@
 package store_test
 
 import (
-	"context"
-	"database/sql"
 	"strings"
 	"testing"
 
@@ -65,48 +63,11 @@ func TestAdminUsersPlans(t *testing.T) {
 				if c.where == "" && strings.HasPrefix(q, "SELECT COUNT") {
 					continue // the total of an unfiltered list counts every user
 				}
-				plan := explain(ctx, t, w, pg, q)
+				plan := storetest.Explain(ctx, t, w, db.Dialect(), q)
 				if !strings.Contains(plan, want) || (pg && strings.Contains(plan, "Seq Scan")) {
 					t.Errorf("%s: %s\nplan:\n%s", c.name, q, plan)
 				}
 			}
 		}
 	})
-}
-
-func explain(ctx context.Context, t *testing.T, w *sql.DB, pg bool, q string) string {
-	t.Helper()
-	prefix := "EXPLAIN QUERY PLAN "
-	if pg {
-		prefix = "EXPLAIN "
-	}
-	rows, err := w.QueryContext(ctx, prefix+q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, toString(vals[len(vals)-1]))
-	}
-	return strings.Join(out, "\n")
-}
-
-func toString(v any) string {
-	switch x := v.(type) {
-	case []byte:
-		return string(x)
-	case string:
-		return x
-	}
-	return ""
 }

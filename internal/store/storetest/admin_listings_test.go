@@ -32,41 +32,14 @@ func TestAdminListingsIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		explain := "EXPLAIN QUERY PLAN "
 		if db.Dialect() == store.Postgres {
-			explain = "EXPLAIN "
 			if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
 				t.Fatal(err)
 			}
 			defer conn.ExecContext(ctx, "RESET enable_seqscan") //nolint:errcheck
 		}
 		for _, c := range cases {
-			rows, err := conn.QueryContext(ctx, explain+c.query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cols, _ := rows.Columns()
-			var plan []string
-			for rows.Next() {
-				vals := make([]any, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				if err := rows.Scan(ptrs...); err != nil {
-					t.Fatal(err)
-				}
-				for _, v := range vals {
-					switch v := v.(type) {
-					case string:
-						plan = append(plan, v)
-					case []byte:
-						plan = append(plan, string(v))
-					}
-				}
-			}
-			rows.Close()
-			text := strings.Join(plan, "\n")
+			text := Explain(ctx, t, conn, db.Dialect(), c.query)
 			if !strings.Contains(text, c.index) || strings.Contains(text, "Seq Scan") || strings.Contains(text, "Sort") ||
 				strings.Contains(text, "TEMP B-TREE") ||
 				strings.Contains(text, "SCAN listings\n") || strings.HasSuffix(text, "SCAN listings") {
