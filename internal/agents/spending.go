@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -108,7 +109,9 @@ type SpendingSnapshot struct {
 }
 
 // controlsOf returns the owner's controls, or the defaults.
-func controlsOf(ctx context.Context, tx Tx, userID string) (Controls, error) {
+func controlsOf(ctx context.Context, tx interface {
+	Controls(ctx context.Context, userID string) (*Controls, error)
+}, userID string) (Controls, error) {
 	c, err := tx.Controls(ctx, userID)
 	if market.CodeOf(err) == market.CodeNotFound {
 		return DefaultControls(), nil
@@ -193,11 +196,79 @@ func checkLimit(c *market.Check, field string, v *int64) {
 	}
 }
 
-// UpdateControls changes the owner's controls. Only a human may.
+// UpdateControls changes the caller's own controls (PUT /spending-controls):
+// only the fields upd sets. Agents may read controls, never change them.
 func (s *Service) UpdateControls(ctx context.Context, actor market.Actor, upd ControlsUpdate) (*SpendingStatus, error) {
 	if actor.IsAgent() {
 		return nil, market.Errorf(market.CodeForbidden, "agents can read spending controls but not change them")
 	}
+	var st *SpendingStatus
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		if _, _, err := ApplyControls(ctx, tx, s.clock.Now(), actor, actor.UserID, upd); err != nil {
+			return err
+		}
+		var err error
+		st, err = s.spending(ctx, tx, actor, nil)
+		return err
+	})
+	return st, err
+}
+
+// ControlsTx is what changing an owner's controls needs of a transaction.
+type ControlsTx interface {
+	events.Tx
+	LockUser(ctx context.Context, userID string) error
+	Controls(ctx context.Context, userID string) (*Controls, error)
+	PutControls(ctx context.Context, userID string, c Controls, at time.Time) error
+}
+
+// ApplyControls sets the fields upd names of ownerID's controls inside tx,
+// by actor (the owner, or an admin overriding them, whose other work then
+// shares the transaction), and answers the controls before and after.
+func ApplyControls(ctx context.Context, tx ControlsTx, now time.Time, actor market.Actor, ownerID string, upd ControlsUpdate) (before, after Controls, err error) {
+	cats, err := checkControls(upd)
+	if err != nil {
+		return before, after, err
+	}
+	// An owner who never saved controls has no row to lock, so two partial
+	// updates would both start from the defaults and the later would undo
+	// the earlier's field: lock the owner instead.
+	if err := tx.LockUser(ctx, ownerID); err != nil {
+		return before, after, err
+	}
+	before, err = controlsOf(ctx, tx, ownerID)
+	if err != nil {
+		return before, after, err
+	}
+	after = before
+	after.CategoryRestrictions = slices.Clone(before.CategoryRestrictions)
+	set := func(dst *int64, v *int64) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&after.PerTransaction, upd.PerTransaction)
+	set(&after.Daily, upd.Daily)
+	set(&after.Weekly, upd.Weekly)
+	set(&after.Monthly, upd.Monthly)
+	if upd.CategoryRestrictions != nil {
+		after.CategoryRestrictions = cats
+	}
+	if upd.ClearApproval {
+		after.ApprovalThreshold = nil
+	} else if upd.ApprovalThreshold != nil {
+		after.ApprovalThreshold = upd.ApprovalThreshold
+	}
+	if err := tx.PutControls(ctx, ownerID, after, now); err != nil {
+		return before, after, err
+	}
+	after.UpdatedAt = now
+	return before, after, events.Record(ctx, tx, now, actor, "spending_controls.updated", "user", ownerID, nil)
+}
+
+// checkControls validates an update; it answers the category restrictions
+// trimmed and without repeats.
+func checkControls(upd ControlsUpdate) ([]string, error) {
 	var c market.Check
 	checkLimit(&c, "per_transaction_limit", upd.PerTransaction)
 	checkLimit(&c, "daily_limit", upd.Daily)
@@ -223,47 +294,5 @@ func (s *Service) UpdateControls(ctx context.Context, actor market.Actor, upd Co
 		}
 		c.Require(len(cats) <= 100, "category_restrictions", "at most 100 categories")
 	}
-	if err := c.Err(); err != nil {
-		return nil, err
-	}
-	var st *SpendingStatus
-	err := s.store.InTx(ctx, func(tx Tx) error {
-		// An owner who never saved controls has no row to lock, so two
-		// partial updates would both start from the defaults and the later
-		// would undo the earlier's field: lock the owner instead.
-		if err := tx.LockUser(ctx, actor.UserID); err != nil {
-			return err
-		}
-		cur, err := controlsOf(ctx, tx, actor.UserID)
-		if err != nil {
-			return err
-		}
-		set := func(dst *int64, v *int64) {
-			if v != nil {
-				*dst = *v
-			}
-		}
-		set(&cur.PerTransaction, upd.PerTransaction)
-		set(&cur.Daily, upd.Daily)
-		set(&cur.Weekly, upd.Weekly)
-		set(&cur.Monthly, upd.Monthly)
-		if upd.CategoryRestrictions != nil {
-			cur.CategoryRestrictions = cats
-		}
-		if upd.ClearApproval {
-			cur.ApprovalThreshold = nil
-		} else if upd.ApprovalThreshold != nil {
-			cur.ApprovalThreshold = upd.ApprovalThreshold
-		}
-		now := s.clock.Now()
-		if err := tx.PutControls(ctx, actor.UserID, cur, now); err != nil {
-			return err
-		}
-		if err := events.Record(ctx, tx, now, actor, "spending_controls.updated", "user", actor.UserID, nil); err != nil {
-			return err
-		}
-		st, err = s.spending(ctx, tx, actor, nil)
-		return err
-	})
-	return st, err
+	return cats, c.Err()
 }

@@ -44,6 +44,8 @@ type UsersTx interface {
 	UpdateKey(ctx context.Context, k *agents.Key) error
 	ListingsBySeller(ctx context.Context, sellerID string, statuses []listings.Status, limit, offset int) ([]listings.Listing, int, error)
 	UpdateListing(ctx context.Context, l *listings.Listing) error
+	Controls(ctx context.Context, userID string) (*agents.Controls, error)
+	PutControls(ctx context.Context, userID string, c agents.Controls, at time.Time) error
 	Watchers(ctx context.Context, listingID string) ([]string, error)
 	PayoutAccountOf(ctx context.Context, userID string) (*payments.PayoutAccount, error)
 	PaymentMethods(ctx context.Context, userID string) ([]payments.PaymentMethod, error)
@@ -353,30 +355,30 @@ func (s *Users) banEffects(ctx context.Context, tx UsersTx, actor market.Actor, 
 }
 
 // SpendingOverride sets a user's spending controls as the admin says (the
-// body of PUT /spending-controls); the audit entry holds the controls before
-// and after.
+// body of PUT /spending-controls), in one transaction with its audit entry,
+// which holds the controls before and after; the event names the admin.
 func (s *Users) SpendingOverride(ctx context.Context, actor market.Actor, req Request, id string, upd agents.ControlsUpdate) (*agents.SpendingStatus, error) {
 	if err := mustAdmin(actor); err != nil {
 		return nil, err
 	}
-	if _, err := s.user(ctx, s.store.Read(), id); err != nil {
-		return nil, err
-	}
-	before, err := s.agents.Spending(ctx, owner(id), nil)
-	if err != nil {
-		return nil, err
-	}
-	after, err := s.agents.UpdateControls(ctx, owner(id), upd)
-	if err != nil {
-		return nil, err
-	}
-	err = s.store.InTx(ctx, func(tx UsersTx) error {
+	err := s.store.InTx(ctx, func(tx UsersTx) error {
+		if _, err := s.user(ctx, tx, id); err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		before, after, err := agents.ApplyControls(ctx, tx, now, actor, id, upd)
+		if err != nil {
+			return err
+		}
 		return tx.AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin, ActorID: actor.UserID,
 			Action: "user.spending_controls", EntityType: "user", EntityID: id, Result: admin.AuditAllowed, Status: 200,
-			RequestID: req.RequestID, IP: req.IP, CreatedAt: s.clock.Now(),
-			Details: map[string]any{"before": controls(before.Controls), "after": controls(after.Controls)}})
+			RequestID: req.RequestID, IP: req.IP, CreatedAt: now,
+			Details: map[string]any{"before": controls(before), "after": controls(after)}})
 	})
-	return after, err
+	if err != nil {
+		return nil, err
+	}
+	return s.agents.Spending(ctx, owner(id), nil)
 }
 
 func controls(c agents.Controls) map[string]any {

@@ -321,6 +321,20 @@ func TestAdminUserSpendingOverride(t *testing.T) {
 		if b["dailyLimit"] != float64(50000) || a["dailyLimit"] != float64(777) || b["approvalThreshold"] != nil || a["approvalThreshold"] != float64(500) {
 			t.Fatalf("audit before %v after %v", b, a)
 		}
+		// The change is the admin's: the event names them, not the owner.
+		evs, err := s.App.DB.Read().EventsFor(t.Context(), "user", u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var by []string
+		for _, ev := range evs {
+			if ev.Type == "spending_controls.updated" {
+				by = append(by, string(ev.ActorType)+":"+ev.ActorID)
+			}
+		}
+		if len(by) != 1 || by[0] != "admin:"+adm.ID {
+			t.Fatalf("spending_controls.updated by %v, want the admin %s", by, adm.ID)
+		}
 		r := s.Do("PATCH", path, map[string]any{"dailyLimit": -1}, adm.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 		if !slices.Contains(r.Fields(), "dailyLimit") {
 			t.Fatalf("fields = %v", r.Fields())
