@@ -213,7 +213,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Orders = orders.NewService(store.Orders(db), a.Clock, orders.Options{
 		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping}, Offers: bridge,
 		Labels:   &labelMaker{shipping: a.Shipping, objects: objects},
-		Taxonomy: listings.DefaultTaxonomy(), Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle,
+		Taxonomy: a.Listings, Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle,
 		OnPaid: a.autoLabel, Log: a.Log})
 	bridge.orders = a.Orders
 	a.Offers = offers.NewService(store.Offers(db), a.Clock, offers.Options{
@@ -331,6 +331,9 @@ func newNotify(cfg config.Config, db *store.DB, clock market.Clock) (*notify.Ser
 // newGenerator picks the AI step: the OpenAI-compatible endpoint when one
 // is configured (falling back to the built-in generator whenever it fails),
 // else the built-in generator.
+// Both pick among the categories in use, which the listings service hands
+// them with each brief (listings.Brief.Taxonomy); the built-in tree is only
+// what they start from.
 func newGenerator(cfg config.Config, db *store.DB, log *slog.Logger) listings.Generator {
 	tax := listings.DefaultTaxonomy()
 	builtin := generator.NewBuiltin(tax, store.Listings(db).Read())

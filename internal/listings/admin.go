@@ -155,9 +155,8 @@ func (s *Service) AdminUpdate(ctx context.Context, actor market.Actor, id string
 		c.Require(!p.Price.Null && p.Price.Value >= 1 && p.Price.Value <= MaxPriceCents, "price",
 			"must be a whole number of cents from 1 to 1000000000")
 	}
-	if p.CategoryID.Set {
-		_, ok := s.CategoryByID(ctx, p.CategoryID.Value)
-		c.Require(!p.CategoryID.Null && ok, "categoryId", "unknown category")
+	if err := s.checkCategory(ctx, &c, "categoryId", p.CategoryID); err != nil {
+		return nil, err
 	}
 	if p.Status.Set {
 		c.Require(!p.Status.Null && slices.Contains(adminStatuses, Status(p.Status.Value)), "status",

@@ -22,7 +22,13 @@ func (s *Service) Generate(ctx context.Context, id string) (*Listing, error) {
 	if l.Status != StatusPendingAI {
 		return l, nil
 	}
-	brief := Brief{Description: l.Brief, Condition: l.Condition}
+	tax, err := s.UsableTaxonomy(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The generator picks among the categories in use now; a seller's
+	// category switched off since the create is left to it to replace.
+	brief := Brief{Description: l.Brief, Condition: l.Condition, Taxonomy: tax}
 	if c, ok := s.CategoryByID(ctx, l.CategoryID); ok {
 		brief.Category = c.Slug
 	}
@@ -46,7 +52,7 @@ func (s *Service) Generate(ctx context.Context, id string) (*Listing, error) {
 		if err != nil || l.Status != StatusPendingAI {
 			return l, nil, err
 		}
-		s.fill(ctx, l, draft)
+		fill(l, draft, tax)
 		l.UpdatedAt = s.clock.Now()
 		rejection := s.screen(m, l, l.UpdatedAt, false) // the brief was screened at create
 		seller, err := tx.UserByID(ctx, l.SellerID)
@@ -78,8 +84,9 @@ func (s *Service) Generate(ctx context.Context, id string) (*Listing, error) {
 // maxGeneratorImages is how many photos a generator is shown.
 const maxGeneratorImages = 4
 
-// fill copies a draft into the fields the seller left out.
-func (s *Service) fill(ctx context.Context, l *Listing, d Draft) {
+// fill copies a draft into the fields the seller left out; the draft's
+// category is taken only when it is in tax, the tree in use.
+func fill(l *Listing, d Draft, tax *Taxonomy) {
 	if l.Title == "" {
 		l.Title = d.Title
 	}
@@ -92,8 +99,8 @@ func (s *Service) fill(ctx context.Context, l *Listing, d Draft) {
 	if l.Condition == "" {
 		l.Condition = d.Condition
 	}
-	if l.CategoryID == "" {
-		if c, ok := s.tax.BySlug(d.CategorySlug); ok {
+	if l.CategoryID == "" && tax != nil {
+		if c, ok := tax.BySlug(d.CategorySlug); ok {
 			l.CategoryID = c.ID
 		}
 	}

@@ -25,6 +25,10 @@ type Brief struct {
 	Condition   string  // "" when the seller left it to the generator
 	Price       *int64  // cents; nil when the generator is to estimate it
 	Category    string  // category slug the seller chose, or ""
+	// Taxonomy is the tree of the categories in use (the table's, as
+	// admins left it); nil: the generator's own tree. A draft's category
+	// comes from it.
+	Taxonomy *Taxonomy
 }
 
 // Draft is a generator's output: a complete listing proposal.

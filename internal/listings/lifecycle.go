@@ -426,27 +426,6 @@ func (s *Service) Sellers(ctx context.Context, ls ...Listing) (map[string]Seller
 	return s.store.Read().Sellers(ctx, ids)
 }
 
-// CategoryByID finds a category in the built-in tree, then among those
-// admins added.
-func (s *Service) CategoryByID(ctx context.Context, id string) (Category, bool) {
-	if id == "" {
-		return Category{}, false
-	}
-	if c, ok := s.tax.ByID(id); ok {
-		return c, true
-	}
-	cats, err := s.store.Read().Categories(ctx)
-	if err != nil {
-		return Category{}, false
-	}
-	for _, c := range cats {
-		if c.ID == id {
-			return c, true
-		}
-	}
-	return Category{}, false
-}
-
 // apply copies the given fields of in onto l.
 func apply(l *Listing, in Input) {
 	setStr := func(dst *string, o market.Opt[string]) {
@@ -567,10 +546,8 @@ func (s *Service) checkInput(ctx context.Context, in Input, create bool) error {
 	case in.PhotoIDs.Set && hasDuplicate(in.PhotoIDs.Value):
 		c.Add("photo_urls", "must not repeat a photo")
 	}
-	if in.CategoryID.Set {
-		if _, ok := s.CategoryByID(ctx, in.CategoryID.Value); in.CategoryID.Null || !ok {
-			c.Add("category_id", "is not a known category")
-		}
+	if err := s.checkCategory(ctx, &c, "category_id", in.CategoryID); err != nil {
+		return err
 	}
 	return c.Err()
 }

@@ -123,8 +123,23 @@ type Tx interface {
 	WatchedListings(ctx context.Context, userID string, limit, offset int) ([]Listing, int, error)
 	Watchers(ctx context.Context, listingID string) ([]string, error)
 
+	// SeedCategories inserts the built-in categories the table lacks and
+	// brings the built-in rows' keywords, priors and package defaults up
+	// to date (names, parents and switches stay as admins left them); a
+	// change bumps the config version.
 	SeedCategories(ctx context.Context, cats []Category, at time.Time) error
+	// Categories lists every category, inactive ones included.
 	Categories(ctx context.Context) ([]Category, error)
+	// InsertCategory adds a category; a slug already taken is a
+	// VALIDATION_ERROR on slug.
+	InsertCategory(ctx context.Context, c *Category) error
+	// UpdateCategory stores c's name, path and switch.
+	UpdateCategory(ctx context.Context, c *Category) error
+	// ConfigVersion is the counter admin changes move (BumpConfigVersion,
+	// in the change's transaction); the cached category tree is rebuilt
+	// when it moved.
+	ConfigVersion(ctx context.Context) (int64, error)
+	BumpConfigVersion(ctx context.Context) error
 }
 
 // Store opens transactions and read handles over listings' Tx.

@@ -41,7 +41,8 @@ type Options struct {
 type Service struct {
 	store     Store
 	clock     market.Clock
-	tax       *Taxonomy
+	seed      *Taxonomy    // the built-in tree, seeded into the table
+	live      liveTaxonomy // the table's tree, cached per config version
 	gen       Generator
 	settings  Settings
 	photos    *Photos
@@ -50,14 +51,15 @@ type Service struct {
 	packages  PackageDefaults
 }
 
-// NewService builds the listings service over the built-in taxonomy. The
+// NewService builds the listings service; the categories table, seeded
+// from the built-in taxonomy, is the category tree. The
 // generators live in listings/generator, which builds on this package, so
 // the caller hands one in.
 func NewService(store Store, clock market.Clock, opts Options) *Service {
 	if opts.Generator == nil {
 		panic("listings: NewService needs Options.Generator")
 	}
-	s := &Service{store: store, clock: clock, tax: DefaultTaxonomy(), gen: opts.Generator, settings: opts.Settings,
+	s := &Service{store: store, clock: clock, seed: DefaultTaxonomy(), gen: opts.Generator, settings: opts.Settings,
 		photos: opts.Photos, budget: opts.Budget, packages: opts.Packages}
 	if s.budget <= 0 {
 		s.budget = DefaultBudget
@@ -65,43 +67,12 @@ func NewService(store Store, clock market.Clock, opts Options) *Service {
 	return s
 }
 
-// Taxonomy is the built-in category tree.
-func (s *Service) Taxonomy() *Taxonomy { return s.tax }
-
 // SetScheduler hands the service its job queue, which is built after it.
 func (s *Service) SetScheduler(q Scheduler) { s.scheduler = q }
 
 // SeedCategories makes sure every built-in category exists in the store.
 func (s *Service) SeedCategories(ctx context.Context) error {
 	return s.store.InTx(ctx, func(tx Tx) error {
-		return tx.SeedCategories(ctx, s.tax.All(), s.clock.Now())
+		return tx.SeedCategories(ctx, s.seed.All(), s.clock.Now())
 	})
-}
-
-// CategoryNode is a category with its children, for the tree answer.
-type CategoryNode struct {
-	Category
-	Children []CategoryNode
-}
-
-// CategoryTree returns the active categories as a tree, roots in name order.
-func (s *Service) CategoryTree(ctx context.Context) ([]CategoryNode, int, error) {
-	cats, err := s.store.Read().Categories(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	byParent := map[string][]Category{}
-	for _, c := range cats {
-		byParent[c.ParentID] = append(byParent[c.ParentID], c)
-	}
-	var build func(parentID string, depth int) []CategoryNode
-	build = func(parentID string, depth int) []CategoryNode {
-		out := []CategoryNode{}
-		for _, c := range byParent[parentID] {
-			c.Depth = depth
-			out = append(out, CategoryNode{Category: c, Children: build(c.ID, depth+1)})
-		}
-		return out
-	}
-	return build("", 0), len(cats), nil
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -24,6 +25,11 @@ type Category struct {
 	DefaultDims     Dimensions
 	Keywords        []string // lower-case words and phrases that point here
 	PriorPrice      int64    // cents, a typical used price; 0 means "as the parent"
+	// Active is the category's own switch (PATCH /admin/categories/{id}).
+	// A category is in use only while it and every ancestor are active
+	// (Taxonomy.Usable).
+	Active    bool
+	CreatedAt time.Time // when it entered the table; zero in the built-in seed
 }
 
 // FallbackSlug is the catch-all category: it has no keywords and takes a
@@ -98,6 +104,7 @@ func ParseTaxonomy(data []byte) (*Taxonomy, error) {
 			DefaultDims:     Dimensions{L: r.Dims[0], W: r.Dims[1], H: r.Dims[2]},
 			Keywords:        r.Keywords,
 			PriorPrice:      r.PriorPrice,
+			Active:          true,
 		}
 	}
 	return NewTaxonomy(cats)
@@ -381,4 +388,43 @@ func (t *Taxonomy) Prior(slug string) int64 {
 		}
 	}
 	return 0
+}
+
+// Usable reports whether the category (by slug or id) exists and it and
+// every category above it are active: deactivating a category takes its
+// whole subtree out of use (the sub-categories keep their own switch, so
+// reactivating the parent brings them back as they were).
+func (t *Taxonomy) Usable(slugOrID string) bool {
+	c := t.find(slugOrID)
+	if c == nil {
+		return false
+	}
+	for ; c != nil; c = t.bySlug[c.ParentSlug] {
+		if !c.Active {
+			return false
+		}
+		if c.ParentSlug == "" {
+			break
+		}
+	}
+	return true
+}
+
+// UsableOnly is the tree of the usable categories (ids, paths and table
+// order kept); nil when none is.
+func (t *Taxonomy) UsableOnly() *Taxonomy {
+	var keep []Category
+	for _, c := range t.cats {
+		if t.Usable(c.Slug) {
+			keep = append(keep, c.clone())
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	out, err := NewTaxonomy(keep)
+	if err != nil { // a subset closed under parents of a valid tree is valid
+		panic(err)
+	}
+	return out
 }

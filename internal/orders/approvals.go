@@ -120,6 +120,10 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 	if err != nil {
 		return nil, err
 	}
+	tax, err := s.taxonomy(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var o *Order
 	var method *payments.PaymentMethod
 	var customer string
@@ -150,7 +154,7 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 		}
 		o = d.order
 		if _, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{OwnerID: owner.ID, Key: b.Key,
-			Amount: o.Fees.TotalCharged, InCategory: s.inCategory(d.listing), Approved: true,
+			Amount: o.Fees.TotalCharged, InCategory: inCategory(tax, d.listing), Approved: true,
 			ExcludeOfferID: queued.OfferID}); err != nil {
 			return err
 		}

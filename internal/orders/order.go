@@ -247,8 +247,8 @@ type Options struct {
 	Rates     Rates
 	Offers    Offers // nil until the offers area exists
 	Tracking  TrackingChecker
-	Labels    LabelMaker // platform-funded shipping labels
-	Taxonomy  *listings.Taxonomy
+	Labels    LabelMaker              // platform-funded shipping labels
+	Taxonomy  listings.TaxonomySource // the category tree in force, for categoryRestrictions
 	PublicURL string
 	// BeforeSettle, when set, runs before the settle step (tests fail it to
 	// prove the reconciler repairs a crash between charge and settlement).

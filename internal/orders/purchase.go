@@ -300,23 +300,33 @@ func (s *Service) address(ctx context.Context, tx Tx, buyerID string, in *Purcha
 		Message: "is required: send shippingAddress or shippingAddressId (or fulfillmentType local_pickup)"})
 }
 
+// taxonomy is the category tree in force (admins' categories and switches
+// included), read before a purchase's transaction; nil without a source.
+func (s *Service) taxonomy(ctx context.Context) (*listings.Taxonomy, error) {
+	if s.opts.Taxonomy == nil {
+		return nil, nil
+	}
+	return s.opts.Taxonomy.Taxonomy(ctx)
+}
+
 // inCategory reports whether a listing's category is, or is under, the
-// category a restriction names by id or slug.
-func (s *Service) inCategory(l *listings.Listing) func(string) bool {
+// category a restriction names by id or slug. Inactive categories count:
+// a listing keeps its category, and a restriction on it still holds.
+func inCategory(tax *listings.Taxonomy, l *listings.Listing) func(string) bool {
 	return func(r string) bool {
 		r = strings.TrimSpace(r)
 		if strings.EqualFold(r, l.CategoryID) {
 			return true
 		}
-		if s.opts.Taxonomy == nil {
+		if tax == nil {
 			return false
 		}
-		cat, ok := s.opts.Taxonomy.ByID(l.CategoryID)
+		cat, ok := tax.ByID(l.CategoryID)
 		if !ok {
 			return false
 		}
-		restricted, ok := s.opts.Taxonomy.Resolve(strings.ToLower(r))
-		return ok && s.opts.Taxonomy.IsWithin(cat.Slug, restricted.Slug)
+		restricted, ok := tax.Resolve(strings.ToLower(r))
+		return ok && tax.IsWithin(cat.Slug, restricted.Slug)
 	}
 }
 
@@ -342,6 +352,10 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 	if err != nil {
 		return nil, err
 	}
+	tax, err := s.taxonomy(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var o *Order
 	var approval *Approval
 	var method *payments.PaymentMethod
@@ -355,7 +369,7 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 		o = d.order
 		if b.Actor.IsAgent() {
 			v, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{
-				OwnerID: b.User.ID, Key: b.Key, Amount: o.Fees.TotalCharged, InCategory: s.inCategory(d.listing),
+				OwnerID: b.User.ID, Key: b.Key, Amount: o.Fees.TotalCharged, InCategory: inCategory(tax, d.listing),
 				ExcludeOfferID: in.OfferID}) // the order takes over the offer's reservation
 			if err != nil {
 				return err

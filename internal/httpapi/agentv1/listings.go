@@ -290,7 +290,7 @@ func (a *API) readMultipart(r *http.Request, create bool) (listings.Input, error
 		// A slug (or an id) of the taxonomy; anything else fails the
 		// category check under category_id.
 		in.CategoryID = market.Opt[string]{Set: true, Value: c}
-		if cat, ok := a.Listings.Taxonomy().Resolve(strings.TrimSpace(c)); ok {
+		if cat, ok := a.Listings.ResolveCategory(r.Context(), strings.TrimSpace(c)); ok {
 			in.CategoryID.Value = cat.ID
 		}
 	}

@@ -120,13 +120,13 @@ type listingFields struct {
 	Dimensions     httpapi.Opt[dimensions] `json:"dimensions" doc:"Package size in inches: {l, w, h}, each above 0 and at most 108."`
 }
 
-func (a *API) input(f *listingFields) listings.Input {
+func (a *API) input(ctx context.Context, f *listingFields) listings.Input {
 	in := listings.Input{Title: f.Title, Brand: f.Brand, Price: f.Price, Condition: conditionInput(f.Condition),
 		CategoryID: f.CategoryID, ShippingType: f.ShippingType, ShippingCost: f.ShippingCost,
 		AcceptOffers: f.AcceptOffers, MinOfferAmount: f.MinOfferAmount, FloorPrice: f.FloorPrice,
 		CostBasis: f.CostBasis, WeightOz: f.WeightOz}
 	if in.CategoryID.Set && !in.CategoryID.Null {
-		if c, ok := a.Listings.Taxonomy().Resolve(strings.TrimSpace(in.CategoryID.Value)); ok {
+		if c, ok := a.Listings.ResolveCategory(ctx, strings.TrimSpace(in.CategoryID.Value)); ok {
 			in.CategoryID.Value = c.ID
 		}
 	}
@@ -261,7 +261,7 @@ func (a *API) listingTools() []Tool {
 				"The AI step writes the title and description (and the price when none is given), usually before the answer; if the status is 'processing', check again with get_listing_detail. " +
 				"Listing costs nothing; the seller commission is taken only from a sale. Refusals: INSUFFICIENT_SCOPE, OWNER_NOT_VERIFIED, VALIDATION_ERROR, PAYLOAD_TOO_LARGE, LISTING_RESTRICTED."},
 			func(ctx context.Context, p *httpapi.Principal, in *createListingArgs) (any, error) {
-				li := a.input(&in.listingFields)
+				li := a.input(ctx, &in.listingFields)
 				li.Brief = market.Opt[string]{Set: true, Value: in.BriefDescription}
 				ids, err := a.inlinePhotos(ctx, p.Actor.UserID, in)
 				if err != nil {
@@ -282,7 +282,7 @@ func (a *API) listingTools() []Tool {
 			Description: "Change your listing's title, description, price, condition, category, shipping, offer settings or photos; only the fields given change. " +
 				"Answers the listing. Refusals: INSUFFICIENT_SCOPE, LISTING_NOT_FOUND, FORBIDDEN (not yours), VALIDATION_ERROR, INVALID_STATE (sold, reserved by a purchase, or still processing)."},
 			func(ctx context.Context, p *httpapi.Principal, in *updateListingArgs) (any, error) {
-				li := a.input(&in.listingFields)
+				li := a.input(ctx, &in.listingFields)
 				li.Description = in.Description
 				if in.PhotoIDs.Set {
 					li.PhotoIDs = market.Opt[[]string]{Set: true, Null: in.PhotoIDs.Null, Value: in.PhotoIDs.Value}

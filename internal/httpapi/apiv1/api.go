@@ -165,6 +165,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterAdminUsers(rt)
 	a.RegisterAdminAudit(rt)
 	a.RegisterAdminConfig(rt)
+	a.RegisterAdminCategories(rt)
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

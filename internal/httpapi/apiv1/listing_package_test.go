@@ -1,6 +1,7 @@
 package apiv1_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
@@ -42,11 +43,15 @@ func TestListingPackageDefaults(t *testing.T) {
 		// Without package defaults: the category's typical parcel, as before.
 		id = s.CreateListing(plain.Auth(), brief, fields()).Want(t, http.StatusCreated, "").Data()["id"].(string)
 		got, l := pkgOf(t, s, plain, id)
-		cat, ok := s.App.Listings.Taxonomy().ByID(l["categoryId"].(string))
+		tax, err := s.App.Listings.Taxonomy(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cat, ok := tax.ByID(l["categoryId"].(string))
 		if !ok {
 			t.Fatalf("listing category %v", l["categoryId"])
 		}
-		w, d, ok := s.App.Listings.Taxonomy().Defaults(cat.Slug)
+		w, d, ok := tax.Defaults(cat.Slug)
 		if want := (pkgParcel{int64(w), d.L, d.W, d.H}); !ok || got != want || got == (pkgParcel{80, 12, 10, 6}) {
 			t.Fatalf("listing of a seller without package defaults: %+v, want the %s default %+v", got, cat.Slug, want)
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -23,9 +24,10 @@ const BuiltinName = "builtin"
 // brief by keyword, brand and material cues, writes the title and
 // description from the seller's own words, infers the condition from cue
 // words, and estimates the price from comparables (or category priors when
-// comps is nil or has too few). It does not look at the photos. A nil tax
-// means DefaultTaxonomy. The output depends only on the brief, the taxonomy
-// and the comparables.
+// comps is nil or has too few). It does not look at the photos. It picks
+// among the categories of the brief's Taxonomy (the ones in use) and,
+// without one, of tax; a nil tax means DefaultTaxonomy. The output depends
+// only on the brief, the taxonomy and the comparables.
 func NewBuiltin(tax *listings.Taxonomy, comps listings.Comparables) listings.Generator {
 	if tax == nil {
 		tax = listings.DefaultTaxonomy()
@@ -37,6 +39,25 @@ type builtin struct {
 	tax   *listings.Taxonomy
 	comps listings.Comparables
 	cls   *classifier
+
+	// The classifier of the last brief's taxonomy: the listings service
+	// hands the same tree until an admin changes a category.
+	mu      sync.Mutex
+	lastTax *listings.Taxonomy
+	lastCls *classifier
+}
+
+// classifierFor is the classifier of tax, built once per tree.
+func (g *builtin) classifierFor(tax *listings.Taxonomy) (*listings.Taxonomy, *classifier) {
+	if tax == nil || tax == g.tax {
+		return g.tax, g.cls
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.lastTax != tax {
+		g.lastTax, g.lastCls = tax, newClassifier(tax)
+	}
+	return g.lastTax, g.lastCls
 }
 
 func (g *builtin) Generate(ctx context.Context, b listings.Brief) (listings.Draft, error) {
@@ -46,22 +67,23 @@ func (g *builtin) Generate(ctx context.Context, b listings.Brief) (listings.Draf
 	if strings.TrimSpace(b.Description) == "" {
 		return listings.Draft{}, market.Invalid(market.FieldError{Field: "description", Message: "is required"})
 	}
+	tax, cls := g.classifierFor(b.Taxonomy)
 	doc := parseBrief(b.Description)
-	res := g.cls.classify(doc)
+	res := cls.classify(doc)
 
 	slug := res.slug
 	// The seller's category is kept; an unknown one is ignored rather than
 	// stored, so a draft always names a category of the tree.
-	if c, ok := g.tax.Resolve(strings.TrimSpace(b.Category)); ok {
+	if c, ok := tax.Resolve(strings.TrimSpace(b.Category)); ok {
 		slug = c.Slug
 	}
-	cat := g.cls.cats[g.cls.index[slug]]
+	cat := cls.cats[cls.index[slug]]
 
 	condition := b.Condition
 	if !listings.ValidCondition(condition) {
 		condition = inferCondition(doc)
 	}
-	brand := g.cls.brandFor(res, slug)
+	brand := cls.brandFor(res, slug)
 
 	d := listings.Draft{
 		CategorySlug: slug,
@@ -69,14 +91,14 @@ func (g *builtin) Generate(ctx context.Context, b listings.Brief) (listings.Draf
 		Brand:        brand.name,
 		Generator:    BuiltinName,
 	}
-	d.WeightOz, d.Dimensions, _ = g.tax.Defaults(slug)
+	d.WeightOz, d.Dimensions, _ = tax.Defaults(slug)
 	d.Title = buildTitle(doc, res, brand, cat)
 	d.Description = buildDescription(doc, res, d, cat)
 
 	if b.Price != nil {
 		d.Price, d.PriceSource = *b.Price, "seller"
 	} else {
-		p, err := listings.EstimatePrice(ctx, g.tax, g.comps, slug, condition)
+		p, err := listings.EstimatePrice(ctx, tax, g.comps, slug, condition)
 		if err != nil {
 			return listings.Draft{}, err
 		}

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -56,15 +57,8 @@ func NewOpenAI(cfg OpenAIConfig, categories []string, fallback listings.Generato
 	if strings.TrimSpace(cfg.URL) == "" || strings.TrimSpace(cfg.Model) == "" {
 		return fallback
 	}
-	allowed := make(map[string]bool, len(categories))
-	slugs := make([]string, 0, len(categories))
-	for _, c := range categories {
-		if c != "" && !allowed[c] {
-			allowed[c] = true
-			slugs = append(slugs, c)
-		}
-	}
-	if len(slugs) == 0 {
+	cats := newAICategories(categories)
+	if cats == nil {
 		return fallback
 	}
 	g := &openAIGenerator{
@@ -74,10 +68,8 @@ func NewOpenAI(cfg OpenAIConfig, categories []string, fallback listings.Generato
 		timeout:  cfg.Timeout,
 		client:   cfg.HTTPClient,
 		log:      cfg.Logger,
-		allowed:  allowed,
+		cats:     cats,
 		fallback: fallback,
-		schema:   aiDraftSchema(slugs),
-		system:   aiSystemPrompt(slugs),
 	}
 	if g.timeout <= 0 {
 		g.timeout = DefaultOpenAITimeout
@@ -93,10 +85,59 @@ type openAIGenerator struct {
 	timeout              time.Duration
 	client               *http.Client
 	log                  *slog.Logger
-	allowed              map[string]bool
+	cats                 *aiCategories // the construction's slugs, for briefs without a taxonomy
 	fallback             listings.Generator
-	schema               json.RawMessage
-	system               string
+
+	// The slugs of the last brief's taxonomy: the listings service hands
+	// the same tree until an admin changes a category.
+	mu       sync.Mutex
+	lastTax  *listings.Taxonomy
+	lastCats *aiCategories
+}
+
+// aiCategories are the slugs a draft may name, with the schema and system
+// prompt that list them.
+type aiCategories struct {
+	allowed map[string]bool
+	schema  json.RawMessage
+	system  string
+}
+
+// newAICategories is nil when no slug is given.
+func newAICategories(categories []string) *aiCategories {
+	allowed := make(map[string]bool, len(categories))
+	slugs := make([]string, 0, len(categories))
+	for _, c := range categories {
+		if c != "" && !allowed[c] {
+			allowed[c] = true
+			slugs = append(slugs, c)
+		}
+	}
+	if len(slugs) == 0 {
+		return nil
+	}
+	return &aiCategories{allowed: allowed, schema: aiDraftSchema(slugs), system: aiSystemPrompt(slugs)}
+}
+
+// categoriesFor is what a brief may be filed under: the categories of its
+// taxonomy (the ones in use), else the construction's.
+func (g *openAIGenerator) categoriesFor(tax *listings.Taxonomy) *aiCategories {
+	if tax == nil {
+		return g.cats
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.lastTax != tax {
+		var slugs []string
+		for _, c := range tax.All() {
+			slugs = append(slugs, c.Slug)
+		}
+		g.lastTax, g.lastCats = tax, newAICategories(slugs)
+	}
+	if g.lastCats == nil {
+		return g.cats
+	}
+	return g.lastCats
 }
 
 // aiFailure says why the model's answer was not used; kind is a short,
@@ -264,7 +305,7 @@ func (g *openAIGenerator) toDraft(m aiModelDraft, b listings.Brief) (listings.Dr
 
 	if b.Category != "" {
 		d.CategorySlug = b.Category
-	} else if !g.allowed[m.CategorySlug] {
+	} else if !g.categoriesFor(b.Taxonomy).allowed[m.CategorySlug] {
 		return listings.Draft{}, fmt.Errorf("category %q is not an allowed slug", aiClip(m.CategorySlug, 64))
 	} else {
 		d.CategorySlug = m.CategorySlug
@@ -410,16 +451,17 @@ func (g *openAIGenerator) request(b listings.Brief) aiChatRequest {
 			ImageURL: &aiImageURL{URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(img.Data), Detail: "low"},
 		})
 	}
+	cats := g.categoriesFor(b.Taxonomy)
 	return aiChatRequest{
 		Model: g.model,
 		Messages: []aiChatMessage{
-			{Role: "system", Content: g.system},
+			{Role: "system", Content: cats.system},
 			{Role: "user", Content: parts},
 		},
 		Temperature: 0.2,
 		ResponseFormat: aiResponseFormat{
 			Type:       "json_schema",
-			JSONSchema: aiJSONSchemaSpec{Name: "listing_draft", Strict: true, Schema: g.schema},
+			JSONSchema: aiJSONSchemaSpec{Name: "listing_draft", Strict: true, Schema: cats.schema},
 		},
 	}
 }
