@@ -424,7 +424,7 @@ func (w auditWriter) AppendAudit(ctx context.Context, e *admin.AuditEntry) error
 }
 
 // Handler is the service's HTTP handler.
-func (a *App) Handler() http.Handler { return a.Router }
+func (a *App) Handler() http.Handler { return listings.OneTreePerRequest(a.Router) }
 
 // MetricsHandler serves the Prometheus metrics, which Serve puts on a
 // listener of their own (Config.MetricsAddr), never on the API's.
@@ -443,7 +443,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("start jobs: %w", err)
 	}
 	srv := &http.Server{
-		Handler:           a.Router,
+		Handler:           a.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,

@@ -98,7 +98,7 @@ func SlugOf(name string) string {
 			hyphen = false
 			continue
 		}
-		if r == '\'' || r == '’' { // "Children's" -> "childrens"
+		if r == '\'' || r == '’' || r >= 0x80 && unicode.IsLetter(r) { // "Children's" -> "childrens"
 			continue
 		}
 		hyphen = true

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 
@@ -55,10 +56,47 @@ func (s *Service) UsableTaxonomy(ctx context.Context) (*Taxonomy, error) {
 	return usable, err
 }
 
-// taxonomies returns the cached trees while the version has not moved. The
-// rows are read after the version, so a cache is never older than the
-// version it is filed under (at worst newer, which costs one reload).
+// requestTrees holds the trees one request uses, so a page of listings
+// reads the version once, not once per listing.
+type requestTrees struct {
+	mu          sync.Mutex
+	set         bool
+	all, usable *Taxonomy
+}
+
+type requestTreesKey struct{}
+
+// OneTreePerRequest gives each request through next one category tree:
+// its first use checks the version (and rebuilds the tree if it moved), the
+// rest of the request reuses that tree.
+func OneTreePerRequest(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestTreesKey{}, &requestTrees{})))
+	})
+}
+
+// taxonomies returns the trees in force, once per request where the request
+// carries a holder (OneTreePerRequest), else checking the version each time.
 func (s *Service) taxonomies(ctx context.Context) (all, usable *Taxonomy, err error) {
+	rt, _ := ctx.Value(requestTreesKey{}).(*requestTrees)
+	if rt == nil {
+		return s.loadTaxonomies(ctx)
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if !rt.set {
+		if rt.all, rt.usable, err = s.loadTaxonomies(ctx); err != nil {
+			return nil, nil, err
+		}
+		rt.set = true
+	}
+	return rt.all, rt.usable, nil
+}
+
+// loadTaxonomies returns the cached trees while the version has not moved.
+// The rows are read after the version, so a cache is never older than the
+// version it is filed under (at worst newer, which costs one reload).
+func (s *Service) loadTaxonomies(ctx context.Context) (all, usable *Taxonomy, err error) {
 	read := s.store.Read()
 	v, err := read.ConfigVersion(ctx)
 	if err != nil {
