@@ -145,10 +145,10 @@ func categoryAudit(c *Category) map[string]any {
 	return map[string]any{"slug": c.Slug, "name": c.Name, "path": c.Path, "parentId": c.ParentID, "active": c.Active}
 }
 
-func (s *Service) auditCategory(ctx context.Context, tx Tx, actor market.Actor, action string, id string, details map[string]any) error {
+func (s *Service) auditCategory(ctx context.Context, tx Tx, actor market.Actor, action, id string, status int, details map[string]any) error {
 	return adminTx(tx).AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin,
 		ActorID: actor.UserID, Action: action, EntityType: "category", EntityID: id, Result: admin.AuditAllowed,
-		Status: 200, Details: details, CreatedAt: s.clock.Now()})
+		Status: status, Details: details, CreatedAt: s.clock.Now()})
 }
 
 // CreateCategory adds a category under an active parent (or at the top).
@@ -227,7 +227,7 @@ func (s *Service) CreateCategory(ctx context.Context, actor market.Actor, in New
 			return err
 		}
 		out = &cat
-		return s.auditCategory(ctx, tx, actor, "category.created", cat.ID, map[string]any{"before": nil, "after": categoryAudit(&cat)})
+		return s.auditCategory(ctx, tx, actor, "category.created", cat.ID, 201, map[string]any{"before": nil, "after": categoryAudit(&cat)})
 	})
 	return out, err
 }
@@ -313,7 +313,7 @@ func (s *Service) UpdateCategory(ctx context.Context, actor market.Actor, idOrSl
 			return err
 		}
 		out = &after
-		return s.auditCategory(ctx, tx, actor, "category.updated", after.ID, map[string]any{
+		return s.auditCategory(ctx, tx, actor, "category.updated", after.ID, 200, map[string]any{
 			"before": categoryAudit(&before), "after": categoryAudit(&after), "descendantsRenamed": renamed})
 	})
 	return out, err
