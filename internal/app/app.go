@@ -301,7 +301,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		sb.Register(a.Router)
 		sb.RegisterDashboard(a.Router)
 	}
-	if err := a.Router.Gate(a.Settings.RequireFlag, featureRoutes); err != nil {
+	if err := a.Router.Gate(a.Settings.RequireFlag, httpapi.FeatureRoutes); err != nil {
 		return nil, err
 	}
 
