@@ -231,6 +231,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Webhooks = webhooks.NewService(store.Webhooks(db), a.Clock, webhooks.Options{Live: cfg.Mode == config.Live,
 		AllowPrivate: cfg.WebhookPrivateAllowed(), RetryDelays: cfg.WebhookRetryDelays, Log: a.Log})
 	db.OnEvent("webhooks", func(ctx context.Context, tx *store.Tx, e *events.Event) error { return a.Webhooks.Sink(ctx, tx, e) })
+	db.OnAnyEvent("audit", auditMoneyMoves)
 
 	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Offers: a.Offers, Idempotency: db,
 		Mail: a.Notify, Webhooks: a.Webhooks}, a.Log)
@@ -291,7 +292,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	agentAPI.Register(a.Router)
 	// The same catalogue over MCP (CONTRACT.md section 13): a request
 	// without a valid agent key is answered 401 before any MCP message.
-	a.MCP = &mcpserver.Server{Tools: agentAPI.Tools(), Version: version()}
+	a.MCP = &mcpserver.Server{Tools: agentAPI.Tools(), Version: version(), Audit: auditor, Clock: a.Clock, Log: a.Log}
 	opsAPI.Tools = a.MCP.Tools // the manifest's capabilities and the agent guides
 	a.Router.Handle("POST", mcpserver.Path, httpapi.Agent, a.MCP.Handler())
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
@@ -301,7 +302,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		sb.Register(a.Router)
 		sb.RegisterDashboard(a.Router)
 	}
-	if err := a.Router.Gate(a.Settings.RequireFlag, featureRoutes); err != nil {
+	if err := a.Router.Gate(a.Settings.RequireFlag, httpapi.FeatureRoutes); err != nil {
 		return nil, err
 	}
 

@@ -33,16 +33,19 @@ type EventSink func(ctx context.Context, tx *Tx, e *events.Event) error
 type eventHooks struct {
 	names     []string // sinks in the order they were first set
 	sinks     map[string]EventSink
+	allNames  []string // the same for sinks of every event (OnAnyEvent)
+	all       map[string]EventSink
 	committed map[string]func(userIDs []string)
 }
 
 func (db *DB) changeHooks(change func(h *eventHooks)) {
 	for {
 		old := db.hooks.Load()
-		h := &eventHooks{sinks: map[string]EventSink{}, committed: map[string]func([]string){}}
+		h := &eventHooks{sinks: map[string]EventSink{}, all: map[string]EventSink{}, committed: map[string]func([]string){}}
 		if old != nil {
-			h.names = slices.Clone(old.names)
+			h.names, h.allNames = slices.Clone(old.names), slices.Clone(old.allNames)
 			maps.Copy(h.sinks, old.sinks)
+			maps.Copy(h.all, old.all)
 			maps.Copy(h.committed, old.committed)
 		}
 		change(h)
@@ -64,6 +67,19 @@ func (db *DB) OnEvent(name string, s EventSink) {
 	})
 }
 
+// OnAnyEvent sets the sink called name that is told of every event, the
+// log's internal types too, inside the transaction that records it (before
+// the feed rows of a public one); an error rolls the transaction back. Like
+// OnEvent, setting a name again replaces its sink.
+func (db *DB) OnAnyEvent(name string, s EventSink) {
+	db.changeHooks(func(h *eventHooks) {
+		if _, ok := h.all[name]; !ok {
+			h.allNames = append(h.allNames, name)
+		}
+		h.all[name] = s
+	})
+}
+
 // OnCommit sets the function called name that is told, after each commit
 // that recorded public events, which users received them (so feed readers
 // waiting for them wake at once). It runs on the committing goroutine: it
@@ -82,8 +98,19 @@ func (tx *Tx) AppendEvent(ctx context.Context, e *events.Event) error {
 	_, err = tx.exec(ctx, `INSERT INTO events (id, type, actor_type, actor_id, entity_type, entity_id, data, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.Type, string(e.ActorType), e.ActorID, e.EntityType, e.EntityID, string(data), e.CreatedAt)
-	if err != nil || len(e.Recipients) == 0 {
+	if err != nil {
 		return wrap(err)
+	}
+	h := tx.db.hooks.Load()
+	if h != nil {
+		for _, name := range h.allNames {
+			if err := h.all[name](ctx, tx, e); err != nil {
+				return err
+			}
+		}
+	}
+	if len(e.Recipients) == 0 {
+		return nil
 	}
 	for _, u := range e.Recipients {
 		if _, err := tx.exec(ctx, `INSERT INTO event_feed (user_id, event_id, type, created_at) VALUES (?, ?, ?, ?)`,
@@ -91,7 +118,6 @@ func (tx *Tx) AppendEvent(ctx context.Context, e *events.Event) error {
 			return wrap(err)
 		}
 	}
-	h := tx.db.hooks.Load()
 	if h == nil {
 		return nil
 	}

@@ -9,7 +9,9 @@ import (
 )
 
 // The audit log, for admins (CONTRACT.md 14): one entry per mutating
-// request, allowed, refused or failed, searchable by every filter at once.
+// request, allowed, refused or failed, per call of an MCP tool that may
+// change something, and per money move the service made itself; searchable
+// by every filter at once.
 
 // RegisterAdminAudit adds the audit routes.
 func (a *API) RegisterAdminAudit(rt *httpapi.Router) {
@@ -24,18 +26,21 @@ type auditEntry struct {
 	ID         string         `json:"id"`
 	ActorType  string         `json:"actorType" enum:"user,agent,admin,system,anonymous" doc:"Who acted; anonymous when the request carried no valid credentials."`
 	ActorID    string         `json:"actorId" doc:"The user's id, or the agent key's id; empty for anonymous requests."`
-	Action     string         `json:"action" doc:"The route, e.g. 'PATCH /api/v1/admin/config/{key}'."`
+	Action     string         `json:"action" doc:"The route, e.g. 'PATCH /api/v1/admin/config/{key}'; for an MCP tool call 'tool NAME' (e.g. 'tool purchase_listing'); for a money move the service made itself (actorType system) the move: payment.capture, payment.void, checkout.expire, payout.release, refund.issue, transfer.reverse or label.purchase."`
 	EntityType string         `json:"entityType" doc:"What was acted on, when known (e.g. order, listing, config); else empty."`
 	EntityID   string         `json:"entityId"`
 	Result     string         `json:"result" enum:"allowed,refused,failed"`
-	Details    map[string]any `json:"details" doc:"The HTTP status and error code; for refused input the field and a safe rendering of the value; for admin changes the values before and after."`
+	Details    map[string]any `json:"details" doc:"The HTTP status and error code (for a tool call, those its outcome would answer over HTTP); for refused input the field and a safe rendering of the value; for admin changes the values before and after; for a money move its figures in cents and ids, with the event that recorded it."`
 	IP         string         `json:"ip"`
 	RequestID  string         `json:"requestId"`
 	CreatedAt  time.Time      `json:"createdAt"`
 }
 
 func toAuditEntry(e *admin.AuditEntry) auditEntry {
-	details := map[string]any{"status": e.Status}
+	details := map[string]any{}
+	if e.Status != 0 { // the service's own money moves answer no request
+		details["status"] = e.Status
+	}
 	if e.ErrorCode != "" {
 		details["errorCode"] = e.ErrorCode
 	}

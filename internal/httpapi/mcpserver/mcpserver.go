@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -30,6 +31,12 @@ type Caller func(ctx context.Context, req *mcp.CallToolRequest) (*httpapi.Princi
 type Server struct {
 	Tools   []agentv1.Tool
 	Version string
+	// Audit, when set, records each call of a tool that may change
+	// something (audit.go); Clock dates the entries and Log reports a
+	// failed write.
+	Audit httpapi.AuditWriter
+	Clock market.Clock
+	Log   *slog.Logger
 }
 
 // New is an MCP server whose tool calls run as the principal caller finds.
@@ -39,15 +46,17 @@ func (s *Server) New(caller Caller) *mcp.Server {
 	for i := range s.Tools {
 		t := &s.Tools[i]
 		srv.AddTool(describe(t), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			p, err := caller(ctx, req)
-			if err != nil {
-				return refusal(err), nil
-			}
 			var args json.RawMessage
 			if req.Params != nil {
 				args = req.Params.Arguments
 			}
+			p, err := caller(ctx, req)
+			if err != nil {
+				s.audit(ctx, t, nil, args, nil, err)
+				return refusal(err), nil
+			}
 			out, err := t.Call(ctx, p, args)
+			s.audit(ctx, t, p, args, out, err)
 			if err != nil {
 				return refusal(err), nil
 			}
@@ -155,6 +164,7 @@ func (s *Server) Handler() httpapi.HandlerFunc {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		ctx := context.WithValue(r.Context(), principalKey{}, httpapi.PrincipalOf(r))
+		ctx = context.WithValue(ctx, callInfoKey{}, callInfo{ip: httpapi.ClientIP(r)})
 		cw := &captureErrors{ResponseWriter: w}
 		h.ServeHTTP(cw, r.WithContext(ctx))
 		if cw.status == 0 {

@@ -30,6 +30,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"go.yaml.in/yaml/v3"
+
+	"marketplace/internal/httpapi"
 )
 
 //go:embed apiv1.yaml agentv1.yaml apiv1 agentv1
@@ -89,6 +91,9 @@ func assemble(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	addInputRefusals(base)
+	if err := addFeatureGates(base, name, httpapi.FeatureRoutes); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	return json.Marshal(base)
 }
 

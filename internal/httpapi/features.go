@@ -1,14 +1,16 @@
-package app
+package httpapi
 
 import "marketplace/internal/admin"
 
-// featureRoutes are the routes each feature flag switches off (CONTRACT.md
+// FeatureRoutes are the routes each feature flag switches off (CONTRACT.md
 // 14): while a flag is off its routes answer 503 FEATURE_DISABLED with
-// details {flag}. The MCP tools of the same features are in
-// agentv1.ToolFlags. Webhooks: the flag stops endpoint management (create,
-// change, delete, test, list, retry); deliveries of events to endpoints
-// already registered keep going, so no subscriber silently loses events.
-var featureRoutes = map[string]string{
+// details {flag} (Router.Gate). It is the one table: the OpenAPI documents
+// derive each gated operation's 503 answer from it. The MCP tools of the
+// same features are in agentv1.ToolFlags. Webhooks: the flag stops endpoint
+// management (create, change, delete, test, list, retry); deliveries of
+// events to endpoints already registered keep going, so no subscriber
+// silently loses events.
+var FeatureRoutes = map[string]string{
 	"POST /api/v1/offers":                          admin.FlagOffers,
 	"GET /api/v1/offers/buyer/me":                  admin.FlagOffers,
 	"GET /api/v1/offers/seller/me":                 admin.FlagOffers,

@@ -1,0 +1,278 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"marketplace/internal/admin"
+	"marketplace/internal/orders"
+	"marketplace/internal/testkit"
+)
+
+// auditLog queries the audit log as an admin through the API.
+type auditLog struct {
+	s   *testkit.Server
+	adm *testkit.User
+}
+
+// find answers the entries matching every filter, newest first.
+func (l auditLog) find(t *testing.T, filters map[string]string) []map[string]any {
+	t.Helper()
+	q := url.Values{"limit": {"100"}}
+	for k, v := range filters {
+		q.Set(k, v)
+	}
+	list := l.s.Do("GET", "/api/v1/admin/audit?"+q.Encode(), nil, l.adm.Auth()).Want(t, http.StatusOK, "").List()
+	out := make([]map[string]any, len(list))
+	for i, e := range list {
+		out[i] = e.(map[string]any)
+	}
+	return out
+}
+
+// one fails unless exactly one entry matches the filters, and answers it.
+func (l auditLog) one(t *testing.T, filters map[string]string) map[string]any {
+	t.Helper()
+	es := l.find(t, filters)
+	if len(es) != 1 {
+		t.Fatalf("%d audit entries match %v, want 1: %v", len(es), filters, es)
+	}
+	return es[0]
+}
+
+// move checks the system's entry of a money move on an order: actor
+// system, the amount in cents, and the request it ran in ("" for none).
+func (l auditLog) move(t *testing.T, action, orderID string, amount int64, requestID string) map[string]any {
+	t.Helper()
+	e := l.one(t, map[string]string{"action": action, "entityType": "order", "entityId": orderID})
+	d, _ := e["details"].(map[string]any)
+	if e["actorType"] != "system" || e["actorId"] != "" || e["result"] != "allowed" || e["requestId"] != requestID ||
+		d["amount"] != float64(amount) || d["status"] != nil {
+		t.Fatalf("%s of %s: entry %v, want system, allowed, amount %d, request %q", action, orderID, e, amount, requestID)
+	}
+	return e
+}
+
+// request checks a request's (or tool call's) entry and answers it.
+func (l auditLog) request(t *testing.T, action, actorType, actorID, orderID, result string) map[string]any {
+	t.Helper()
+	f := map[string]string{"action": action, "actorType": actorType, "actorId": actorID, "result": result}
+	if orderID != "" {
+		f["entityType"], f["entityId"] = "order", orderID
+	}
+	e := l.one(t, f)
+	if e["requestId"] == "" {
+		t.Fatalf("%s: no request id: %v", action, e)
+	}
+	return e
+}
+
+// mcpTool calls a tool over POST /mcp and answers its result (isError,
+// structuredContent).
+func mcpTool(t *testing.T, s *testkit.Server, secret, tool string, args map[string]any) (bool, map[string]any) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": args}})
+	req, _ := http.NewRequest("POST", s.URL+"/mcp", bytes.NewReader(body))
+	req.Header.Set("X-Agent-Key", secret)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out struct {
+		Result struct {
+			IsError           bool           `json:"isError"`
+			StructuredContent map[string]any `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d %s (%v)", tool, resp.StatusCode, raw, err)
+	}
+	return out.Result.IsError, out.Result.StructuredContent
+}
+
+func snakeAddress() map[string]any {
+	return map[string]any{"name": "Ada Buyer", "line1": "1 Main St", "city": "Portland", "state": "OR", "zip": "97201", "country": "US"}
+}
+
+// Every money move leaves an audit entry, the service's own moves as the
+// system's with their amounts, and every agent action (Variant A, Variant
+// B, an MCP tool) its own entry with the agent, the order and the outcome:
+// allowed, refused (a spending cap) or failed (a feature switched off).
+func TestAuditCoversMoneyAndAgents(t *testing.T) {
+	var settleDown atomic.Bool // a purchase interrupted after its charge
+	opts := testkit.Options{BeforeSettle: func(context.Context, string) error {
+		if settleDown.Load() {
+			return errors.New("injected: the process stopped before settling")
+		}
+		return nil
+	}}
+	testkit.Run(t, opts, func(t *testing.T, s *testkit.Server) {
+		settleDown.Store(false)
+		log := auditLog{s: s, adm: s.Admin()}
+		seller := s.VerifiedOwner("auditseller")
+		buyer := s.NewShopper("auditbuyer", "pm_card_visa")
+		s.SetControls(buyer.User, map[string]any{"perTransactionLimit": 100000})
+		key := buyer.Key
+		const price = 10000
+		total := int64(price + 350) // free shipping, 3.5% fee
+		list := func() string { return s.ActiveListing(seller, "walnut cutting board end grain large", price) }
+		ship := map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"}
+
+		// Purchases: Variant A, Variant B and the MCP tool by the agent, and
+		// a person's checkout; each charge is the system's capture, in the
+		// purchase's own request.
+		r := s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": list(), "maxPrice": price,
+			"shippingAddress": testkit.Address()}, key.Auth()).Want(t, http.StatusCreated, "")
+		orderA := r.Data()["id"].(string)
+		reqA := log.request(t, "POST /api/v1/agent/purchase", "agent", key.ID, orderA, "allowed")
+		log.move(t, "payment.capture", orderA, total, reqA["requestId"].(string))
+
+		r = s.Do("POST", "/v1/purchase", map[string]any{"listing_id": list(), "max_price": price,
+			"shipping_address": snakeAddress()}, key.Auth()).Want(t, http.StatusCreated, "")
+		orderB := r.Data()["id"].(string)
+		reqB := log.request(t, "POST /v1/purchase", "agent", key.ID, orderB, "allowed")
+		log.move(t, "payment.capture", orderB, total, reqB["requestId"].(string))
+
+		isErr, out := mcpTool(t, s, key.Secret, "purchase_listing", map[string]any{"listing_id": list(), "max_price": price,
+			"shipping_address": snakeAddress(), "idempotency_key": "audit-mcp-1"})
+		orderM, _ := out["id"].(string)
+		if isErr || orderM == "" {
+			t.Fatalf("purchase_listing: %v", out)
+		}
+		tool := log.request(t, "tool purchase_listing", "agent", key.ID, orderM, "allowed")
+		log.move(t, "payment.capture", orderM, total, tool["requestId"].(string))
+
+		c := s.Do("POST", "/api/v1/purchases", map[string]any{"listingId": list(), "shippingAddress": testkit.Address()},
+			buyer.Auth()).Want(t, http.StatusCreated, "").Data()
+		orderH := c["orderId"].(string)
+		log.request(t, "POST /api/v1/purchases", "user", buyer.ID, orderH, "allowed")
+		paid := s.Do("POST", s.Path(c["checkoutUrl"].(string)), map[string]any{"cardNumber": "4242424242424242"}).
+			Want(t, http.StatusOK, "")
+		log.move(t, "payment.capture", orderH, total, paid.Header.Get("X-Request-Id"))
+
+		// Refused: over the per-purchase cap, on each surface.
+		s.SetControls(buyer.User, map[string]any{"perTransactionLimit": 100})
+		capped := list()
+		s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": capped, "maxPrice": price,
+			"shippingAddress": testkit.Address()}, key.Auth()).Want(t, http.StatusForbidden, "SPENDING_LIMIT_EXCEEDED")
+		s.Do("POST", "/v1/purchase", map[string]any{"listing_id": capped, "max_price": price,
+			"shipping_address": snakeAddress()}, key.Auth()).Want(t, http.StatusForbidden, "SPENDING_LIMIT_EXCEEDED")
+		if isErr, out := mcpTool(t, s, key.Secret, "purchase_listing", map[string]any{"listing_id": capped, "max_price": price,
+			"shipping_address": snakeAddress(), "idempotency_key": "audit-mcp-2"}); !isErr || out["code"] != "SPENDING_LIMIT_EXCEEDED" {
+			t.Fatalf("purchase_listing over the cap: %v", out)
+		}
+		for _, action := range []string{"POST /api/v1/agent/purchase", "POST /v1/purchase", "tool purchase_listing"} {
+			e := log.request(t, action, "agent", key.ID, "", "refused")
+			if d := e["details"].(map[string]any); d["errorCode"] != "SPENDING_LIMIT_EXCEEDED" || d["status"] != float64(403) {
+				t.Fatalf("%s refused: %v", action, e)
+			}
+		}
+		s.SetControls(buyer.User, map[string]any{"perTransactionLimit": 100000})
+
+		// Failed: a feature switched off answers 503 on HTTP and as a tool.
+		s.Do("PATCH", "/api/v1/admin/feature-flags/"+admin.FlagOffers, map[string]any{"enabled": false}, log.adm.Auth()).
+			Want(t, http.StatusOK, "")
+		if isErr, out := mcpTool(t, s, key.Secret, "make_offer", map[string]any{"listing_id": capped, "amount": 5000}); !isErr ||
+			out["code"] != "FEATURE_DISABLED" {
+			t.Fatalf("make_offer with offers off: %v", out)
+		}
+		s.Do("PATCH", "/api/v1/admin/feature-flags/"+admin.FlagOffers, map[string]any{"enabled": true}, log.adm.Auth()).
+			Want(t, http.StatusOK, "")
+		e := log.request(t, "tool make_offer", "agent", key.ID, "", "failed")
+		if d := e["details"].(map[string]any); d["errorCode"] != "FEATURE_DISABLED" || d["status"] != float64(503) || e["entityType"] != "offer" {
+			t.Fatalf("make_offer failed: %v", e)
+		}
+		// A read-only tool is not an action, as a GET is not.
+		mcpTool(t, s, key.Secret, "get_account", map[string]any{})
+		if es := log.find(t, map[string]string{"action": "tool get_account"}); len(es) != 0 {
+			t.Fatalf("read-only tool audited: %v", es)
+		}
+
+		// Refunds: partial by the seller, in full by a cancellation, and by
+		// a dispute resolved for the buyer; each is the system's refund.
+		r = s.Do("POST", "/api/v1/purchases/"+orderA+"/refund/seller", map[string]any{"amount": 1000, "reason": "goodwill"},
+			seller.Auth()).Want(t, http.StatusOK, "")
+		log.request(t, "POST /api/v1/purchases/{id}/refund/seller", "user", seller.ID, orderA, "allowed")
+		log.move(t, "refund.issue", orderA, 1000, r.Header.Get("X-Request-Id"))
+
+		r = s.Do("POST", "/api/v1/orders/"+orderB+"/cancel", map[string]any{"reason": "out of stock"}, seller.Auth()).
+			Want(t, http.StatusOK, "")
+		log.move(t, "refund.issue", orderB, total, r.Header.Get("X-Request-Id"))
+
+		s.Do("POST", "/api/v1/orders/"+orderM+"/ship", ship, seller.Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", "/api/v1/orders/"+orderM+"/delivered", nil, buyer.Auth()).Want(t, http.StatusOK, "")
+		d := s.Do("POST", "/api/v1/disputes", map[string]any{"orderId": orderM, "reason": "damaged",
+			"description": "The board arrived split."}, buyer.Auth()).Want(t, http.StatusCreated, "").Data()
+		r = s.Do("POST", "/api/v1/admin/disputes/"+d["id"].(string)+"/resolve", map[string]any{"resolution": "refund_buyer"},
+			log.adm.Auth()).Want(t, http.StatusOK, "")
+		log.request(t, "POST /api/v1/admin/disputes/{id}/resolve", "admin", log.adm.ID, "", "allowed")
+		log.move(t, "refund.issue", orderM, total, r.Header.Get("X-Request-Id"))
+
+		// A refund the processor reports (the Stripe webhook's path).
+		capture := log.one(t, map[string]string{"action": "payment.capture", "entityId": orderH})
+		paymentID := capture["details"].(map[string]any)["paymentId"].(string)
+		if err := s.App.Orders.PaymentRefunded(t.Context(), paymentID, 500); err != nil {
+			t.Fatal(err)
+		}
+		if e := log.move(t, "refund.issue", orderH, 500, ""); e["details"].(map[string]any)["source"] != "processor" {
+			t.Fatalf("processor refund: %v", e)
+		}
+
+		// The payout, released by the job's sweep once the hold ends.
+		s.Do("POST", "/api/v1/orders/"+orderH+"/ship", ship, seller.Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", "/api/v1/orders/"+orderH+"/delivered", nil, buyer.Auth()).Want(t, http.StatusOK, "")
+		payout := int64(s.Do("GET", "/api/v1/orders/"+orderH, nil, seller.Auth()).Want(t, http.StatusOK, "").Data()["payoutAmount"].(float64))
+		s.Clock.Advance(73 * time.Hour)
+		if _, err := s.App.Orders.ReleasePayouts(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		log.move(t, "payout.release", orderH, payout, "")
+		// A refund after the release takes the seller's share back from the
+		// transfer: a second move of its own.
+		r = s.Do("POST", "/api/v1/purchases/"+orderH+"/refund/seller", map[string]any{"amount": 700, "reason": "goodwill"},
+			seller.Auth()).Want(t, http.StatusOK, "")
+		log.move(t, "transfer.reverse", orderH, 700, r.Header.Get("X-Request-Id"))
+
+		// A checkout nobody paid: its reservation expires on the sweep.
+		c = s.Do("POST", "/api/v1/purchases", map[string]any{"listingId": list(), "shippingAddress": testkit.Address()},
+			buyer.Auth()).Want(t, http.StatusCreated, "").Data()
+		orderX := c["orderId"].(string)
+		s.Clock.Advance(time.Hour)
+		if _, err := s.App.Orders.Reconcile(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if e := log.one(t, map[string]string{"action": "checkout.expire", "entityId": orderX}); e["actorType"] != "system" || e["requestId"] != "" {
+			t.Fatalf("expired checkout: %v", e)
+		}
+
+		// A purchase interrupted after its charge: no capture until the
+		// reconciler settles it, here on the sandbox clock's sweep.
+		settleDown.Store(true)
+		r = s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": list(), "maxPrice": price,
+			"shippingAddress": testkit.Address()}, key.Auth()).Want(t, http.StatusCreated, "")
+		settleDown.Store(false)
+		orderR := r.Data()["id"].(string)
+		if r.Data()["status"] != "pending_payment" {
+			t.Fatalf("interrupted purchase is %v", r.Data()["status"])
+		}
+		if es := log.find(t, map[string]string{"action": "payment.capture", "entityId": orderR}); len(es) != 0 {
+			t.Fatalf("captured before the settle: %v", es)
+		}
+		s.Clock.Advance(orders.SettleGrace)
+		adv := s.Do("POST", "/v1/sandbox/time-advance/1", nil, key.Auth()).Want(t, http.StatusOK, "")
+		log.move(t, "payment.capture", orderR, total, adv.Header.Get("X-Request-Id"))
+	})
+}
