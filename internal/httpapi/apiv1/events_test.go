@@ -188,10 +188,12 @@ func TestEventFeedLongPoll(t *testing.T) {
 			if len(got) != 1 || got[0].(map[string]any)["id"] != id {
 				t.Fatalf("%s: long poll got %v, want %s", path, got, id)
 			}
-			// The event commits 300 ms in; the answer follows at once.
+			// The event commits 300 ms in and the answer follows it, not the
+			// end of the 20 s wait (how soon is a figure, logged, not a
+			// threshold: a busy machine may take a second).
 			t.Logf("%s: long poll answered %v after the request, %v after the commit", path, took, took-delay)
-			if took > delay+time.Second {
-				t.Fatalf("%s: long poll took %v", path, took)
+			if took >= 15*time.Second {
+				t.Fatalf("%s: long poll waited for its wait to run out (%v) instead of answering the commit", path, took)
 			}
 		}
 	})
