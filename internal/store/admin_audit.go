@@ -65,9 +65,9 @@ func (tx *Tx) ListAudit(ctx context.Context, f admin.AuditFilter) ([]admin.Audit
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	var total int
-	if err := tx.queryRow(ctx, "SELECT COUNT(*) FROM audit_log"+cond, args...).Scan(&total); err != nil {
-		return nil, 0, wrap(err)
+	total, err := tx.adminTotal(ctx, "audit_log", cond, args, f.Offset)
+	if err != nil {
+		return nil, 0, err
 	}
 	limit := f.Limit
 	if limit <= 0 || limit > 200 {

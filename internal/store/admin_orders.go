@@ -13,9 +13,10 @@ import (
 // AdminOrders lists orders for the admin order list, newest first. Each
 // filter has an index on both engines: status orders_status_created, buyerId
 // orders_buyer, sellerId orders_seller, no filter orders_created; search
-// is an OR of the primary key (order id), orders_listing (listing id) and
-// the title trigram index (orders_title_fts on SQLite, orders_title_trgm
-// on PostgreSQL).
+// is an id (an OR of the primary key, the order id, and orders_listing,
+// the listing id) or else a title substring of 3 characters or more (the
+// trigram index orders_title_fts on SQLite, orders_title_trgm on
+// PostgreSQL). The total is bounded as CountBound says.
 func (tx *Tx) AdminOrders(ctx context.Context, f orders.AdminOrderFilter) ([]orders.Order, int, error) {
 	var conds []string
 	var args []any
@@ -33,7 +34,10 @@ func (tx *Tx) AdminOrders(ctx context.Context, f orders.AdminOrderFilter) ([]ord
 		if market.ValidID(s) {
 			ors, args = append(ors, "id = ?", "listing_id = ?"), append(args, s, s)
 		}
-		if utf8.RuneCountInString(s) >= orders.MinTitleSearch {
+		// An id-shaped search is an id: no title holds one, and on
+		// PostgreSQL the OR with a LIKE made the planner walk the orders
+		// newest first instead of reading two index entries.
+		if !market.ValidID(s) && utf8.RuneCountInString(s) >= orders.MinTitleSearch {
 			if tx.db.dialect == Postgres {
 				ors = append(ors, `lower(listing_title) LIKE ? ESCAPE '\'`)
 				args = append(args, "%"+likeEscaper.Replace(strings.ToLower(s))+"%")
@@ -51,9 +55,9 @@ func (tx *Tx) AdminOrders(ctx context.Context, f orders.AdminOrderFilter) ([]ord
 	if len(conds) > 0 {
 		where = " WHERE " + strings.Join(conds, " AND ")
 	}
-	var total int
-	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM orders`+where, args...).Scan(&total); err != nil {
-		return nil, 0, wrap(err)
+	total, err := tx.adminTotal(ctx, "orders", where, args, f.Offset)
+	if err != nil {
+		return nil, 0, err
 	}
 	out, err := tx.orderRows(ctx, `SELECT `+orderColumns+` FROM orders`+where+
 		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
