@@ -34,7 +34,9 @@ import (
 //	MARKETPLACE_BENCH_ADMIN=1 go test ./internal/app -run TestAdminMillion -v -timeout 60m
 //
 // ADMIN_BENCH_N changes the number of orders and audit entries,
-// ADMIN_BENCH_SECONDS the time per query kind (default 3).
+// ADMIN_BENCH_SECONDS the time per query kind (default 3),
+// ADMIN_BENCH_ENGINE (sqlite or postgres) runs one engine only and
+// ADMIN_BENCH_ONLY the query kinds whose name holds it.
 func TestAdminMillion(t *testing.T) {
 	if os.Getenv("MARKETPLACE_BENCH_ADMIN") == "" {
 		t.Skip("set MARKETPLACE_BENCH_ADMIN=1 to seed 1,000,000 orders and audit entries and time the admin lists")
@@ -48,6 +50,9 @@ func TestAdminMillion(t *testing.T) {
 		fmt.Sscan(s, &secs)
 	}
 	for _, e := range storetest.Engines() {
+		if only := os.Getenv("ADMIN_BENCH_ENGINE"); only != "" && only != e.Name {
+			continue
+		}
 		t.Run(e.Name, func(t *testing.T) {
 			db := e.Open(t)
 			s := testkit.Start(t, db, testkit.Options{})
