@@ -57,6 +57,12 @@ func (tx *Tx) ListAudit(ctx context.Context, f admin.AuditFilter) ([]admin.Audit
 		action, result = "+action", "+result"
 	}
 	add("actor_type", f.ActorType)
+	if f.ActorID != "" && f.ActorType == "" {
+		// Every type an entry is written with (admin.auditActorTypes), so
+		// that audit_log_actor_id (actor_type first) serves an actor id
+		// alone: PostgreSQL otherwise walked every entry newest first.
+		where = append(where, "actor_type IN ('user', 'agent', 'admin', 'system', 'anonymous')")
+	}
 	add("actor_id", f.ActorID)
 	add(action, f.Action)
 	add("entity_type", f.EntityType)
