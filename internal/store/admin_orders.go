@@ -11,8 +11,7 @@ import (
 )
 
 // AdminOrders lists orders for the admin order list, newest first. Each
-// filter has an index on both engines: status orders_status_created
-// (orders_status_created_id on PostgreSQL, migration 00027), buyerId
+// filter has an index on both engines: status orders_status_created, buyerId
 // orders_buyer, sellerId orders_seller, no filter orders_created; search
 // is an id (an OR of the primary key, the order id, and orders_listing,
 // the listing id) or else a title substring of 3 characters or more (the

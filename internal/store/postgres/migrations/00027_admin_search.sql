@@ -77,15 +77,7 @@ CREATE TRIGGER audit_log_admin_count_delete AFTER DELETE ON audit_log REFERENCIN
 CREATE INDEX audit_log_action_result ON audit_log (action, result, created_at, id);
 CREATE INDEX audit_log_actor_type_result ON audit_log (actor_type, result, created_at, id);
 
--- The order list by status, newest first, in index order to the id: with
--- (status, created_at) alone PostgreSQL walked orders_created and checked
--- the status of each row, 370 ms for a status whose orders are all old.
-CREATE INDEX orders_status_created_id ON orders (status, created_at, id);
-DROP INDEX orders_status_created;
-
 -- +goose Down
-CREATE INDEX orders_status_created ON orders (status, created_at);
-DROP INDEX orders_status_created_id;
 DROP INDEX audit_log_actor_type_result;
 DROP INDEX audit_log_action_result;
 DROP TRIGGER audit_log_admin_count_delete ON audit_log;
