@@ -11,7 +11,7 @@ import (
 
 // Each filter path of the admin audit search (GET /admin/audit, newest
 // first) is served by an index on both engines: no table scan and no sort of
-// the matching rows (migration 00025).
+// the matching rows (migrations 00025 and 00027).
 func TestAuditSearchUsesIndexes(t *testing.T) {
 	const head = `SELECT id FROM audit_log WHERE `
 	const tail = ` ORDER BY created_at DESC, id DESC LIMIT 20`
@@ -26,6 +26,12 @@ func TestAuditSearchUsesIndexes(t *testing.T) {
 		{"created_at >= '2026-01-01' AND created_at < '2026-01-02'", "audit_log_created_id"},
 		{"actor_type = 'agent' AND actor_id = 'k1' AND result = 'refused' AND created_at >= '2026-01-01'", ""},
 		{"entity_type = 'order' AND entity_id = 'o1' AND action = 'x' AND result = 'allowed'", ""},
+		// As ListAudit writes them on SQLite: an id's index, not the
+		// action's or result's.
+		{"actor_type = 'agent' AND actor_id = 'k1' AND +result = 'refused' AND created_at >= '2026-01-01'", "audit_log_actor_id"},
+		{"entity_type = 'order' AND entity_id = 'o1' AND +action = 'x' AND +result = 'allowed'", "audit_log_entity_id"},
+		{"action = 'POST /x1' AND result = 'failed'", "audit_log_action_result"},
+		{"actor_type = 'agent' AND result = 'refused' AND created_at >= '2026-01-01' AND created_at < '2026-02-01'", "audit_log_actor_type_result"},
 	}
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -53,6 +59,9 @@ func TestAuditSearchUsesIndexes(t *testing.T) {
 			defer conn.ExecContext(ctx, "RESET enable_seqscan") //nolint:errcheck
 		}
 		for _, c := range cases {
+			if db.Dialect() == store.Postgres && strings.Contains(c.where, "+") {
+				continue // unary plus is SQLite's
+			}
 			p := storetest.Explain(ctx, t, conn, db.Dialect(), head+c.where+tail)
 			if strings.Contains(p, "Seq Scan") || strings.Contains(p, "SCAN audit_log\n") || strings.HasSuffix(p, "SCAN audit_log") ||
 				!strings.Contains(p, "audit_log_") {

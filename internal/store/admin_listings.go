@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"strings"
+	"unicode/utf8"
 
 	"marketplace/internal/listings"
+	"marketplace/internal/market"
 	"marketplace/internal/moderation"
 )
 
@@ -16,10 +18,14 @@ var _ listings.AdminTx = (*Tx)(nil)
 // Indexes (migration 00023), each read in order without a sort: no filter
 // walks listings_created (created_at, id); status listings_status_created;
 // sellerId listings_seller_created; sellerId and status
-// listings_seller_status. search is a listing id (the primary key) or a
-// case-insensitive substring of the title or brand, checked on the rows the
-// other filters and the order select (storetest/admin_listings_test.go
-// checks the plans).
+// listings_seller_status. search is a listing id (the primary key) or text:
+// on PostgreSQL a case-insensitive substring (3 characters or more) of the
+// title or brand, which the trigram indexes listings_title_trgm and
+// listings_brand_trgm answer (migration 00027); on SQLite the words of the
+// public search (stemmed, any case) in the title or brand, which the
+// listings' full-text index search_fts answers: a trigram index of every
+// listing would double the listings' write cost and size for an admin's
+// occasional search. storetest/admin_listings_test.go checks the plans.
 func (tx *Tx) AdminListings(ctx context.Context, f listings.AdminFilter) ([]listings.Listing, int, error) {
 	var where []string
 	var args []any
@@ -30,17 +36,31 @@ func (tx *Tx) AdminListings(ctx context.Context, f listings.AdminFilter) ([]list
 		where, args = append(where, "seller_id = ?"), append(args, f.SellerID)
 	}
 	if f.Search != "" {
-		like := "%" + likeEscape(strings.ToLower(f.Search)) + "%"
-		where = append(where, `(id = ? OR LOWER(title) LIKE ? ESCAPE '\' OR LOWER(brand) LIKE ? ESCAPE '\')`)
-		args = append(args, f.Search, like, like)
+		var ors []string
+		if market.ValidID(f.Search) {
+			ors, args = append(ors, "id = ?"), append(args, f.Search)
+		}
+		if tx.db.dialect == Postgres && utf8.RuneCountInString(f.Search) >= 3 {
+			like := "%" + likeEscape(strings.ToLower(f.Search)) + "%"
+			ors = append(ors, `lower(title) LIKE ? ESCAPE '\'`, `lower(brand) LIKE ? ESCAPE '\'`)
+			args = append(args, like, like)
+		} else if terms := listings.ParseText(f.Search); tx.db.dialect == SQLite && len(terms) > 0 {
+			ors = append(ors, `id IN (SELECT d.listing_id FROM search_docs d WHERE d.docid IN
+				(SELECT rowid FROM search_fts WHERE search_fts MATCH ?))`)
+			args = append(args, ftsTier(terms, false, tierBrand))
+		}
+		if len(ors) == 0 {
+			return []listings.Listing{}, 0, nil
+		}
+		where = append(where, "("+strings.Join(ors, " OR ")+")")
 	}
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	var total int
-	if err := tx.queryRow(ctx, `SELECT COUNT(*) FROM listings`+cond, args...).Scan(&total); err != nil {
-		return nil, 0, wrap(err)
+	total, err := tx.adminTotal(ctx, "listings", cond, args, f.Offset)
+	if err != nil {
+		return nil, 0, err
 	}
 	list, err := tx.listingRows(ctx, `SELECT `+listingColumns+` FROM listings`+cond+
 		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
