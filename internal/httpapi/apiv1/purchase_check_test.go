@@ -8,6 +8,7 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/listings"
+	"marketplace/internal/orders"
 	"marketplace/internal/store"
 	"marketplace/internal/testkit"
 )
@@ -273,5 +274,213 @@ func TestPurchaseCheckAgrees(t *testing.T) {
 				})
 			}
 		}
+	})
+}
+
+// dryRunAdvice asks the dry run of surface sf and wants 200.
+func dryRunAsk(t testing.TB, s *testkit.Server, path string, body map[string]any, key testkit.Header) map[string]any {
+	t.Helper()
+	return s.Do("POST", path, body, key).Want(t, http.StatusOK, "").Data()
+}
+
+// dryRunUnblock is the unblock entry with action (and limitType, when
+// given), failing t when there is none.
+func dryRunUnblock(t testing.TB, d map[string]any, action, limitType string) map[string]any {
+	t.Helper()
+	for _, u := range d["unblock"].([]any) {
+		m := u.(map[string]any)
+		lt, _ := m["limitType"].(string)
+		if lt == "" {
+			lt, _ = m["limit_type"].(string)
+		}
+		if m["action"] == action && (limitType == "" || lt == limitType) {
+			return m
+		}
+	}
+	t.Fatalf("no %s %s in unblock %v", action, limitType, d["unblock"])
+	return nil
+}
+
+// The dry run's figures and advice are specific: what is left of each cap,
+// which cap to raise and by how many cents, whose cap it is, and when the
+// window at fault resets; the key's own caps count as the tighter ones.
+func TestPurchaseCheckAdvice(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		seller := s.VerifiedOwner("adv-seller")
+		sh := s.NewShopper("adv-buyer", "pm_card_visa")
+		first := s.ActiveListing(seller, "Teak serving tray with brass handles", 3000)
+		purchBuy(t, s, sh.Key, purchBody(first, 3000)) // 3000 + 105 fee = 3105 spent today
+		l := s.ActiveListing(seller, "Enamel camping mug set of four", 2000)
+		const check = "/api/v1/agent/purchase/check"
+
+		// Allowed: the fees, the caps left, no advice.
+		d := dryRunAsk(t, s, check, purchBody(l, 2000), sh.Key.Auth())
+		rem := testkit.Obj(t, d, "remaining")
+		if d["allowed"] != true || d["code"] != nil || d["details"] != nil || testkit.Num(t, d, "totalCharged") != 2099 ||
+			testkit.Num(t, d, "serviceFee") != 99 || len(d["unblock"].([]any)) != 0 {
+			t.Fatalf("allowed answer %v", d)
+		}
+		if got := [4]int64{testkit.Num(t, rem, "perTransaction"), testkit.Num(t, rem, "daily"), testkit.Num(t, rem, "weekly"),
+			testkit.Num(t, rem, "monthly")}; got != [4]int64{10000, 50000 - 3105, 200000 - 3105, 500000 - 3105} {
+			t.Fatalf("remaining = %v", got)
+		}
+
+		// The daily cap: raise it by what is missing, or wait for midnight UTC.
+		s.SetControls(sh.User, map[string]any{"dailyLimit": 5000})
+		d = dryRunAsk(t, s, check, purchBody(l, 2000), sh.Key.Auth())
+		det := testkit.Obj(t, d, "details")
+		if d["allowed"] != false || d["code"] != "SPENDING_LIMIT_EXCEEDED" || det["limit_type"] != "daily" ||
+			testkit.Num(t, det, "remaining") != 5000-3105 {
+			t.Fatalf("daily cap answer %v", d)
+		}
+		raise := dryRunUnblock(t, d, "raise_limit", "daily")
+		if testkit.Num(t, raise, "amount") != 3105+2099-5000 || raise["level"] != "owner" {
+			t.Fatalf("raise_limit %v", raise)
+		}
+		if wait := dryRunUnblock(t, d, "wait_for_reset", ""); wait["until"] != "2026-06-11T00:00:00Z" {
+			t.Fatalf("wait_for_reset %v (the sandbox clock is 2026-06-10 12:00 UTC)", wait)
+		}
+		if testkit.Num(t, testkit.Obj(t, d, "remaining"), "daily") != 5000-3105 {
+			t.Fatalf("remaining %v", d["remaining"])
+		}
+		// The week and month together: waiting means the later reset.
+		s.SetControls(sh.User, map[string]any{"dailyLimit": 50000, "weeklyLimit": 5000, "monthlyLimit": 5000})
+		d = dryRunAsk(t, s, check, purchBody(l, 2000), sh.Key.Auth())
+		dryRunUnblock(t, d, "raise_limit", "weekly")
+		dryRunUnblock(t, d, "raise_limit", "monthly")
+		if wait := dryRunUnblock(t, d, "wait_for_reset", ""); wait["until"] != "2026-07-01T00:00:00Z" {
+			t.Fatalf("wait_for_reset %v, want the month's end", wait)
+		}
+		s.SetControls(sh.User, map[string]any{"weeklyLimit": 200000, "monthlyLimit": 500000})
+
+		// A key's own cap is the tighter one, and named as the key's; a
+		// purchase above the cap itself cannot wait it out.
+		r := s.Do("POST", "/api/v1/agent-keys", map[string]any{"label": "small", "scope": "buy_only", "acceptedAgentTerms": true,
+			"spendingControls": map[string]any{"dailyLimit": 1000}}, sh.Auth()).Want(t, http.StatusCreated, "")
+		small := testkit.AgentKey(r.Data()["key"].(string))
+		d = dryRunAsk(t, s, check, purchBody(l, 2000), small)
+		raise = dryRunUnblock(t, d, "raise_limit", "daily")
+		if raise["level"] != "key" || testkit.Num(t, raise, "amount") != 1099 || testkit.Num(t, testkit.Obj(t, d, "remaining"), "daily") != 1000 {
+			t.Fatalf("key cap answer %v", d)
+		}
+		for _, u := range d["unblock"].([]any) {
+			if u.(map[string]any)["action"] == "wait_for_reset" {
+				t.Fatalf("waiting cannot help a purchase above the cap: %v", d["unblock"])
+			}
+		}
+
+		// Above the approval threshold: APPROVAL_REQUIRED, by how much.
+		s.SetControls(sh.User, map[string]any{"approvalThreshold": 1000})
+		d = dryRunAsk(t, s, check, purchBody(l, 2000), sh.Key.Auth())
+		if d["code"] != "APPROVAL_REQUIRED" || testkit.Num(t, testkit.Obj(t, d, "details"), "approvalThreshold") != 1000 {
+			t.Fatalf("approval answer %v", d)
+		}
+		if ap := dryRunUnblock(t, d, "request_approval", "approval_threshold"); testkit.Num(t, ap, "amount") != 1099 {
+			t.Fatalf("request_approval %v", ap)
+		}
+
+		// Variant B spells it all in snake_case.
+		b := dryRunAsk(t, s, "/v1/purchase/check", map[string]any{"listing_id": l, "max_price": 2000,
+			"shipping_address": testkit.Address()}, sh.Key.Auth())
+		if b["code"] != "APPROVAL_REQUIRED" || testkit.Num(t, b, "total_charged") != 2099 ||
+			testkit.Num(t, testkit.Obj(t, b, "remaining"), "per_transaction") != 10000 ||
+			testkit.Num(t, testkit.Obj(t, b, "details"), "approval_threshold") != 1000 {
+			t.Fatalf("Variant B answer %v", b)
+		}
+		dryRunUnblock(t, b, "request_approval", "approval_threshold")
+
+		// A request the purchase cannot take is refused as the purchase refuses it.
+		s.Do("POST", check, purchBody(l, 0), sh.Key.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
+		if n := s.Charges(); n != 1 {
+			t.Fatalf("charges = %d, want the one purchase", n)
+		}
+	})
+}
+
+// Every agent order carries its authorization record, shown to the owner,
+// the owner's agents and admins, never to the seller; human orders have
+// none; an approved purchase's record names the approval and the agent's
+// own request; the record cannot be written twice.
+func TestOrderAuthorizationRecord(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		seller := s.VerifiedOwner("rec-seller")
+		sh := s.NewShopper("rec-buyer", "pm_card_visa")
+		admin := s.Admin()
+		s.Do("POST", "/api/v1/addresses", testkit.Address(), sh.Auth()).Want(t, http.StatusCreated, "")
+		s.SetControls(sh.User, map[string]any{"dailyLimit": 40000})
+		l := s.ActiveListing(seller, "Vintage field binoculars 8x30", 2500)
+		r := s.Do("POST", purchPath, purchBody(l, 3000, "expectedPrice", 2500), sh.Key.Auth(),
+			testkit.Header{Name: "Idempotency-Key", Value: "rec-1"}).Want(t, http.StatusCreated, "")
+		reqID := testkit.Obj(t, r.JSON, "meta")["requestId"]
+		id := r.Data()["id"].(string)
+		check := func(where string, a map[string]any) {
+			t.Helper()
+			lim, before := testkit.Obj(t, a, "limits"), testkit.Obj(t, a, "remainingBefore")
+			if a["keyId"] != sh.Key.ID || a["keyPrefix"] == "" || a["keyLabel"] != "test buy_sell" || a["scope"] != "buy_sell" ||
+				testkit.Num(t, a, "maxPrice") != 3000 || testkit.Num(t, a, "expectedPrice") != 2500 || a["offerId"] != nil ||
+				a["idempotencyKey"] != "rec-1" || a["approval"] != nil || a["requestId"] != reqID || a["createdAt"] == nil ||
+				testkit.Num(t, lim, "daily") != 40000 || testkit.Num(t, lim, "perTransaction") != 10000 ||
+				testkit.Num(t, before, "daily") != 40000 || testkit.Num(t, before, "monthly") != 500000 {
+				t.Fatalf("%s: authorization %v (request %v)", where, a, reqID)
+			}
+		}
+		check("purchase answer", testkit.Obj(t, r.Data(), "authorization"))
+		check("owner", testkit.Obj(t, s.Do("GET", "/api/v1/purchases/"+id, nil, sh.Auth()).Want(t, http.StatusOK, "").Data(), "authorization"))
+		check("owner's list", testkit.Obj(t, s.Do("GET", "/api/v1/purchases/buyer", nil, sh.Auth()).Want(t, http.StatusOK, "").List()[0].(map[string]any), "authorization"))
+		check("admin order", testkit.Obj(t, testkit.Obj(t, s.Do("GET", "/api/v1/admin/orders/"+id, nil, admin.Auth()).Want(t, http.StatusOK, "").Data(), "order"), "authorization"))
+		check("admin record", testkit.Obj(t, testkit.Obj(t, s.Do("GET", "/api/v1/admin/orders/"+id, nil, admin.Auth()).Data(), "authorization"), "record"))
+		b := testkit.Obj(t, s.Do("GET", "/v1/orders/"+id, nil, sh.Key.Auth()).Want(t, http.StatusOK, "").Data(), "authorization")
+		if b["key_id"] != sh.Key.ID || b["scope"] != "buy_sell" || b["idempotency_key"] != "rec-1" || b["request_id"] != reqID ||
+			testkit.Num(t, testkit.Obj(t, b, "remaining_before"), "per_transaction") != 10000 {
+			t.Fatalf("Variant B authorization %v", b)
+		}
+		// Never the seller's.
+		for _, path := range []string{"/api/v1/purchases/" + id, "/v1/orders/" + id} {
+			d := s.Do("GET", path, nil, seller.Auth()).Want(t, http.StatusOK, "").Data()
+			if v, ok := d["authorization"]; !ok || v != nil {
+				t.Fatalf("the seller sees authorization %v at %s", v, path)
+			}
+		}
+		sales := s.Do("GET", "/api/v1/purchases/seller", nil, seller.Auth()).Want(t, http.StatusOK, "").List()
+		if a := sales[0].(map[string]any)["authorization"]; a != nil {
+			t.Fatalf("the seller's list shows authorization %v", a)
+		}
+
+		// A human's own purchase has none.
+		hl := s.ActiveListing(seller, "Folding wooden step stool", 1500)
+		h := s.Do("POST", "/v1/purchase", map[string]any{"listing_id": hl}, sh.Auth(),
+			testkit.Header{Name: "Idempotency-Key", Value: "rec-human"}).Want(t, http.StatusCreated, "").Data()
+		if v, ok := h["authorization"]; !ok || v != nil || h["channel"] != "human" {
+			t.Fatalf("a human order's authorization %v", h)
+		}
+
+		// Queued for approval: no record until the owner approves; then it
+		// names the approval, and the agent's request, not the owner's.
+		s.SetControls(sh.User, map[string]any{"approvalThreshold": 1000})
+		al := s.ActiveListing(seller, "Copper watering can, two litres", 2000)
+		q := s.Do("POST", purchPath, purchBody(al, 2000), sh.Key.Auth()).Want(t, http.StatusAccepted, "APPROVAL_REQUIRED")
+		agentReq := testkit.Obj(t, q.JSON, "meta")["requestId"]
+		det := purchDetails(t, q)
+		oid, apID := det["orderId"].(string), det["approvalId"].(string)
+		if v := s.Do("GET", "/api/v1/purchases/"+oid, nil, sh.Auth()).Want(t, http.StatusOK, "").Data()["authorization"]; v != nil {
+			t.Fatalf("a queued order has authorization %v", v)
+		}
+		s.Do("POST", "/api/v1/approvals/"+apID+"/approve", nil, sh.Auth()).Want(t, http.StatusOK, "")
+		a := testkit.Obj(t, s.Do("GET", "/api/v1/purchases/"+oid, nil, sh.Auth()).Want(t, http.StatusOK, "").Data(), "authorization")
+		ap := testkit.Obj(t, a, "approval")
+		if ap["id"] != apID || ap["decidedBy"] != sh.ID || ap["decidedAt"] == nil || a["requestId"] != agentReq ||
+			a["keyId"] != sh.Key.ID || testkit.Num(t, testkit.Obj(t, a, "remainingBefore"), "daily") != 40000-2500-99 {
+			t.Fatalf("approved order's authorization %v (agent request %v)", a, agentReq)
+		}
+
+		// Written once: the store refuses a second record.
+		err := s.App.DB.InTx(t.Context(), func(tx *store.Tx) error {
+			return tx.RecordAuthorization(t.Context(), id, &orders.Authorization{KeyID: "forged"})
+		})
+		if err == nil {
+			t.Fatal("a second authorization record was written")
+		}
+		again := testkit.Obj(t, s.Do("GET", "/api/v1/purchases/"+id, nil, sh.Auth()).Data(), "authorization")
+		check("after a second write", again)
 	})
 }
