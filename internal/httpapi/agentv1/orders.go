@@ -337,7 +337,7 @@ type purchaseCheck struct {
 	Allowed      bool              `json:"allowed" doc:"True when the purchase would go through now (charge permitting: a declined card is never predicted)."`
 	Code         *string           `json:"code" doc:"The error the purchase would answer now; null when allowed. 'APPROVAL_REQUIRED' when it would wait for the owner. 'PAYMENT_FAILED', 'SCA_REQUIRED' and 'DUPLICATE_REQUEST' are never predicted."`
 	Message      *string           `json:"message" doc:"The purchase's message for 'code'; null when allowed."`
-	Details      map[string]any    `json:"details" nullable:"true" doc:"The purchase's error details for 'code' (as its error envelope spells them); null when allowed."`
+	Details      map[string]any    `json:"details" nullable:"true" doc:"The purchase's error details for 'code' (as its error envelope spells them); null when allowed or when it has none."`
 	ItemPrice    *int64            `json:"item_price" doc:"Null when the checks stopped before the price and shipping were known."`
 	ShippingCost *int64            `json:"shipping_cost"`
 	ServiceFee   *int64            `json:"service_fee"`
@@ -371,7 +371,10 @@ func toPurchaseCheck(r *orders.CheckResult) *purchaseCheck {
 			Weekly: r.Remaining.Weekly, Monthly: r.Remaining.Monthly}}
 	if e := r.Refusal; e != nil {
 		code, msg := string(e.Code), e.Message
-		out.Code, out.Message, out.Details = &code, &msg, Surface.Details(checkRoute, e)
+		out.Code, out.Message = &code, &msg
+		if d := Surface.Details(checkRoute, e); len(d) > 0 { // as the envelope, which leaves empty details out
+			out.Details = d
+		}
 	}
 	if f := r.Fees; f != nil {
 		out.ItemPrice, out.ShippingCost, out.ServiceFee, out.TotalCharged = &f.ItemPrice, &f.ShippingCost, &f.ServiceFee, &f.TotalCharged

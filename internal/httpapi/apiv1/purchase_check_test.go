@@ -268,6 +268,17 @@ func TestPurchaseCheckAgrees(t *testing.T) {
 					if code := buy.Code(); code != c.want {
 						t.Fatalf("purchase answered %d %q, want %q: %s", buy.Status, code, c.want, buy.Body)
 					}
+					// The dry run's details are the purchase's (an approval's
+					// name the queued order, which the dry run does not make).
+					if c.want != "" && c.want != "APPROVAL_REQUIRED" && c.want != "PAYMENT_FAILED" {
+						dd := dry.Data()["details"]
+						if dry.Status != http.StatusOK {
+							dd = testkit.Obj(t, dry.JSON, "error")["details"]
+						}
+						if bd := testkit.Obj(t, buy.JSON, "error")["details"]; fmt.Sprint(dd) != fmt.Sprint(bd) {
+							t.Fatalf("dry run details %v, purchase details %v", dd, bd)
+						}
+					}
 					if c.want == "" && buy.Status != http.StatusCreated {
 						t.Fatalf("purchase answered %d: %s", buy.Status, buy.Body)
 					}
