@@ -405,6 +405,13 @@ func TestPurchaseCheckAdvice(t *testing.T) {
 		if n := s.Charges(); n != 1 {
 			t.Fatalf("charges = %d, want the one purchase", n)
 		}
+
+		// While agent purchases are switched off the dry run answers as the purchase does.
+		adm := s.Admin()
+		s.Do("PATCH", "/api/v1/admin/feature-flags/agent_purchases", map[string]any{"enabled": false}, adm.Auth()).Want(t, http.StatusOK, "")
+		for _, path := range []string{check, purchPath, "/v1/purchase/check", "/v1/purchase"} {
+			s.Do("POST", path, purchBody(l, 2000), sh.Key.Auth()).Want(t, http.StatusServiceUnavailable, "FEATURE_DISABLED")
+		}
 	})
 }
 
