@@ -98,18 +98,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) *market.Error
 	if e.Code == market.CodeInternal {
 		body.Message = "internal error"
 	}
-	s, route := surfaceOf(r), info(r).route
-	details := map[string]any{}
-	for k, v := range e.Details {
-		details[s.Name(route, k)] = v
-	}
-	if len(e.Fields) > 0 {
-		fields := make([]map[string]string, len(e.Fields))
-		for i, f := range e.Fields {
-			fields[i] = map[string]string{"field": s.field(route, f), "message": f.Message}
-		}
-		details["fields"] = fields
-	}
+	details := surfaceOf(r).Details(info(r).route, e)
 	if len(details) > 0 {
 		body.Details = details
 	}

@@ -32,8 +32,10 @@ var FeatureRoutes = map[string]string{
 	"GET /v1/offers/{id}":                          admin.FlagOffers,
 	"POST /v1/offers/{id}/respond":                 admin.FlagOffers,
 
-	"POST /api/v1/agent/purchase": admin.FlagAgentPurchases,
-	"POST /v1/purchase":           admin.FlagAgentPurchases,
+	"POST /api/v1/agent/purchase":       admin.FlagAgentPurchases,
+	"POST /v1/purchase":                 admin.FlagAgentPurchases,
+	"POST /api/v1/agent/purchase/check": admin.FlagAgentPurchases,
+	"POST /v1/purchase/check":           admin.FlagAgentPurchases,
 
 	"POST /api/v1/auth/register":         admin.FlagRegistrations,
 	"POST /api/v1/onboarding/agent-init": admin.FlagRegistrations,

@@ -48,6 +48,24 @@ func (s *Surface) Name(route, canonical string) string {
 	return canonical
 }
 
+// Details spells an error's details and its invalid fields ("fields") as
+// the error envelope of route shows them; an answer that carries an error
+// inside its data (the purchase dry run) spells it the same way.
+func (s *Surface) Details(route string, e *market.Error) map[string]any {
+	details := map[string]any{}
+	for k, v := range e.Details {
+		details[s.Name(route, k)] = v
+	}
+	if len(e.Fields) > 0 {
+		fields := make([]map[string]string, len(e.Fields))
+		for i, f := range e.Fields {
+			fields[i] = map[string]string{"field": s.field(route, f), "message": f.Message}
+		}
+		details["fields"] = fields
+	}
+	return details
+}
+
 // field spells one invalid field: a name as the client sent it stays.
 func (s *Surface) field(route string, f market.FieldError) string {
 	if f.AsSent {

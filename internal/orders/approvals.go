@@ -14,13 +14,13 @@ import (
 // queueApproval records a purchase above the owner's approval threshold: the
 // order waits as pending_approval (holding neither the listing nor any
 // spending) until the owner decides.
-func (s *Service) queueApproval(ctx context.Context, tx Tx, b Buyer, o *Order, now time.Time) (*Approval, error) {
+func (s *Service) queueApproval(ctx context.Context, tx Tx, b Buyer, o *Order, requestID string, now time.Time) (*Approval, error) {
 	o.Status = StatusPendingApproval
 	if err := tx.CreateOrder(ctx, o); err != nil {
 		return nil, err
 	}
 	a := &Approval{ID: market.NewID(), OrderID: o.ID, OwnerID: b.User.ID, KeyID: b.Actor.KeyID,
-		Amount: o.Fees.TotalCharged, Status: ApprovalPending, CreatedAt: now}
+		Amount: o.Fees.TotalCharged, Status: ApprovalPending, CreatedAt: now, RequestID: requestID}
 	if err := tx.CreateApproval(ctx, a); err != nil {
 		return nil, err
 	}
@@ -158,10 +158,18 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 			ExcludeOfferID: queued.OfferID}); err != nil {
 			return err
 		}
+		st, err := spendStanding(ctx, tx, now, owner.ID, b.Key, queued.OfferID)
+		if err != nil {
+			return err
+		}
 		if method, customer, err = s.opts.Payments.ChargeableMethod(ctx, tx, owner.ID, queued.PaymentMethodID); err != nil {
 			return err
 		}
 		o.PaymentMethodID, o.Processor = method.ID, s.opts.Gateway.Name()
+		// The record is made now, when the order is created from the
+		// approval: it names the agent's call and the owner's decision.
+		o.Authorization = newAuthorization(b.Key, queued.BuyerKeyID, o, st, a.RequestID,
+			&AuthorizationApproval{ID: a.ID, DecidedBy: actor.ID(), DecidedAt: now}, now)
 		if err := s.reserve(ctx, tx, o, StatusPendingApproval, now); err != nil {
 			return err
 		}
@@ -174,7 +182,11 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 	if err != nil {
 		return nil, err
 	}
-	return s.charge(ctx, o, customer, method.ExternalID)
+	paid, err := s.charge(ctx, o, customer, method.ExternalID)
+	if paid != nil && paid.Authorization == nil {
+		paid.Authorization = o.Authorization
+	}
+	return paid, err
 }
 
 // usableKey loads the key that queued a purchase: approval re-runs the key

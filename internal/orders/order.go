@@ -105,6 +105,11 @@ type Order struct {
 	SellerRefunded      int64  // the part of AmountRefunded taken from the seller's payout
 	TransferReversed    int64  // taken back from a payout already released
 	StatusBeforeDispute Status // where a dispute resolved for the seller returns the order
+
+	// Authorization is an agent order's authorization record, set once
+	// when the listing is reserved; nil for human orders and for orders
+	// still waiting for approval.
+	Authorization *Authorization
 }
 
 // PayoutStatus is where the seller's money stands.
@@ -131,6 +136,7 @@ type Approval struct {
 	DecidedBy string
 	DecidedAt *time.Time
 	CreatedAt time.Time
+	RequestID string // the purchase call that queued it
 }
 
 // Approval statuses.
@@ -188,6 +194,10 @@ type Tx interface {
 	PayoutsDue(ctx context.Context, now time.Time, limit int) ([]Order, error)
 	OverdueShipments(ctx context.Context, before time.Time, limit int) ([]Order, error)
 	UnrefundedCancellations(ctx context.Context, limit int) ([]Order, error)
+
+	// RecordAuthorization sets an order's authorization record; it is an
+	// error if the order already has one (the record is never changed).
+	RecordAuthorization(ctx context.Context, orderID string, a *Authorization) error
 
 	RecordSpend(ctx context.Context, userID, keyID, orderID string, amount int64, at time.Time, releasedAt *time.Time) error
 	ReleaseSpend(ctx context.Context, orderID string, at time.Time) error

@@ -36,6 +36,7 @@ type PurchaseInput struct {
 	OfferID              string
 	PaymentMethodID      string
 	BuyerZip             string // fee estimates: stands in for an address
+	RequestID            string // the call's request id, for the authorization record
 
 	estimate bool
 }
@@ -330,16 +331,100 @@ func inCategory(tax *listings.Taxonomy, l *listings.Listing) func(string) bool {
 	}
 }
 
+// purchaseSetup is what a purchase reads before its transaction: the fee
+// rates and the category tree in force.
+type purchaseSetup struct {
+	rates FeeRates
+	tax   *listings.Taxonomy
+}
+
+func (s *Service) purchaseSetup(ctx context.Context) (purchaseSetup, error) {
+	rates, err := feeRates(ctx, s.opts.Settings)
+	if err != nil {
+		return purchaseSetup{}, err
+	}
+	tax, err := s.taxonomy(ctx)
+	return purchaseSetup{rates: rates, tax: tax}, err
+}
+
+// precheck runs the checks that need no store: the request, and an agent's
+// owner being verified.
+func precheck(b Buyer, in *PurchaseInput) error {
+	if err := in.check(b.Actor.IsAgent()); err != nil {
+		return err
+	}
+	if b.Actor.IsAgent() && !b.User.IdentityVerified {
+		return market.Errorf(market.CodeOwnerNotVerified, "the agent's owner must verify their identity before the agent can buy")
+	}
+	return nil
+}
+
+// authorized is a purchase that passed every check before the reservation.
+type authorized struct {
+	draft     *draft
+	approval  bool  // above the approval threshold: the purchase is queued
+	threshold int64 // the threshold, when approval
+	method    *payments.PaymentMethod
+	customer  string
+	standing  *standing // agents: the caps and what is left of them, before this purchase
+}
+
+// authorize runs every check of the purchase path after precheck, up to
+// (not including) the reservation and the charge, in tx: the listing,
+// price and shipping (prepare), spending controls and the payment method.
+// Purchase and Check both call it, so the dry run answers what the
+// purchase would. On a refusal it still returns what it settled (the
+// draft's fees, the caps' standing) with the error, for the dry run.
+func (s *Service) authorize(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput, su purchaseSetup, now time.Time) (*authorized, error) {
+	d, err := s.prepare(ctx, tx, b, in, su.rates, now)
+	if err != nil {
+		return nil, err
+	}
+	a := &authorized{draft: d}
+	o := d.order
+	if b.Actor.IsAgent() {
+		v, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{
+			OwnerID: b.User.ID, Key: b.Key, Amount: o.Fees.TotalCharged, InCategory: inCategory(su.tax, d.listing),
+			ExcludeOfferID: in.OfferID}) // the order takes over the offer's reservation
+		if market.CodeOf(err) == market.CodeInternal {
+			return a, err
+		}
+		// Read under the owner's lock CheckSpend took: the figures it checked.
+		st, serr := spendStanding(ctx, tx, now, b.User.ID, b.Key, in.OfferID)
+		if serr != nil {
+			return a, serr
+		}
+		a.standing = st
+		if err != nil {
+			return a, err
+		}
+		if v.NeedsApproval {
+			a.approval, a.threshold = true, v.Threshold
+			// A card the agent named must be one the owner could be
+			// charged with, before the owner is asked about it.
+			if in.PaymentMethodID != "" {
+				if a.method, _, err = s.opts.Payments.ChargeableMethod(ctx, tx, b.User.ID, in.PaymentMethodID); err != nil {
+					return a, err
+				}
+				o.PaymentMethodID = a.method.ID
+			}
+			return a, nil
+		}
+	}
+	if a.method, a.customer, err = s.opts.Payments.ChargeableMethod(ctx, tx, b.User.ID, in.PaymentMethodID); err != nil {
+		return a, err
+	}
+	o.PaymentMethodID, o.Processor = a.method.ID, s.opts.Gateway.Name()
+	return a, nil
+}
+
 // Purchase is the off-session agent purchase (and a human's purchase with a
 // saved card through the same path). See ARCHITECTURE.md "The purchase
 // path": one transaction checks and reserves, the processor charges with the
 // order id as idempotency key, a second transaction settles.
 func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Order, error) {
-	if err := in.check(b.Actor.IsAgent()); err != nil {
+	if err := precheck(b, &in); err != nil {
 		return nil, err
-	}
-	if b.Actor.IsAgent() && !b.User.IdentityVerified {
-		return nil, market.Errorf(market.CodeOwnerNotVerified, "the agent's owner must verify their identity before the agent can buy")
 	}
 	if earlier, err := s.keyed(ctx, b.User.ID); err != nil {
 		return nil, err
@@ -348,49 +433,27 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 			return o, err
 		}
 	}
-	rates, err := feeRates(ctx, s.opts.Settings)
-	if err != nil {
-		return nil, err
-	}
-	tax, err := s.taxonomy(ctx)
+	su, err := s.purchaseSetup(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var o *Order
 	var approval *Approval
-	var method *payments.PaymentMethod
-	var customer string
+	var a *authorized
 	now := s.clock.Now()
 	err = s.store.InTx(ctx, func(tx Tx) error {
-		d, err := s.prepare(ctx, tx, b, &in, rates, now)
-		if err != nil {
+		var err error
+		if a, err = s.authorize(ctx, tx, b, &in, su, now); err != nil {
 			return err
 		}
-		o = d.order
+		o = a.draft.order
+		if a.approval {
+			approval, err = s.queueApproval(ctx, tx, b, o, in.RequestID, now)
+			return err
+		}
 		if b.Actor.IsAgent() {
-			v, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{
-				OwnerID: b.User.ID, Key: b.Key, Amount: o.Fees.TotalCharged, InCategory: inCategory(tax, d.listing),
-				ExcludeOfferID: in.OfferID}) // the order takes over the offer's reservation
-			if err != nil {
-				return err
-			}
-			if v.NeedsApproval {
-				// A card the agent named must be one the owner could be
-				// charged with, before the owner is asked about it.
-				if in.PaymentMethodID != "" {
-					if method, _, err = s.opts.Payments.ChargeableMethod(ctx, tx, b.User.ID, in.PaymentMethodID); err != nil {
-						return err
-					}
-					o.PaymentMethodID = method.ID
-				}
-				approval, err = s.queueApproval(ctx, tx, b, o, now)
-				return err
-			}
+			o.Authorization = newAuthorization(b.Key, b.Actor.KeyID, o, a.standing, in.RequestID, nil, now)
 		}
-		if method, customer, err = s.opts.Payments.ChargeableMethod(ctx, tx, b.User.ID, in.PaymentMethodID); err != nil {
-			return err
-		}
-		o.PaymentMethodID, o.Processor = method.ID, s.opts.Gateway.Name()
 		return s.reserve(ctx, tx, o, "", now)
 	})
 	if err != nil {
@@ -399,7 +462,11 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 	if approval != nil {
 		return o, approvalRequired(approval.ID, o.ID)
 	}
-	return s.charge(ctx, o, customer, method.ExternalID)
+	paid, err := s.charge(ctx, o, a.customer, a.method.ExternalID)
+	if paid != nil && paid.Authorization == nil {
+		paid.Authorization = o.Authorization
+	}
+	return paid, err
 }
 
 // Estimate returns the order a purchase with in would make (its fees are
@@ -445,6 +512,11 @@ func (s *Service) reserve(ctx context.Context, tx Tx, o *Order, from Status, now
 	}
 	if err != nil {
 		return err
+	}
+	if o.Authorization != nil {
+		if err := tx.RecordAuthorization(ctx, o.ID, o.Authorization); err != nil {
+			return err
+		}
 	}
 	if o.Channel == ChannelAgent {
 		return tx.RecordSpend(ctx, o.BuyerID, o.BuyerKeyID, o.ID, o.Fees.TotalCharged, now, nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"marketplace/internal/accounts"
@@ -19,7 +20,11 @@ import (
 // orders_dashboard.go), and other areas' interfaces.
 var _ orders.Tx = (*Tx)(nil)
 
-const orderColumns = `id, listing_id, buyer_id, seller_id, buyer_key_id, channel, status, listing_title, item_price,
+// orderColumns are the columns every order read scans: orderWriteColumns
+// and the authorization record, which only RecordAuthorization writes.
+const orderColumns = orderWriteColumns + `, authorization_record`
+
+const orderWriteColumns = `id, listing_id, buyer_id, seller_id, buyer_key_id, channel, status, listing_title, item_price,
 	shipping_cost, service_fee, total_charged, commission, fulfillment_type, shipping_address, shipping_carrier,
 	shipping_service, shipping_rate_id, estimated_days, estimated_delivery, max_price, expected_price, offer_id,
 	payment_method_id, processor, payment_id, amount_refunded, failure_code, reserved_until, paid_at, cancelled_at,
@@ -52,7 +57,7 @@ func (tx *Tx) CreateOrder(ctx context.Context, o *orders.Order) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.exec(ctx, `INSERT INTO orders (`+orderColumns+`) VALUES (`+placeholders(len(args))+`)`, args...)
+	_, err = tx.exec(ctx, `INSERT INTO orders (`+orderWriteColumns+`) VALUES (`+placeholders(len(args))+`)`, args...)
 	if isUnique(err, "listing") {
 		return market.Errorf(market.CodeInvalidState, "the listing already has a live order")
 	}
@@ -66,7 +71,7 @@ func (tx *Tx) UpdateOrder(ctx context.Context, o *orders.Order, from orders.Stat
 		return false, err
 	}
 	// Skip id, listing, buyer, seller, created_at and the idempotency key:
-	// they never change.
+	// they never change. The authorization record is not among the args.
 	res, err := tx.exec(ctx, `UPDATE orders SET buyer_key_id = ?, channel = ?, status = ?, listing_title = ?, item_price = ?,
 		shipping_cost = ?, service_fee = ?, total_charged = ?, commission = ?, fulfillment_type = ?, shipping_address = ?,
 		shipping_carrier = ?, shipping_service = ?, shipping_rate_id = ?, estimated_days = ?, estimated_delivery = ?,
@@ -84,6 +89,24 @@ func (tx *Tx) UpdateOrder(ctx context.Context, o *orders.Order, from orders.Stat
 	}
 	n, err := res.RowsAffected()
 	return n == 1, wrap(err)
+}
+
+// RecordAuthorization sets an order's authorization record, once: an order
+// that has one already is not changed, and that is an error.
+func (tx *Tx) RecordAuthorization(ctx context.Context, orderID string, a *orders.Authorization) error {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return market.Internal(err)
+	}
+	res, err := tx.exec(ctx, `UPDATE orders SET authorization_record = ? WHERE id = ? AND authorization_record IS NULL`,
+		string(b), orderID)
+	if err != nil {
+		return wrap(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return market.Internal(fmt.Errorf("order %s: authorization record not written (it is written once)", orderID))
+	}
+	return nil
 }
 
 // DeleteOrder removes an order that never got its charge.
@@ -197,7 +220,7 @@ func (tx *Tx) orderRows(ctx context.Context, query string, args ...any) ([]order
 
 func scanOrder(row scanner) (*orders.Order, error) {
 	var o orders.Order
-	var keyID, addr, offerID, methodID sql.NullString
+	var keyID, addr, offerID, methodID, auth sql.NullString
 	var channel, status, fulfillment string
 	var days, maxPrice, expected sql.NullInt64
 	var eta, reserved, paid, cancelled, shipped, delivered, due, completed sql.NullTime
@@ -208,7 +231,7 @@ func scanOrder(row scanner) (*orders.Order, error) {
 		&o.RateID, &days, &eta, &maxPrice, &expected, &offerID, &methodID, &o.Processor, &o.PaymentID, &o.AmountRefunded,
 		&o.FailureCode, &reserved, &paid, &cancelled, &o.CreatedAt, &o.UpdatedAt, &o.ShipmentCarrier, &o.TrackingNumber,
 		&o.LabelCost, &shipped, &delivered, &due, &payout, &o.PayoutAmount, &o.TransferID, &completed,
-		&o.SellerRefunded, &o.TransferReversed, &before, &o.IdempotencyKey)
+		&o.SellerRefunded, &o.TransferReversed, &before, &o.IdempotencyKey, &auth)
 	if err != nil {
 		return nil, notFound(err, "order")
 	}
@@ -229,6 +252,17 @@ func scanOrder(row scanner) (*orders.Order, error) {
 			return nil, market.Internal(err)
 		}
 		o.ShippingAddress = &a
+	}
+	if auth.Valid {
+		var a orders.Authorization
+		if err := json.Unmarshal([]byte(auth.String), &a); err != nil {
+			return nil, market.Internal(err)
+		}
+		a.CreatedAt = a.CreatedAt.UTC()
+		if a.Approval != nil {
+			a.Approval.DecidedAt = a.Approval.DecidedAt.UTC()
+		}
+		o.Authorization = &a
 	}
 	return &o, nil
 }

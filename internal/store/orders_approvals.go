@@ -11,12 +11,13 @@ import (
 // owner must approve.
 var _ orders.Tx = (*Tx)(nil)
 
-const approvalColumns = `id, order_id, owner_id, key_id, amount, status, reason, decided_by, decided_at, created_at`
+const approvalColumns = `id, order_id, owner_id, key_id, amount, status, reason, decided_by, decided_at, created_at, request_id`
 
 // CreateApproval inserts a.
 func (tx *Tx) CreateApproval(ctx context.Context, a *orders.Approval) error {
-	_, err := tx.exec(ctx, `INSERT INTO purchase_approvals (`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, a.OrderID, a.OwnerID, nullString(a.KeyID), a.Amount, a.Status, a.Reason, a.DecidedBy, a.DecidedAt, a.CreatedAt)
+	_, err := tx.exec(ctx, `INSERT INTO purchase_approvals (`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.OrderID, a.OwnerID, nullString(a.KeyID), a.Amount, a.Status, a.Reason, a.DecidedBy, a.DecidedAt, a.CreatedAt,
+		a.RequestID)
 	return wrap(err)
 }
 
@@ -67,7 +68,7 @@ func scanApproval(row scanner) (*orders.Approval, error) {
 	var keyID sql.NullString
 	var decided sql.NullTime
 	if err := row.Scan(&a.ID, &a.OrderID, &a.OwnerID, &keyID, &a.Amount, &a.Status, &a.Reason, &a.DecidedBy, &decided,
-		&a.CreatedAt); err != nil {
+		&a.CreatedAt, &a.RequestID); err != nil {
 		return nil, notFound(err, "approval")
 	}
 	a.KeyID, a.DecidedAt, a.CreatedAt = keyID.String, nullTime(decided), a.CreatedAt.UTC()

@@ -74,6 +74,10 @@ most 100) and 'zip' are required; 'line2' at most 200, 'name' 80, 'phone' 32.
 'country' is a two-letter ISO code, US by default; for US addresses 'state' must be a
 US state code and 'zip' 12345 or 12345-6789, elsewhere 'zip' is at most 16 characters
 and 'state' at most 100.`},
+		{Name: "PurchaseCheckInput", Of: purchaseBody{}, Request: true, Doc: `The purchase body ('listing_id' and 'max_price' required, as for an agent's purchase); no idempotency key.`,
+			Fields: map[string]string{"max_price": `required:"true"`}},
+		{Name: "PurchaseCheck", Of: purchaseCheck{}, Doc: "What the purchase would do now: its refusal, if any, what it would charge, what is left of the caps, and what would unblock it."},
+		apidoc.Envelope("PurchaseCheckEnvelope", purchaseCheck{}, "Meta"),
 		{Name: "OrderShippingAddress", Of: shipTo{}},
 		{Name: "Order", Of: order{}},
 		{Name: "OrderFees", Of: orderFees{}, Doc: "Cents. 'total_charged = item_price + service_fee + shipping_cost', always."},

@@ -17,6 +17,7 @@ func (a *API) RegisterOrders(rt *httpapi.Router) {
 	p := Prefix
 	a.router = rt
 	rt.HandleIdempotent("POST", p+"/purchase", httpapi.Either, a.purchase)
+	rt.Handle("POST", p+"/purchase/check", httpapi.Agent, a.checkPurchase)
 	rt.Handle("GET", p+"/orders", httpapi.Either, a.listOrders)
 	rt.Handle("GET", p+"/orders/{id}", httpapi.Either, a.getOrder)
 	rt.Handle("POST", p+"/orders/{id}/ship", httpapi.Either, a.ship)
@@ -141,6 +142,7 @@ func (a *API) purchaseOf(ctx context.Context, p *httpapi.Principal, b *purchaseB
 	if err != nil {
 		return nil, err
 	}
+	in.RequestID = httpapi.RequestID(ctx)
 	o, err := a.Orders.Purchase(ctx, orders.Buyer{Actor: p.Actor, User: p.User, Key: p.Key}, in)
 	if o == nil {
 		return nil, err
@@ -196,6 +198,46 @@ type order struct {
 	CancelledAt       *time.Time   `json:"cancelled_at"`
 	CreatedAt         time.Time    `json:"created_at"`
 	UpdatedAt         time.Time    `json:"updated_at"`
+	Authorization     *orderAuth   `json:"authorization" doc:"The buyer's side only: what allowed an agent's purchase, written once when the listing was reserved (CONTRACT.md section 15). Null for a human purchase, for a purchase still waiting for (or refused) the owner's approval, and always for the seller."`
+}
+
+// orderAuth is an agent order's authorization record.
+type orderAuth struct {
+	KeyID           string             `json:"key_id"`
+	KeyPrefix       string             `json:"key_prefix"`
+	KeyLabel        string             `json:"key_label"`
+	Scope           string             `json:"scope" enum:"buy,sell,buy_sell" doc:"The key's scope at the time."`
+	MaxPrice        *int64             `json:"max_price"`
+	ExpectedPrice   *int64             `json:"expected_price"`
+	OfferID         *string            `json:"offer_id"`
+	IdempotencyKey  *string            `json:"idempotency_key"`
+	Limits          checkCaps          `json:"limits" doc:"The caps in force, the tighter of the owner's and the key's own; null where none."`
+	RemainingBefore checkCaps          `json:"remaining_before" doc:"What was left of each cap just before this purchase."`
+	Approval        *orderAuthApproval `json:"approval" doc:"The owner's decision when the purchase waited for approval; null otherwise."`
+	RequestID       *string            `json:"request_id" doc:"The request id of the purchase call (meta.request_id of its answer)."`
+	CreatedAt       time.Time          `json:"created_at"`
+}
+
+type orderAuthApproval struct {
+	ID        string    `json:"id"`
+	DecidedBy string    `json:"decided_by" doc:"Who approved: the owner's user id (or an admin's)."`
+	DecidedAt time.Time `json:"decided_at"`
+}
+
+func toOrderAuth(a *orders.Authorization) *orderAuth {
+	if a == nil {
+		return nil
+	}
+	caps := func(c orders.Caps) checkCaps {
+		return checkCaps{PerTransaction: c.PerTransaction, Daily: c.Daily, Weekly: c.Weekly, Monthly: c.Monthly}
+	}
+	out := &orderAuth{KeyID: a.KeyID, KeyPrefix: a.KeyPrefix, KeyLabel: a.KeyLabel, Scope: agents.Scope(a.Scope).Short(),
+		MaxPrice: a.MaxPrice, ExpectedPrice: a.ExpectedPrice, OfferID: strPtr(a.OfferID), IdempotencyKey: strPtr(a.IdempotencyKey),
+		Limits: caps(a.Limits), RemainingBefore: caps(a.RemainingBefore), RequestID: strPtr(a.RequestID), CreatedAt: a.CreatedAt}
+	if ap := a.Approval; ap != nil {
+		out.Approval = &orderAuthApproval{ID: ap.ID, DecidedBy: ap.DecidedBy, DecidedAt: ap.DecidedAt}
+	}
+	return out
 }
 
 func strPtr(s string) *string {
@@ -220,6 +262,9 @@ func toOrder(o *orders.Order, viewer string) order {
 		c, p := f.Commission, orders.SellerPayout(o)
 		out.Commission, out.SellerPayout = &c, &p
 		out.PayoutStatus, out.PayoutDueAt = strPtr(string(o.PayoutStatus)), o.PayoutDueAt
+	}
+	if viewer == o.BuyerID { // never the seller's to see
+		out.Authorization = toOrderAuth(o.Authorization)
 	}
 	if o.ShippingAddress != nil {
 		a := toShipTo(*o.ShippingAddress)
@@ -284,4 +329,89 @@ func (a *API) orderOf(ctx context.Context, p *httpapi.Principal, id string) (*or
 	}
 	out := toOrder(o, p.User.ID)
 	return &out, nil
+}
+
+// purchaseCheck is POST /v1/purchase/check's answer and the check_purchase
+// tool's: what the purchase would do now (CONTRACT.md section 15).
+type purchaseCheck struct {
+	Allowed      bool              `json:"allowed" doc:"True when the purchase would go through now (charge permitting: a declined card is never predicted)."`
+	Code         *string           `json:"code" doc:"The error the purchase would answer now; null when allowed. 'APPROVAL_REQUIRED' when it would wait for the owner. 'PAYMENT_FAILED', 'SCA_REQUIRED' and 'DUPLICATE_REQUEST' are never predicted."`
+	Message      *string           `json:"message" doc:"The purchase's message for 'code'; null when allowed."`
+	Details      map[string]any    `json:"details" nullable:"true" doc:"The purchase's error details for 'code' (as its error envelope spells them); null when allowed or when it has none."`
+	ItemPrice    *int64            `json:"item_price" doc:"Null when the checks stopped before the price and shipping were known."`
+	ShippingCost *int64            `json:"shipping_cost"`
+	ServiceFee   *int64            `json:"service_fee"`
+	TotalCharged *int64            `json:"total_charged" doc:"What the purchase would charge, the amount the caps are checked against."`
+	Remaining    checkCaps         `json:"remaining" doc:"What is left now, before this purchase, of each cap: the tighter of the owner's and the key's own; null where there is no cap."`
+	Unblock      []checkUnblocking `json:"unblock" doc:"What would change the answer; empty when allowed."`
+}
+
+type checkCaps struct {
+	PerTransaction *int64 `json:"per_transaction" doc:"The per-purchase cap (it does not wear down)."`
+	Daily          *int64 `json:"daily"`
+	Weekly         *int64 `json:"weekly"`
+	Monthly        *int64 `json:"monthly"`
+}
+
+type checkUnblocking struct {
+	Action    string     `json:"action" enum:"raise_limit,wait_for_reset,request_approval,ask_owner,add_payment_method,verify_identity,raise_max_price,update_expected_price,quote_shipping,choose_another_listing,retry_later,make_offer" doc:"What to do; 'raise_limit', 'request_approval', 'ask_owner', 'add_payment_method' and 'verify_identity' are the owner's to do."`
+	Detail    string     `json:"detail"`
+	LimitType *string    `json:"limit_type,omitempty" enum:"per_transaction,daily,weekly,monthly,approval_threshold" doc:"The cap concerned (raise_limit, request_approval)."`
+	Level     *string    `json:"level,omitempty" enum:"owner,key" doc:"Whose cap: the owner's spending controls, or the key's own caps."`
+	Amount    *int64     `json:"amount,omitempty" doc:"Cents the cap (or max_price) would have to rise by."`
+	Until     *time.Time `json:"until,omitempty" doc:"wait_for_reset: when every spending window at fault has reset (UTC calendar day, ISO week, month)."`
+}
+
+// checkRoute is the route whose error spellings a dry run's details use.
+const checkRoute = "POST " + Prefix + "/purchase"
+
+func toPurchaseCheck(r *orders.CheckResult) *purchaseCheck {
+	out := &purchaseCheck{Allowed: r.Allowed(), Unblock: make([]checkUnblocking, len(r.Unblock)),
+		Remaining: checkCaps{PerTransaction: r.Remaining.PerTransaction, Daily: r.Remaining.Daily,
+			Weekly: r.Remaining.Weekly, Monthly: r.Remaining.Monthly}}
+	if e := r.Refusal; e != nil {
+		code, msg := string(e.Code), e.Message
+		out.Code, out.Message = &code, &msg
+		if d := Surface.Details(checkRoute, e); len(d) > 0 { // as the envelope, which leaves empty details out
+			out.Details = d
+		}
+	}
+	if f := r.Fees; f != nil {
+		out.ItemPrice, out.ShippingCost, out.ServiceFee, out.TotalCharged = &f.ItemPrice, &f.ShippingCost, &f.ServiceFee, &f.TotalCharged
+	}
+	for i, u := range r.Unblock {
+		out.Unblock[i] = checkUnblocking{Action: u.Action, Detail: u.Detail, LimitType: strPtr(u.LimitType),
+			Level: strPtr(u.Level), Amount: u.Amount, Until: u.Until}
+	}
+	return out
+}
+
+// purchaseCheck is POST /v1/purchase/check: the purchase dry run.
+func (a *API) checkPurchase(w http.ResponseWriter, r *http.Request) error {
+	if err := httpapi.RequireScope(r, agents.OpBuy); err != nil {
+		return err
+	}
+	var b purchaseBody
+	if err := httpapi.Decode(r, &b); err != nil {
+		return err
+	}
+	httpapi.Entity(r, "listing", b.ListingID)
+	out, err := a.checkOf(r.Context(), httpapi.PrincipalOf(r), &b)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, out)
+}
+
+// checkOf is POST /v1/purchase/check and the check_purchase tool.
+func (a *API) checkOf(ctx context.Context, p *httpapi.Principal, b *purchaseBody) (*purchaseCheck, error) {
+	in, err := b.input()
+	if err != nil {
+		return nil, err
+	}
+	res, err := a.Orders.Check(ctx, orders.Buyer{Actor: p.Actor, User: p.User, Key: p.Key}, in)
+	if err != nil {
+		return nil, err
+	}
+	return toPurchaseCheck(res), nil
 }

@@ -177,7 +177,7 @@ func (a *API) Tools() []Tool {
 var ToolFlags = map[string]string{
 	"make_offer": "offers", "counter_offer": "offers", "accept_offer": "offers", "reject_offer": "offers",
 	"withdraw_offer": "offers", "get_offer": "offers", "get_offers": "offers",
-	"purchase_listing":    "agent_purchases",
+	"purchase_listing": "agent_purchases", "check_purchase": "agent_purchases",
 	"create_listing":      "listing_creation",
 	"initiate_onboarding": "registrations",
 	"create_webhook":      "webhooks", "list_webhooks": "webhooks", "delete_webhook": "webhooks", "get_webhook_deliveries": "webhooks",

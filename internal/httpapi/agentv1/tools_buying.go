@@ -137,6 +137,14 @@ func (a *API) buyingTools() []Tool {
 					return o, nil
 				})
 			})),
+		tool(Tool{Name: "check_purchase", Title: "Dry-run a purchase", Area: "purchases", Scope: agents.OpBuy, ReadOnly: true, Idempotent: true,
+			Description: "Ask whether purchase_listing would go through now, with the same arguments (no idempotency_key), without " +
+				"reserving, recording or charging anything. Answers allowed, the code purchase_listing would give (APPROVAL_REQUIRED " +
+				"when it would wait for the owner; a declined card is never predicted), the fees, what is left of each spending cap, " +
+				"and unblock: which cap to raise and by how many cents, when a spending window resets, or what the owner must do."},
+			func(ctx context.Context, p *httpapi.Principal, in *purchaseBody) (any, error) {
+				return a.checkOf(ctx, p, in)
+			}),
 		tool(Tool{Name: "estimate_fees", Title: "Estimate a purchase's cost", Area: "purchases", ReadOnly: true, Idempotent: true,
 			Description: "What buying a listing would cost now (item price, service fee, shipping, total) with the same arguments as " +
 				"purchase_listing, checked against the listing and shipping but without reserving or charging anything. " +

@@ -42,7 +42,7 @@ func (a *API) adminOrders(w http.ResponseWriter, r *http.Request) error {
 // payout), and no role: an admin is neither buyer nor seller.
 func toAdminOrder(o *orders.Order) order {
 	out := toOrder(o, o.SellerID)
-	out.Role = ""
+	out.Role, out.Authorization = "", toOrderAuth(o.Authorization)
 	return out
 }
 
@@ -76,6 +76,7 @@ type adminOrderAuthorization struct {
 	OwnerID    string              `json:"ownerId" doc:"The account that paid: the buyer (the key's owner for an agent purchase)."`
 	Key        *adminOrderKey      `json:"key" doc:"The key as it is now (null for a human purchase): its caps may have changed since."`
 	Approval   *adminOrderApproval `json:"approval" doc:"The owner's (or an admin's) decision when the purchase was over the approval threshold; null when none was needed."`
+	Record     *orderAuth          `json:"record" doc:"The authorization record written when the listing was reserved (CONTRACT.md section 15), as 'order.authorization' shows it; null for a human purchase and for one that never passed its approval."`
 }
 
 type adminOrderKey struct {
@@ -118,7 +119,8 @@ func (a *API) adminOrder(w http.ResponseWriter, r *http.Request) error {
 			ShippedAt: o.ShippedAt, DeliveredAt: o.DeliveredAt, ShippingAddress: out.Order.ShippingAddress}
 		out.Shipment = s
 	}
-	au := adminOrderAuthorization{Channel: string(o.Channel), AgentKeyID: strOrNil(o.BuyerKeyID), OwnerID: o.BuyerID}
+	au := adminOrderAuthorization{Channel: string(o.Channel), AgentKeyID: strOrNil(o.BuyerKeyID), OwnerID: o.BuyerID,
+		Record: toOrderAuth(o.Authorization)}
 	if k := d.Key; k != nil {
 		au.Key = &adminOrderKey{Label: k.Label, KeyPrefix: k.Prefix, Scope: string(k.Scope), Status: string(k.Status),
 			SpendingControls: toLimits(k.Limits)}

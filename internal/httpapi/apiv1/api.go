@@ -126,6 +126,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	// Purchases, approvals and orders.
 	rt.HandleIdempotent("POST", p+"/agent/purchase", httpapi.Agent, a.agentPurchase)
 	rt.Handle("POST", p+"/agent/purchase/fee-estimate", httpapi.Agent, a.feeEstimate)
+	rt.Handle("POST", p+"/agent/purchase/check", httpapi.Agent, a.checkPurchase)
 	rt.Handle("GET", p+"/agent/purchase/spending-summary", httpapi.Agent, a.spendingSummary)
 	rt.HandleIdempotent("POST", p+"/purchases", httpapi.Bearer, a.humanPurchase)
 	rt.HandleIdempotent("POST", p+"/purchases/confirm", httpapi.Bearer, a.confirmPurchase)

@@ -63,6 +63,7 @@ type order struct {
 	CancelledAt       *time.Time     `json:"cancelledAt" doc:"When it was cancelled or expired."`
 	CreatedAt         time.Time      `json:"createdAt"`
 	UpdatedAt         time.Time      `json:"updatedAt"`
+	Authorization     *orderAuth     `json:"authorization" doc:"The buyer's side and admins only: what allowed an agent's purchase, written once when the listing was reserved (CONTRACT.md section 15). Null for a human purchase, for a purchase still waiting for (or refused) the owner's approval, and always for the seller."`
 }
 
 func toOrder(o *orders.Order, viewer string) order {
@@ -86,6 +87,7 @@ func toOrder(o *orders.Order, viewer string) order {
 	}
 	if viewer == o.BuyerID {
 		out.PaymentMethodID = strOrNil(o.PaymentMethodID)
+		out.Authorization = toOrderAuth(o.Authorization) // never the seller's to see
 	}
 	if o.ShippingAddress != nil {
 		a := toAddress(*o.ShippingAddress)

@@ -50,7 +50,9 @@ func (a *API) agentPurchase(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "listing", b.ListingID)
-	o, err := a.Orders.Purchase(r.Context(), buyer(r), b.input())
+	in := b.input()
+	in.RequestID = httpapi.RequestID(r.Context())
+	o, err := a.Orders.Purchase(r.Context(), buyer(r), in)
 	if o != nil {
 		httpapi.Entity(r, "order", o.ID)
 	}

@@ -64,6 +64,12 @@ func TestMCPBuying(t *testing.T) {
 			if testkit.Num(t, est, "item_price") != 5000 || testkit.Num(t, est, "total_charged") <= 5000 {
 				t.Fatalf("%s: estimate_fees %v", tr.name, est)
 			}
+			// The dry run: allowed, the same total, the caps left.
+			chk := call(t, cs, "check_purchase", map[string]any{"listing_id": listing, "max_price": 5000}).want(t, "check_purchase", "").Data
+			if chk["allowed"] != true || chk["code"] != nil || testkit.Num(t, chk, "total_charged") != testkit.Num(t, est, "total_charged") ||
+				testkit.Num(t, buyObj(t, chk, "remaining"), "daily") != 50000 {
+				t.Fatalf("%s: check_purchase %v", tr.name, chk)
+			}
 			// The key is required.
 			call(t, cs, "purchase_listing", map[string]any{"listing_id": listing, "max_price": 5000}).
 				want(t, "purchase_listing", "VALIDATION_ERROR")
@@ -136,7 +142,7 @@ func TestMCPBuying(t *testing.T) {
 }
 
 // buyTools are the tools of this area: buying, spending, offers, messages.
-var buyTools = []string{"purchase_listing", "estimate_fees", "get_spending_summary", "get_spending_controls", "get_account",
+var buyTools = []string{"purchase_listing", "check_purchase", "estimate_fees", "get_spending_summary", "get_spending_controls", "get_account",
 	"get_payment_methods", "get_addresses", "get_approval_status", "make_offer", "counter_offer", "accept_offer", "reject_offer",
 	"withdraw_offer", "get_offer", "get_offers", "send_message", "reply_to_thread", "get_threads", "get_thread_messages",
 	"get_unread_count"}
@@ -162,6 +168,7 @@ func TestMCPBuyingAuthorization(t *testing.T) {
 			cs := tr.open(t, s, sellOnly)
 			for name, args := range map[string]map[string]any{
 				"purchase_listing": {"listing_id": listing, "max_price": 9000, "idempotency_key": "scope-" + tr.name},
+				"check_purchase":   {"listing_id": listing, "max_price": 9000},
 				"make_offer":       {"listing_id": listing, "amount": 5000},
 				"withdraw_offer":   {"offer_id": "00000000-0000-0000-0000-000000000000"},
 			} {
