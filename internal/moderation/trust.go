@@ -145,7 +145,7 @@ func deleet(s string) (string, bool) {
 		}
 		if letters {
 			for k := i; k < j; k++ {
-				if r, ok := leetMap[b[k]]; ok {
+				if r := leetMap[b[k]]; r != 0 {
 					// "@" between letters and digits: an e-mail's @ has a dot
 					// after it; rawChecks reads e-mails on the original text.
 					b[k], changed = r, true
@@ -161,7 +161,7 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '@' || c == '$' || c >= utf8.RuneSelf
 }
 
-var leetMap = map[byte]byte{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', '$': 's'}
+var leetMap = [256]byte{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', '$': 's'}
 
 // spelledOut joins runs of three or more one-character words ("i g n o r e
 // a l l", "z e l l e") and looks for any phrase's words in the result.
@@ -239,7 +239,8 @@ var (
 
 func rawChecks(text string) uint8 {
 	var m uint8
-	if emailPattern.MatchString(text) || handlePattern.MatchString(text) || hasPhone(text) {
+	at := strings.IndexByte(text, '@') >= 0 // the regular expressions only run when they can match
+	if at && (emailPattern.MatchString(text) || handlePattern.MatchString(text)) || hasPhone(text) {
 		m |= bitContact
 	}
 	if strings.ContainsAny(text, "<>[:") || strings.Contains(text, "me/") {

@@ -140,3 +140,14 @@ func BenchmarkTrustFlags(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTrustListing is a listing as search answers it to an agent: a
+// 3,000-character description with no steering in it, title and brand.
+func BenchmarkTrustListing(b *testing.B) {
+	desc := strings.Repeat("Solid oak dining table, seats six, 72 x 36 inches. Light wear on the top; "+
+		"two leaves included. Pickup in Portland or shipping at checkout. ", 24)[:3000]
+	for b.Loop() {
+		AssessTrust(TrustField{Name: "title", Text: "Solid oak dining table with two leaves"},
+			TrustField{Name: "description", Text: desc}, TrustField{Name: "brand", Text: "Ethan Allen"})
+	}
+}

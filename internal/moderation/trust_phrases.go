@@ -11,6 +11,7 @@ import "strings"
 
 type ptoken struct {
 	alts   []string
+	set    map[string]struct{} // alts, when there are many
 	prefix []string
 	opt    bool
 	gap    bool
@@ -43,9 +44,15 @@ func matchFrom(toks []ptoken, words []string, i int) bool {
 }
 
 func (t *ptoken) has(w string) bool {
-	for _, a := range t.alts {
-		if a == w {
+	if t.set != nil {
+		if _, ok := t.set[w]; ok {
 			return true
+		}
+	} else {
+		for _, a := range t.alts {
+			if a == w {
+				return true
+			}
 		}
 	}
 	for _, p := range t.prefix {
@@ -72,6 +79,12 @@ func compile(src string, bit uint8) phrase {
 				t.prefix = append(t.prefix, strings.TrimSuffix(a, "*"))
 			} else {
 				t.alts = append(t.alts, a)
+			}
+		}
+		if len(t.alts) > 4 {
+			t.set = make(map[string]struct{}, len(t.alts))
+			for _, a := range t.alts {
+				t.set[a] = struct{}{}
 			}
 		}
 		p.toks = append(p.toks, t)
