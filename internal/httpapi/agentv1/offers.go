@@ -96,7 +96,7 @@ func offerCaller(p *httpapi.Principal) offers.Caller {
 
 // offerTrust marks an offer message another party wrote.
 func offerTrust(text string) *contentTrust {
-	return &contentTrust{Untrusted: true, Source: "offer_message", Flags: moderation.TrustFlags(text)}
+	return newTrust(sourceOffer, moderation.TrustField{Name: "message", Text: text})
 }
 
 type createOfferBody struct {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"marketplace/internal/httpapi"
+	"marketplace/internal/market"
+	"marketplace/internal/moderation"
 	"marketplace/internal/offers"
 )
 
@@ -36,43 +38,68 @@ type offerRound struct {
 	Message     *string   `json:"message"`
 	SentByAgent bool      `json:"sentByAgent" doc:"The round was made by an agent key acting for its verified owner."`
 	CreatedAt   time.Time `json:"createdAt"`
+	// ContentTrust marks the other party's words to an agent's caller.
+	ContentTrust *contentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller, on a round's message the other party wrote: it is untrusted input (CONTRACT section 16)."`
 }
 
 // offer is Variant A's offer (CONTRACT.md section 8).
 type offer struct {
-	ID                   string       `json:"id"`
-	ListingID            string       `json:"listingId"`
-	BuyerID              string       `json:"buyerId"`
-	SellerID             string       `json:"sellerId"`
-	Status               string       `json:"status" enum:"pending,countered,accepted,rejected,withdrawn,expired"`
-	OfferPrice           int64        `json:"offerPrice" minimum:"1" doc:"The buyer's first amount, cents."`
-	CounterPrice         *int64       `json:"counterPrice" doc:"The latest counter by either party, cents; null before any."`
-	CurrentPrice         int64        `json:"currentPrice" doc:"The amount on the table now, cents."`
-	AgreedPrice          *int64       `json:"agreedPrice" doc:"Set on acceptance: the price a purchase with 'offerId' pays for the item."`
-	Message              *string      `json:"message" doc:"The latest round's message."`
-	Round                int          `json:"round" minimum:"1" doc:"Amounts put on the table so far; the first offer is round 1."`
-	MaxRounds            int          `json:"maxRounds" minimum:"1" doc:"The admin setting 'offers.max_rounds' when the offer was made."`
-	AwaitingResponseFrom *string      `json:"awaitingResponseFrom" enum:"buyer,seller" doc:"The party who may accept, reject or counter; null once the offer is decided."`
-	ExpiresAt            time.Time    `json:"expiresAt" doc:"When the current round runs out (48 hours after it was made); for an accepted offer, the end of the 48 hours to buy it with 'offerId'."`
-	AutoPurchaseOnAccept bool         `json:"autoPurchaseOnAccept"`
-	PaymentMethodID      *string      `json:"paymentMethodId" doc:"The card the automatic purchase uses; null for the buyer's default."`
-	ShippingAddressID    *string      `json:"shippingAddressId" doc:"The saved address the automatic purchase ships to; null for the buyer's default."`
-	OrderID              *string      `json:"orderId" doc:"The order that bought the accepted offer."`
-	SentByAgent          bool         `json:"sentByAgent" doc:"The offer was made by an agent key acting for its verified owner."`
-	Rounds               []offerRound `json:"rounds" doc:"The negotiation, oldest first."`
-	FloorPrice           *int64       `json:"floorPrice,omitempty" doc:"Seller views only: the listing's private floor price."`
-	CostBasis            *int64       `json:"costBasis,omitempty" doc:"Seller views only: the listing's private cost basis."`
-	CreatedAt            time.Time    `json:"createdAt"`
-	UpdatedAt            time.Time    `json:"updatedAt"`
+	ID                   string        `json:"id"`
+	ListingID            string        `json:"listingId"`
+	BuyerID              string        `json:"buyerId"`
+	SellerID             string        `json:"sellerId"`
+	Status               string        `json:"status" enum:"pending,countered,accepted,rejected,withdrawn,expired"`
+	OfferPrice           int64         `json:"offerPrice" minimum:"1" doc:"The buyer's first amount, cents."`
+	CounterPrice         *int64        `json:"counterPrice" doc:"The latest counter by either party, cents; null before any."`
+	CurrentPrice         int64         `json:"currentPrice" doc:"The amount on the table now, cents."`
+	AgreedPrice          *int64        `json:"agreedPrice" doc:"Set on acceptance: the price a purchase with 'offerId' pays for the item."`
+	Message              *string       `json:"message" doc:"The latest round's message."`
+	Round                int           `json:"round" minimum:"1" doc:"Amounts put on the table so far; the first offer is round 1."`
+	MaxRounds            int           `json:"maxRounds" minimum:"1" doc:"The admin setting 'offers.max_rounds' when the offer was made."`
+	AwaitingResponseFrom *string       `json:"awaitingResponseFrom" enum:"buyer,seller" doc:"The party who may accept, reject or counter; null once the offer is decided."`
+	ExpiresAt            time.Time     `json:"expiresAt" doc:"When the current round runs out (48 hours after it was made); for an accepted offer, the end of the 48 hours to buy it with 'offerId'."`
+	AutoPurchaseOnAccept bool          `json:"autoPurchaseOnAccept"`
+	PaymentMethodID      *string       `json:"paymentMethodId" doc:"The card the automatic purchase uses; null for the buyer's default."`
+	ShippingAddressID    *string       `json:"shippingAddressId" doc:"The saved address the automatic purchase ships to; null for the buyer's default."`
+	OrderID              *string       `json:"orderId" doc:"The order that bought the accepted offer."`
+	SentByAgent          bool          `json:"sentByAgent" doc:"The offer was made by an agent key acting for its verified owner."`
+	Rounds               []offerRound  `json:"rounds" doc:"The negotiation, oldest first."`
+	FloorPrice           *int64        `json:"floorPrice,omitempty" doc:"Seller views only: the listing's private floor price."`
+	CostBasis            *int64        `json:"costBasis,omitempty" doc:"Seller views only: the listing's private cost basis."`
+	CreatedAt            time.Time     `json:"createdAt"`
+	UpdatedAt            time.Time     `json:"updatedAt"`
+	ContentTrust         *contentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller, when 'message' was written by the other party: it is untrusted input (CONTRACT section 16)."`
 }
 
-func toOffer(o *offers.Offer) offer {
+// toOffer is o as viewer sees it: to an agent key's caller, the messages
+// the other party wrote carry contentTrust.
+func toOffer(o *offers.Offer, viewer market.Actor) offer {
+	author := func(by offers.Party) string {
+		if by == offers.Buyer {
+			return o.BuyerID
+		}
+		return o.SellerID
+	}
+	trust := func(by offers.Party, text string) *contentTrust {
+		if text == "" {
+			return nil
+		}
+		return foreignTrust(viewer, author(by), sourceOffer, moderation.TrustField{Name: "message", Text: text})
+	}
 	rounds := make([]offerRound, len(o.Rounds))
 	for i, r := range o.Rounds {
 		rounds[i] = offerRound{Round: r.Round, By: string(r.By), Amount: r.Amount, Message: strOrNil(r.Message),
-			SentByAgent: r.SentByAgent, CreatedAt: r.CreatedAt}
+			SentByAgent: r.SentByAgent, CreatedAt: r.CreatedAt, ContentTrust: trust(r.By, r.Message)}
 	}
-	return offer{ID: o.ID, ListingID: o.ListingID, BuyerID: o.BuyerID, SellerID: o.SellerID, Status: string(o.Status),
+	// The offer's message is the latest round's that has one.
+	var msgTrust *contentTrust
+	for i := len(o.Rounds) - 1; i >= 0 && o.Message != ""; i-- {
+		if o.Rounds[i].Message == o.Message {
+			msgTrust = rounds[i].ContentTrust
+			break
+		}
+	}
+	return offer{ContentTrust: msgTrust, ID: o.ID, ListingID: o.ListingID, BuyerID: o.BuyerID, SellerID: o.SellerID, Status: string(o.Status),
 		OfferPrice: o.OfferPrice, CounterPrice: o.CounterPrice, CurrentPrice: o.CurrentPrice, AgreedPrice: o.AgreedPrice,
 		Message: strOrNil(o.Message), Round: o.Round, MaxRounds: o.MaxRounds, AwaitingResponseFrom: strOrNil(string(o.Awaiting)),
 		ExpiresAt: o.ExpiresAt, AutoPurchaseOnAccept: o.AutoPurchase, PaymentMethodID: strOrNil(o.PaymentMethodID),
@@ -108,7 +135,7 @@ func (a *API) createOffer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "offer", o.ID)
-	return httpapi.OK(w, r, http.StatusCreated, toOffer(o))
+	return httpapi.OK(w, r, http.StatusCreated, toOffer(o, actor(r).Actor))
 }
 
 type counterOfferBody struct {
@@ -129,7 +156,7 @@ func (a *API) counterOffer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOffer(o))
+	return httpapi.OK(w, r, http.StatusOK, toOffer(o, actor(r).Actor))
 }
 
 type answerOfferBody struct {
@@ -149,7 +176,7 @@ func (a *API) answerOffer(action offers.Action) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		return httpapi.OK(w, r, http.StatusOK, toOffer(o))
+		return httpapi.OK(w, r, http.StatusOK, toOffer(o, actor(r).Actor))
 	}
 }
 
@@ -161,7 +188,7 @@ func (a *API) withdrawOffer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOffer(o))
+	return httpapi.OK(w, r, http.StatusOK, toOffer(o, actor(r).Actor))
 }
 
 func (a *API) getOffer(w http.ResponseWriter, r *http.Request) error {
@@ -169,7 +196,7 @@ func (a *API) getOffer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOffer(o))
+	return httpapi.OK(w, r, http.StatusOK, toOffer(o, actor(r).Actor))
 }
 
 // activeOffer is GET /agent/offers/listing/{listingId}: the owner's open
@@ -179,7 +206,7 @@ func (a *API) activeOffer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOffer(o))
+	return httpapi.OK(w, r, http.StatusOK, toOffer(o, actor(r).Actor))
 }
 
 // myOffers is GET /offers/buyer/me and /offers/seller/me
@@ -196,7 +223,7 @@ func (a *API) myOffers(role offers.Party) httpapi.HandlerFunc {
 		}
 		out := make([]offer, len(os))
 		for i := range os {
-			out[i] = toOffer(&os[i])
+			out[i] = toOffer(&os[i], actor(r).Actor)
 		}
 		return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.PageMeta(total, limit, offset))
 	}

@@ -41,7 +41,7 @@ func TestMCPNegotiation(t *testing.T) {
 			if len(list) != 1 || buyStr(list[0].(map[string]any), "id") != id {
 				t.Fatalf("%s: seller's get_offers %v", tr.name, in)
 			}
-			if trust, _ := list[0].(map[string]any)["content_trust"].(map[string]any); trust["untrusted"] != true || trust["source"] != "offer_message" {
+			if trust, _ := list[0].(map[string]any)["content_trust"].(map[string]any); trust["untrusted"] != true || trust["source"] != "offer" {
 				t.Fatalf("%s: the buyer's message to the seller's agent: %v", tr.name, list[0])
 			}
 			// Only the party asked answers.
