@@ -37,8 +37,8 @@ func (or *oracle) failf(format string, args ...any) {
 // committed is an agent order as the database holds it.
 type committed struct {
 	id, key, status, category string
-	total, refunded         int64
-	at                      time.Time // when its spending was taken: the approval's decision, else the order's creation
+	total, refunded           int64
+	at                        time.Time // when its spending was taken: the approval's decision, else the order's creation
 }
 
 // counted is what the order holds of the caps (CONTRACT.md section 5:
