@@ -213,6 +213,7 @@ type world struct {
 	seller *testkit.User
 	// Two templates in different categories: trials restrict one.
 	tmpl      [2]*listings.Listing
+	mu        sync.Mutex // guards stats
 	stats     stats
 	nameCount atomic.Int64
 }
@@ -280,7 +281,7 @@ func (c caps) limit(kind string) int64 {
 	return c.Month
 }
 
-// owner is a verified user with a card, an address, controls the trial
+// owner is a verified user with a card, controls the trial
 // set, and agent keys with caps of their own.
 type owner struct {
 	u    *testkit.User
@@ -298,7 +299,6 @@ func (w *world) newOwner(c caps, restrictCat bool, keyCaps ...caps) *owner {
 	s := w.s
 	u := s.VerifiedOwner(w.name("capowner"))
 	s.SaveCard(u, "pm_card_visa")
-	s.Do("POST", "/api/v1/addresses", testkit.Address(), u.Auth()).Want(w.t, http.StatusCreated, "")
 	o := &owner{u: u}
 	w.setCaps(o, c, restrictCat)
 	for i, kc := range keyCaps {

@@ -21,13 +21,15 @@ type oracle struct {
 	seen      map[string]bool // orders already judged
 	seenOffer map[string]bool
 	orphaned  int64 // charges without an order reported so far
+	st        stats // this trial's counts, added to the world's at its end
 	// failures of this trial (overshoots and wrong refusals); the trial
 	// reports them with its seed.
 	fails []string
 }
 
 func (w *world) oracle(o *owner, restrict bool) *oracle {
-	return &oracle{w: w, o: o, restrict: restrict, seen: map[string]bool{}, seenOffer: map[string]bool{}}
+	return &oracle{w: w, o: o, restrict: restrict, seen: map[string]bool{}, seenOffer: map[string]bool{},
+		st: stats{refused: map[string]int{}, kinds: map[string]int{}}}
 }
 
 func (or *oracle) failf(format string, args ...any) {
@@ -155,7 +157,7 @@ func (or *oracle) phase(label string) []committed {
 	if len(fresh) == 0 && !newRes {
 		return nil
 	}
-	w.stats.checks++
+	or.st.checks++
 	type win struct {
 		kind  string
 		start time.Time
@@ -242,7 +244,7 @@ func (or *oracle) orphans(label string) {
 }
 
 func (or *oracle) overshoot(format string, args ...any) {
-	or.w.stats.overshoots++
+	or.st.overshoots++
 	or.failf("OVERSHOOT "+format, args...)
 }
 
@@ -252,16 +254,15 @@ var capCodes = []string{"SPENDING_LIMIT_EXCEEDED", "APPROVAL_REQUIRED", "CATEGOR
 // judge counts one purchase answer and checks a refusal is one of codes
 // (by default a cap's), with details that name a cap in force.
 func (or *oracle) judge(label string, b buy, a answer, codes ...string) {
-	w := or.w
 	if len(codes) == 0 {
 		codes = capCodes
 	}
-	w.stats.attempted++
+	or.st.attempted++
 	switch {
 	case a.Err != nil:
 		or.failf("%s: %v", label, a.Err)
 	case a.Status == 201:
-		w.stats.allowed++
+		or.st.allowed++
 		if st := a.data()["status"]; st != "paid" {
 			or.failf("%s: purchase answered 201 with status %v", label, st)
 		}
@@ -270,9 +271,9 @@ func (or *oracle) judge(label string, b buy, a answer, codes ...string) {
 	case !slices.Contains(codes, a.code()):
 		or.failf("%s: refused with %s, want one of %v: %s", label, a.code(), codes, a.String())
 	default:
-		w.stats.refused[a.code()]++
+		or.st.refused[a.code()]++
 		if a.code() == "APPROVAL_REQUIRED" {
-			w.stats.queued++
+			or.st.queued++
 		}
 		if a.code() == "CATEGORY_RESTRICTED" && (!or.restrict || b.cat != 1) {
 			or.failf("%s: CATEGORY_RESTRICTED for a listing in an allowed category", label)
@@ -312,10 +313,26 @@ func keyOr(k *key, kind string, dflt int64) int64 {
 	return k.caps.limit(kind)
 }
 
-// done reports the trial's failures, if any.
-func (or *oracle) done(trial int, seed int64, kind string) {
-	if len(or.fails) > 0 {
-		or.w.t.Fatalf("trial %d (%s) failed; replay with -caps.seed=%d -caps.trials=%d:\n  %s",
-			trial, kind, seed, trial+1, strings.Join(or.fails, "\n  "))
+// done adds the trial's counts to the world's and returns its failures,
+// if any, as one message.
+func (or *oracle) done(trial int, seed int64, kind string) string {
+	w := or.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st := &w.stats
+	st.trials++
+	st.kinds[kind]++
+	st.attempted += or.st.attempted
+	st.allowed += or.st.allowed
+	st.queued += or.st.queued
+	st.overshoots += or.st.overshoots
+	st.checks += or.st.checks
+	for c, n := range or.st.refused {
+		st.refused[c] += n
 	}
+	if len(or.fails) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("trial %d (%s) failed; replay it alone with -caps.seed=%d -caps.trial=%d:\n  %s",
+		trial, kind, seed, trial, strings.Join(or.fails, "\n  "))
 }
