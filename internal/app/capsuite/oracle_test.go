@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"marketplace/internal/store"
+	"marketplace/internal/testkit"
 )
 
 // oracle judges one owner's trial. After every phase (a set of requests that
@@ -93,7 +96,7 @@ func (or *oracle) read() ([]committed, []reservation) {
 	rows, err = db.QueryContext(ctx, rebind(w.s, `SELECT id, buyer_key_id, reserved FROM offers f
 		WHERE buyer_id = ? AND reserved > 0 AND expires_at > ?
 		AND NOT EXISTS (SELECT 1 FROM orders po WHERE po.offer_id = f.id AND po.status = 'pending_payment')`),
-		or.o.u.ID, w.s.Clock.Now())
+		or.o.u.ID, timeArg(w.s, w.s.Clock.Now()))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -110,6 +113,16 @@ func (or *oracle) read() ([]committed, []reservation) {
 		w.t.Fatal(err)
 	}
 	return out, res
+}
+
+// timeArg is t as the store binds it: SQLite keeps times as fixed-width
+// text, compared as text.
+func timeArg(s *testkit.Server, t time.Time) any {
+	t = t.UTC().Truncate(time.Microsecond)
+	if s.App.DB.Dialect() == store.SQLite {
+		return t.Format("2006-01-02 15:04:05.000000+00:00")
+	}
+	return t
 }
 
 // windowStart is the start of the UTC calendar window of kind holding t
