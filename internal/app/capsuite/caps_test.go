@@ -25,6 +25,8 @@ var (
 	seedFlag   = flag.Int64("caps.seed", 0, "seed of the adversarial cap trials (0: from the time, or CAPS_SEED)")
 	trialsFlag = flag.Int("caps.trials", 0, "randomized trials per engine (0: CAPS_TRIALS, else 1000)")
 	trialFlag  = flag.Int("caps.trial", -1, "run only this trial of the seed (a replay)")
+	routeFlag  = flag.Bool("caps.edge-route", false, "edge trials cross the edge with POST /v1/sandbox/time-advance/1 "+
+		"in the race (its sweeps release in-flight purchases today: see TestAdversarialCapsTimeAdvanceInFlight)")
 	workerFlag = flag.Int("caps.workers", 0, "trials run at once (each its own owner; clock-moving trials run alone); 0: 1 on SQLite, 4 on PostgreSQL")
 )
 
@@ -245,9 +247,9 @@ func nextEdge(kind string, t time.Time) time.Time {
 // another goroutine moves the clock across the edge, then spend again in
 // the new window after a POST /v1/sandbox/time-advance/1. The crossing
 // moves the service clock the way time-advance does (its first step),
-// without the sweeps the route runs after it: those race an in-flight
-// purchase in a way of their own, which TestAdversarialCapsTimeAdvanceInFlight
-// pins down.
+// without the sweeps the route runs after it: those release a purchase
+// still in flight (TestAdversarialCapsTimeAdvanceInFlight pins it down);
+// -caps.edge-route crosses with the route itself.
 func trialEdge(w *world, rng *rand.Rand) *oracle {
 	o, restrict := randOwner(w, rng, 1+rng.IntN(3))
 	or := w.oracle(o, restrict)
@@ -265,11 +267,17 @@ func trialEdge(w *world, rng *rand.Rand) *oracle {
 	got := race(len(buys)+1, func(i int) answer {
 		if i == len(buys) {
 			time.Sleep(delay)
+			if *routeFlag {
+				return call(w.s, "POST", "/v1/sandbox/time-advance/1", nil, o.u.Auth())
+			}
 			w.s.Clock.Advance(step)
 			return answer{Status: http.StatusOK}
 		}
 		return w.purchase(buys[i])
 	})
+	if a := got[len(buys)]; a.Err != nil || a.Status != http.StatusOK {
+		or.failf("crossing the edge: %v %s", a.Err, a.String())
+	}
 	for i, b := range buys {
 		or.judge(fmt.Sprintf("edge %s race %d", kind, i), b, got[i])
 	}

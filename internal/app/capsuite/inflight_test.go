@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,8 +103,9 @@ func TestAdversarialCapsFreezeInFlight(t *testing.T) {
 			}
 		}
 		if len(missing) > 0 {
-			t.Skipf("a key stopped while its purchase is in flight does not stop it yet (missing: a re-check of the key's status "+
-				"inside the purchase transaction and again just before the processor is asked, CONTRACT.md section 4):\n  %v", missing)
+			t.Skipf("a key stopped while its purchase is in flight does not stop it yet (missing: the owner's PATCH /agent-keys/{id}/freeze "+
+				"and a re-check of the key's status inside the purchase transaction and again just before the processor is asked, "+
+				"CONTRACT.md section 4):\n  %s", strings.Join(missing, "\n  "))
 		}
 	})
 }
