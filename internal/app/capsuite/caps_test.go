@@ -79,7 +79,11 @@ func startWorld(t *testing.T, db *store.DB) *world {
 // with -caps.seed (or CAPS_SEED) and -caps.trials.
 func TestAdversarialCaps(t *testing.T) {
 	seed, trials := seedAndTrials()
-	t.Logf("seed %d, %d trials per engine (replay: go test ./internal/app/capsuite -run TestAdversarialCaps -caps.seed=%d)", seed, trials, seed)
+	if *trialFlag >= 0 {
+		t.Logf("seed %d, trial %d only", seed, *trialFlag)
+	} else {
+		t.Logf("seed %d, %d trials per engine (replay: go test ./internal/app/capsuite -run TestAdversarialCaps -caps.seed=%d)", seed, trials, seed)
+	}
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		w := startWorld(t, db)
 		started := time.Now()
