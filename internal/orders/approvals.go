@@ -180,6 +180,9 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 		return events.Record(ctx, tx, now, actor, "purchase_approval.approved", "order", o.ID, map[string]any{"approvalId": a.ID})
 	})
 	if err != nil {
+		if o != nil {
+			s.charging.done(o.ID)
+		}
 		return nil, err
 	}
 	paid, err := s.charge(ctx, o, customer, method.ExternalID)

@@ -272,9 +272,10 @@ type Options struct {
 
 // Service is the orders area.
 type Service struct {
-	store Store
-	clock market.Clock
-	opts  Options
+	store    Store
+	clock    market.Clock
+	opts     Options
+	charging charging // orders whose charge is in flight here
 }
 
 // NewService builds the orders service.

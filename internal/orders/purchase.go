@@ -457,6 +457,9 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 		return s.reserve(ctx, tx, o, "", now)
 	})
 	if err != nil {
+		if o != nil {
+			s.charging.done(o.ID)
+		}
 		return nil, err
 	}
 	if approval != nil {
@@ -501,6 +504,11 @@ func (s *Service) reserve(ctx context.Context, tx Tx, o *Order, from Status, now
 	if !ok {
 		return errSold()
 	}
+	if o.ReservedUntil == nil {
+		// An off-session charge follows this commit: the reconciler must
+		// not take the order for abandoned meanwhile (charging).
+		s.charging.add(o.ID)
+	}
 	o.Status, o.UpdatedAt = StatusPendingPayment, now
 	if from == "" {
 		err = tx.CreateOrder(ctx, o)
@@ -535,6 +543,8 @@ const chargeTimeout = 30 * time.Second
 // reconciler, which settles or releases it once the processor's record is
 // certain: releasing on a guess could leave a charge without its order.
 func (s *Service) charge(ctx context.Context, o *Order, customer, method string) (*Order, error) {
+	s.charging.add(o.ID) // a resumed charge, too
+	defer s.charging.done(o.ID)
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), chargeTimeout)
 	defer cancel()
 	req := payments.ChargeRequest{

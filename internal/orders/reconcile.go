@@ -41,6 +41,9 @@ func (s *Service) Reconcile(ctx context.Context) (int, error) {
 }
 
 func (s *Service) reconcileOne(ctx context.Context, o *Order, now time.Time) (bool, error) {
+	if s.charging.has(o.ID) {
+		return false, nil // its purchase is still at the processor (charging)
+	}
 	var pay *payments.Payment
 	var err error
 	if o.PaymentID != "" {
