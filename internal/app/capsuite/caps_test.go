@@ -25,8 +25,8 @@ var (
 	seedFlag   = flag.Int64("caps.seed", 0, "seed of the adversarial cap trials (0: from the time, or CAPS_SEED)")
 	trialsFlag = flag.Int("caps.trials", 0, "randomized trials per engine (0: CAPS_TRIALS, else 1000)")
 	trialFlag  = flag.Int("caps.trial", -1, "run only this trial of the seed (a replay)")
-	routeFlag  = flag.Bool("caps.edge-route", false, "edge trials cross the edge with POST /v1/sandbox/time-advance/1 "+
-		"in the race (its sweeps release in-flight purchases today: see TestAdversarialCapsTimeAdvanceInFlight)")
+	routeFlag  = flag.Bool("caps.edge-route", true, "edge trials cross the edge with POST /v1/sandbox/time-advance/1 "+
+		"in the race, sweeps included (false: move the service clock alone)")
 	workerFlag = flag.Int("caps.workers", 0, "trials run at once (each its own owner; clock-moving trials run alone); 0: 1 on SQLite, 4 on PostgreSQL")
 )
 
@@ -249,11 +249,10 @@ func nextEdge(kind string, t time.Time) time.Time {
 // trialEdge: the clock stands just before a day, week or month edge; the
 // owner's agents spend part of the old window, then fire purchases while
 // another goroutine moves the clock across the edge, then spend again in
-// the new window after a POST /v1/sandbox/time-advance/1. The crossing
-// moves the service clock the way time-advance does (its first step),
-// without the sweeps the route runs after it: those release a purchase
-// still in flight (TestAdversarialCapsTimeAdvanceInFlight pins it down);
-// -caps.edge-route crosses with the route itself.
+// the new window after a POST /v1/sandbox/time-advance/1. The crossing is
+// the route itself, whose sweeps run while purchases are in flight (they
+// once released one mid-charge: TestAdversarialCapsTimeAdvanceInFlight);
+// -caps.edge-route=false moves the service clock alone.
 func trialEdge(w *world, rng *rand.Rand) *oracle {
 	o, restrict := randOwner(w, rng, 1+rng.IntN(3))
 	or := w.oracle(o, restrict)
