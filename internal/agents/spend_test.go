@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"marketplace/internal/admin"
+	"marketplace/internal/events"
 	"marketplace/internal/market"
 )
 
@@ -18,6 +20,11 @@ type fakeSpendTx struct {
 	calls   []string
 	locked  string
 	query   SpentQuery
+
+	keys      map[string]*Key
+	purchases int // the key's purchases in the last hour
+	audit     []*admin.AuditEntry
+	events    []*events.Event
 }
 
 func (f *fakeSpendTx) LockUser(_ context.Context, userID string) error {
@@ -31,6 +38,38 @@ func (f *fakeSpendTx) SpendingSnapshot(_ context.Context, q SpentQuery) (*Spendi
 	f.query = q
 	s := f.snap
 	return &s, nil
+}
+
+// The key as the fake's store holds it: active unless keys says otherwise.
+func (f *fakeSpendTx) KeyByID(_ context.Context, id string) (*Key, error) {
+	if k, ok := f.keys[id]; ok {
+		c := *k
+		return &c, nil
+	}
+	return &Key{ID: id, Status: KeyActive}, nil
+}
+
+func (f *fakeSpendTx) UpdateKey(_ context.Context, k *Key) error {
+	if f.keys == nil {
+		f.keys = map[string]*Key{}
+	}
+	c := *k
+	f.keys[k.ID] = &c
+	return nil
+}
+
+func (f *fakeSpendTx) AppendAudit(_ context.Context, e *admin.AuditEntry) error {
+	f.audit = append(f.audit, e)
+	return nil
+}
+
+func (f *fakeSpendTx) AppendEvent(_ context.Context, e *events.Event) error {
+	f.events = append(f.events, e)
+	return nil
+}
+
+func (f *fakeSpendTx) KeyPurchasesSince(context.Context, string, time.Time) (int, error) {
+	return f.purchases, nil
 }
 
 func cents(n int64) *int64 { return &n }

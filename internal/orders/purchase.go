@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
@@ -356,6 +357,12 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 	if err != nil {
 		return nil, err
 	}
+	var velocity int64 // the purchase-velocity rule (agents.SpendRequest)
+	if s.opts.Settings != nil && b.Actor.IsAgent() {
+		if velocity, err = s.opts.Settings.Int(ctx, admin.KeyAnomalyMaxPurchasesPerHour); err != nil {
+			return nil, err
+		}
+	}
 	var o *Order
 	var approval *Approval
 	var method *payments.PaymentMethod
@@ -370,7 +377,7 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 		if b.Actor.IsAgent() {
 			v, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{
 				OwnerID: b.User.ID, Key: b.Key, Amount: o.Fees.TotalCharged, InCategory: inCategory(tax, d.listing),
-				ExcludeOfferID: in.OfferID}) // the order takes over the offer's reservation
+				ExcludeOfferID: in.OfferID, MaxPurchasesPerHour: velocity}) // the order takes over the offer's reservation
 			if err != nil {
 				return err
 			}

@@ -27,6 +27,7 @@ import (
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/payments"
+	"marketplace/internal/ratelimit"
 	"marketplace/internal/store"
 	"marketplace/internal/store/storetest"
 )
@@ -68,6 +69,14 @@ type Options struct {
 	// SMTPURL is MARKETPLACE_SMTP_URL: mails go out through that server
 	// (with WithJobs, which runs the sending job).
 	SMTPURL string
+	// RateLimits turns the per-route rate limits on: they are off in test
+	// servers unless a test is about them, so other suites never meet a
+	// 429 (login throttles stay on). Limiter replaces the in-process
+	// limiter (a Redis one), and RateLimitScale is
+	// MARKETPLACE_RATE_LIMIT_SCALE (nil: 1).
+	RateLimits     bool
+	Limiter        ratelimit.Limiter
+	RateLimitScale *float64
 }
 
 func init() { accounts.UseTestPasswordCost() }
@@ -89,6 +98,7 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 		Addr: ts.Listener.Addr().String(), DataDir: t.TempDir(), Mode: opts.Mode,
 		PublicURL: "http://" + ts.Listener.Addr().String(), JWTSecret: "test-secret-0123456789abcdef0123456789",
 		AdminEmail: opts.AdminEmail, AdminPassword: opts.Password, LogLevel: "error", SMTPURL: opts.SMTPURL,
+		RateLimitScale: opts.RateLimitScale,
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	if os.Getenv("MARKETPLACE_TEST_LOG") != "" {
@@ -99,7 +109,8 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 		t.Fatal(err)
 	}
 	a, err := app.New(ctx, cfg, db, app.Options{Logger: log, Clock: clock, RealTime: realTime, Generator: opts.Generator,
-		GenerationBudget: opts.GenerationBudget, Gateway: opts.Gateway, BeforeSettle: opts.BeforeSettle})
+		GenerationBudget: opts.GenerationBudget, Gateway: opts.Gateway, BeforeSettle: opts.BeforeSettle,
+		Limiter: opts.Limiter, NoRouteLimits: !opts.RateLimits})
 	if err != nil {
 		t.Fatal(err)
 	}
