@@ -71,11 +71,11 @@ type Options struct {
 	SMTPURL string
 	// RateLimits turns the per-route rate limits on: they are off in test
 	// servers unless a test is about them, so other suites never meet a
-	// 429 (login throttles stay on). Limiter replaces the in-process
-	// limiter (a Redis one), and RateLimitScale is
-	// MARKETPLACE_RATE_LIMIT_SCALE (nil: 1).
+	// 429 (login throttles stay on). Limiter, when set, makes the limiter
+	// (a Redis one, a wrapper) on the server's real-time clock; and
+	// RateLimitScale is MARKETPLACE_RATE_LIMIT_SCALE (nil: 1).
 	RateLimits     bool
-	Limiter        ratelimit.Limiter
+	Limiter        func(now func() time.Time) ratelimit.Limiter
 	RateLimitScale *float64
 }
 
@@ -108,9 +108,13 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 	if err := jobsMigrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
+	var limiter ratelimit.Limiter
+	if opts.Limiter != nil {
+		limiter = opts.Limiter(realTime.Now)
+	}
 	a, err := app.New(ctx, cfg, db, app.Options{Logger: log, Clock: clock, RealTime: realTime, Generator: opts.Generator,
 		GenerationBudget: opts.GenerationBudget, Gateway: opts.Gateway, BeforeSettle: opts.BeforeSettle,
-		Limiter: opts.Limiter, NoRouteLimits: !opts.RateLimits})
+		Limiter: limiter, NoRouteLimits: !opts.RateLimits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,4 +299,12 @@ func WantFields(t testing.TB, r *Response, fields ...string) {
 			t.Errorf("field %v has no message", f)
 		}
 	}
+}
+
+// RunDB is Run for tests of several servers on one store (replicas): fn
+// gets start, which starts one more server on the engine's store.
+func RunDB(t *testing.T, fn func(t *testing.T, start func(Options) *Server)) {
+	storetest.RunWith(t, withJobs, func(t *testing.T, db *store.DB) {
+		fn(t, func(opts Options) *Server { return Start(t, db, opts) })
+	})
 }
