@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -195,6 +196,11 @@ type ConfigStore interface {
 type Config struct {
 	store ConfigStore
 	clock market.Clock
+
+	// changes counts the changes made through this Config, so a hot-path
+	// reader (the rate limiter) can cache values and still see this
+	// process's changes at once (Changes).
+	changes atomic.Int64
 
 	mu      sync.Mutex
 	loaded  bool
@@ -385,8 +391,12 @@ func (c *Config) Change(ctx context.Context, actor market.Actor, key string, val
 	if err != nil {
 		return nil, nil, err
 	}
+	c.changes.Add(1)
 	return &entry, previous, nil
 }
+
+// Changes counts the changes made through this Config since start.
+func (c *Config) Changes() int64 { return c.changes.Load() }
 
 // check validates v against the spec and returns it in compact form, or a
 // message saying what is wrong with it.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"marketplace/internal/accounts"
@@ -30,9 +31,10 @@ import (
 //   - Humans (bearer): ratelimit.human.per_minute per user; calls without
 //     credentials: ratelimit.anonymous.per_minute per address.
 //
-// Every value is admin config (ratelimit.*), read per request like the
-// owner's trust tier (loaded with the key at authentication), so an admin's
-// change applies to the next request. A key's /v1 and /mcp calls share their
+// Every value is admin config (ratelimit.*), cached for a second (a change
+// through this process applies to the next request), and the owner's trust
+// tier is read with the key at every authentication, so an admin's change
+// of tier applies to the next request. A key's /v1 and /mcp calls share their
 // class budgets; its /api/v1 budget is separate.
 //
 // Health, the directory, the manifest, the OpenAPI documents, photos and
@@ -53,6 +55,53 @@ type RateLimits struct {
 	MCPClass func(tool string) string
 
 	scaled *ratelimit.Scaled
+	cache  limitCache
+}
+
+// limitCacheFor is how long limit values are cached. Every request needs
+// them, and reading the config's version from the store each time cost
+// more than the limiter; a change made through this process applies at
+// once (admin.Config.Changes), one made on another replica within this.
+const limitCacheFor = time.Second
+
+type limitCache struct {
+	mu      sync.Mutex
+	at      time.Time // system time of the last refresh
+	changes int64
+	vals    map[string]int64
+}
+
+// ints reads integer config keys through the cache.
+func (l *RateLimits) ints(ctx context.Context, keys ...string) ([]int64, error) {
+	c := &l.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := l.Settings.Changes(); c.vals == nil || n != c.changes || time.Since(c.at) >= limitCacheFor || time.Since(c.at) < 0 {
+		c.vals, c.changes, c.at = map[string]int64{}, n, time.Now()
+	}
+	out := make([]int64, len(keys))
+	var missing []string
+	for i, k := range keys {
+		v, ok := c.vals[k]
+		if !ok {
+			missing = append(missing, k)
+		}
+		out[i] = v
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	v, err := l.Settings.Ints(ctx, missing...)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range missing {
+		c.vals[k] = v[i]
+	}
+	for i, k := range keys {
+		out[i] = c.vals[k]
+	}
+	return out, nil
 }
 
 // Rate-limit windows.
@@ -159,10 +208,11 @@ func ceilUnix(t time.Time) int64 {
 // ratelimit.abuse_threshold in abuseWindow freezes the key. Refusals are
 // counted in a window of their own, unscaled: the threshold is exact.
 func (l *RateLimits) abuse(ctx context.Context, keyID string) error {
-	threshold, err := l.Settings.Int(ctx, admin.KeyRateLimitAbuseThreshold)
+	v, err := l.ints(ctx, admin.KeyRateLimitAbuseThreshold)
 	if err != nil {
 		return err
 	}
+	threshold := v[0]
 	d, err := l.Limiter.Allow(ctx, "rl:abuse:"+keyID, ratelimit.Limit{Max: int(threshold), Window: abuseWindow})
 	if err != nil {
 		return market.Internal(err)
@@ -184,21 +234,23 @@ func (l *RateLimits) abuse(ctx context.Context, keyID string) error {
 // buckets are the windows a request counts against.
 func (l *RateLimits) buckets(r *http.Request, method, pattern string, p *Principal) ([]bucket, error) {
 	ctx := r.Context()
-	minute := func(key string, n int64) []bucket {
-		return []bucket{{key: key, limit: ratelimit.Limit{Max: int(n), Window: limitWindow}}}
+	minute := func(key, cfg string) ([]bucket, error) {
+		n, err := l.ints(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return []bucket{{key: key, limit: ratelimit.Limit{Max: int(n[0]), Window: limitWindow}}}, nil
 	}
 	switch {
 	case p == nil:
-		n, err := l.Settings.Int(ctx, admin.KeyRateLimitAnonPerMinute)
-		return minute("rl:ip:"+clientIP(r), n), err
+		return minute("rl:ip:"+clientIP(r), admin.KeyRateLimitAnonPerMinute)
 	case p.Key == nil:
-		n, err := l.Settings.Int(ctx, admin.KeyRateLimitHumanPerMinute)
-		return minute("rl:u:"+p.User.ID, n), err
+		return minute("rl:u:"+p.User.ID, admin.KeyRateLimitHumanPerMinute)
 	}
 	key := "rl:k:" + p.Key.ID
 	if strings.HasPrefix(pattern, "/api/v1/") {
 		tier := apiTier(p.User.TrustTier)
-		v, err := l.Settings.Ints(ctx, admin.RateLimitKey("api", tier, "burst"), admin.RateLimitKey("api", tier, "per_minute"))
+		v, err := l.ints(ctx, admin.RateLimitKey("api", tier, "burst"), admin.RateLimitKey("api", tier, "per_minute"))
 		if err != nil {
 			return nil, err
 		}
@@ -220,7 +272,7 @@ func (l *RateLimits) buckets(r *http.Request, method, pattern string, p *Princip
 	for i, c := range classes {
 		keys[i] = admin.RateLimitKey("v1", tier, c)
 	}
-	v, err := l.Settings.Ints(ctx, keys...)
+	v, err := l.ints(ctx, keys...)
 	if err != nil {
 		return nil, err
 	}

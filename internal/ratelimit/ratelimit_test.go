@@ -328,3 +328,27 @@ func TestScaled(t *testing.T) {
 		t.Error("scale 0 accepted an invalid limit")
 	}
 }
+
+// BenchmarkRedisAllow is one Allow on the test Redis: the round trip a
+// limited request pays when replicas share their counts.
+func BenchmarkRedisAllow(b *testing.B) {
+	url := os.Getenv("MARKETPLACE_TEST_REDIS_URL")
+	if url == "" {
+		b.Skip("MARKETPLACE_TEST_REDIS_URL is empty")
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	defer c.Close()
+	r := ratelimit.NewRedis(c, fmt.Sprintf("bench:%d:", time.Now().UnixNano()), nil)
+	l := ratelimit.Limit{Max: 1 << 30, Window: time.Minute}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.Allow(ctx, "k", l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
