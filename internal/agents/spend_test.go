@@ -318,3 +318,43 @@ func TestCheckSpendCountsReservations(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckSpendVelocity: with max purchases an hour, the purchase that is
+// max+1 passes and freezes the key (purchase_velocity) with a system audit
+// entry and the owner's event; at max nothing happens. A frozen or revoked
+// key is refused whatever the snapshot says.
+func TestCheckSpendVelocity(t *testing.T) {
+	now := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	const max = 3
+	for _, c := range []struct {
+		before int
+		freeze bool
+	}{{0, false}, {max - 1, false}, {max, true}, {max + 5, true}} {
+		tx := &fakeSpendTx{purchases: c.before, keys: map[string]*Key{"key-1": {ID: "key-1", UserID: "owner-1", Status: KeyActive}}}
+		_, err := CheckSpend(t.Context(), tx, now, SpendRequest{OwnerID: "owner-1", Key: &Key{ID: "key-1"}, Amount: 1, MaxPurchasesPerHour: max})
+		if err != nil {
+			t.Fatalf("%d before: %v, want the purchase to pass", c.before, err)
+		}
+		k := tx.keys["key-1"]
+		if frozen := k.Status == KeyFrozen; frozen != c.freeze {
+			t.Fatalf("%d before: key %s, want frozen %v", c.before, k.Status, c.freeze)
+		}
+		if !c.freeze {
+			if len(tx.audit)+len(tx.events) != 0 {
+				t.Fatalf("%d before: audit %v events %v, want none", c.before, tx.audit, tx.events)
+			}
+			continue
+		}
+		if k.FrozenReason != FrozenPurchaseVelocity || len(tx.audit) != 1 || tx.audit[0].ActorType != market.ActorSystem ||
+			len(tx.events) != 1 || tx.events[0].Type != "agent_key.frozen" {
+			t.Fatalf("%d before: reason %q audit %+v events %+v", c.before, k.FrozenReason, tx.audit, tx.events)
+		}
+	}
+	for status, code := range map[KeyStatus]market.Code{KeyFrozen: market.CodeAgentFrozen, KeyRevoked: market.CodeInvalidAgentKey} {
+		tx := &fakeSpendTx{keys: map[string]*Key{"key-1": {ID: "key-1", Status: status}}}
+		_, err := CheckSpend(t.Context(), tx, now, SpendRequest{OwnerID: "owner-1", Key: &Key{ID: "key-1", Status: KeyActive}, Amount: 1})
+		if market.CodeOf(err) != code {
+			t.Errorf("key %s (authenticated as active): %v, want %s", status, err, code)
+		}
+	}
+}
