@@ -1,9 +1,11 @@
 package apiv1_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -453,6 +455,49 @@ func TestRateLimitSharedByReplicas(t *testing.T) {
 		}
 		if allowed != 5 {
 			t.Fatalf("%d requests allowed across two replicas, want 5 in total", allowed)
+		}
+	})
+}
+
+// rlMCP calls an MCP tool over HTTP and returns the answer's status and
+// rate-limit headers.
+func rlMCP(t *testing.T, s *testkit.Server, secret, tool string) (int, http.Header) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": map[string]any{}}})
+	req, _ := http.NewRequest("POST", s.URL+"/mcp", bytes.NewReader(body))
+	req.Header.Set("X-Agent-Key", secret)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, resp.Header
+}
+
+// TestRateLimitMCPClasses: an MCP tool call counts in its tool's class,
+// sharing the key's /v1 budget of that class.
+func TestRateLimitMCPClasses(t *testing.T) {
+	testkit.Run(t, testkit.Options{RateLimits: true}, func(t *testing.T, s *testkit.Server) {
+		key := s.NewKey(s.Register("rl-mcp"), "buy_sell")
+		rlSet(t, s, admin.RateLimitKey("v1", "default", "search"), 2)
+		rlSet(t, s, admin.RateLimitKey("v1", "default", "read"), 5)
+		rlFresh(s)
+		s.Do("GET", "/v1/search?q=lamp", nil, key.Auth()).Want(t, http.StatusOK, "") // one search via /v1
+		code, h := rlMCP(t, s, key.Secret, "search_listings")                      // the second, via MCP
+		if code != http.StatusOK || h.Get("X-RateLimit-Limit") != "2" || h.Get("X-RateLimit-Remaining") != "0" {
+			t.Fatalf("search tool: %d limit %q remaining %q", code, h.Get("X-RateLimit-Limit"), h.Get("X-RateLimit-Remaining"))
+		}
+		if code, h = rlMCP(t, s, key.Secret, "search_listings"); code != http.StatusTooManyRequests || h.Get("Retry-After") != "60" {
+			t.Fatalf("third search: %d Retry-After %q, want 429 60", code, h.Get("Retry-After"))
+		}
+		// A read-only tool of another area counts as read, which has room.
+		if code, h = rlMCP(t, s, key.Secret, "get_account"); code != http.StatusOK || h.Get("X-RateLimit-Limit") != "5" {
+			t.Fatalf("read tool: %d limit %q", code, h.Get("X-RateLimit-Limit"))
 		}
 	})
 }
