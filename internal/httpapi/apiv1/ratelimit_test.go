@@ -488,7 +488,7 @@ func TestRateLimitMCPClasses(t *testing.T) {
 		rlSet(t, s, admin.RateLimitKey("v1", "default", "read"), 5)
 		rlFresh(s)
 		s.Do("GET", "/v1/search?q=lamp", nil, key.Auth()).Want(t, http.StatusOK, "") // one search via /v1
-		code, h := rlMCP(t, s, key.Secret, "search_listings")                      // the second, via MCP
+		code, h := rlMCP(t, s, key.Secret, "search_listings")                        // the second, via MCP
 		if code != http.StatusOK || h.Get("X-RateLimit-Limit") != "2" || h.Get("X-RateLimit-Remaining") != "0" {
 			t.Fatalf("search tool: %d limit %q remaining %q", code, h.Get("X-RateLimit-Limit"), h.Get("X-RateLimit-Remaining"))
 		}
