@@ -182,6 +182,7 @@ func TestRateLimitAPIBurst(t *testing.T) {
 func TestRateLimitHumansAndAnonymous(t *testing.T) {
 	rlRun(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		u := s.Register("rl-human")
+		key := s.NewKey(u, "buy_sell")
 		cfg := s.Do("GET", "/api/v1/admin/config", nil, s.Admin().Auth()).Want(t, http.StatusOK, "")
 		defaults := map[string]string{}
 		for _, e := range cfg.List() {
@@ -201,6 +202,12 @@ func TestRateLimitHumansAndAnonymous(t *testing.T) {
 		rlFresh(s)
 		rlExhaust(t, s, 3, time.Minute, func() *testkit.Response { return s.Do("GET", "/api/v1/auth/me", nil, u.Auth()) })
 		rlExhaust(t, s, 2, time.Minute, func() *testkit.Response { return s.Do("GET", "/api/v1/listings/categories", nil) })
+		// The same public route with an agent key counts for the key, not
+		// the address (its burst window is the tighter: 10).
+		r := s.Do("GET", "/api/v1/listings/categories", nil, key.Auth()).Want(t, http.StatusOK, "")
+		if r.Header.Get("X-RateLimit-Limit") != "10" {
+			t.Fatalf("agent on a public route: limit %q, want the key's burst 10", r.Header.Get("X-RateLimit-Limit"))
+		}
 		for i := 0; i < 5; i++ {
 			r := s.Do("GET", "/api/v1/health", nil).Want(t, http.StatusOK, "")
 			if r.Header.Get("X-RateLimit-Limit") != "" {
