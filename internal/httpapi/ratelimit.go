@@ -76,7 +76,7 @@ func (l *RateLimits) ints(ctx context.Context, keys ...string) ([]int64, error) 
 	c := &l.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n := l.Settings.Changes(); c.vals == nil || n != c.changes || time.Since(c.at) >= limitCacheFor || time.Since(c.at) < 0 {
+	if n := l.Settings.Changes(); c.vals == nil || n != c.changes || time.Since(c.at) >= limitCacheFor {
 		c.vals, c.changes, c.at = map[string]int64{}, n, time.Now()
 	}
 	out := make([]int64, len(keys))
