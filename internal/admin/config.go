@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -26,7 +27,54 @@ const (
 	KeyListingsHoldNewSellers         = "listings.hold_new_sellers"
 	KeyModerationRestrictedBrands     = "moderation.restricted_brands"
 	KeyModerationSuspendOnCounterfeit = "moderation.suspend_on_counterfeit"
+
+	// Rate limits and guardrails (CONTRACT.md sections 10 and 15).
+	KeyRateLimitAbuseThreshold    = "ratelimit.abuse_threshold"
+	KeyAnomalyMaxPurchasesPerHour = "anomaly.max_purchases_per_hour"
+	KeyRateLimitHumanPerMinute    = "ratelimit.human.per_minute"
+	KeyRateLimitAnonPerMinute     = "ratelimit.anonymous.per_minute"
 )
+
+// RateLimitKey names the config key of one cell of the spec's rate-limit
+// tier tables: on /v1 ("ratelimit.v1.<tier>.<class>", tiers default,
+// verified_seller, partner; classes read, write, search) and on /api/v1
+// ("ratelimit.api.<tier>.<per_minute|burst>", tiers new, verified, trusted).
+func RateLimitKey(surface, tier, cell string) string {
+	return "ratelimit." + surface + "." + tier + "." + cell
+}
+
+// rateLimitSpecs are the tier tables' cells with the spec's values.
+func rateLimitSpecs() map[string]configSpec {
+	out := map[string]configSpec{
+		KeyRateLimitAbuseThreshold: {kind: KindInt, min: 1, max: 100000, def: raw(60),
+			description: "Refused (429) requests an agent key may send in 10 minutes; one more freezes it (frozenReason rate_limit_abuse)."},
+		KeyAnomalyMaxPurchasesPerHour: {kind: KindInt, min: 1, max: 100000, def: raw(30),
+			description: "Purchases one agent key may make in an hour; the one above freezes it (frozenReason purchase_velocity)."},
+		KeyRateLimitHumanPerMinute: {kind: KindInt, min: 1, max: 1000000, def: raw(600),
+			description: "Requests per minute per signed-in human (bearer token)."},
+		KeyRateLimitAnonPerMinute: {kind: KindInt, min: 1, max: 1000000, def: raw(300),
+			description: "Requests per minute per address for calls without credentials."},
+	}
+	for tier, row := range map[string][3]int{"default": {120, 30, 60}, "verified_seller": {300, 60, 120}, "partner": {1000, 120, 300}} {
+		for i, class := range []string{"read", "write", "search"} {
+			out[RateLimitKey("v1", tier, class)] = configSpec{kind: KindInt, min: 1, max: 1000000, def: raw(row[i]),
+				description: fmt.Sprintf("Agent keys on /v1 and /mcp, tier %s: %s requests per minute.", tier, class)}
+		}
+	}
+	for tier, row := range map[string][2]int{"new": {30, 10}, "verified": {120, 30}, "trusted": {300, 60}} {
+		out[RateLimitKey("api", tier, "per_minute")] = configSpec{kind: KindInt, min: 1, max: 1000000, def: raw(row[0]),
+			description: fmt.Sprintf("Agent keys on /api/v1, tier %s: requests per minute.", tier)}
+		out[RateLimitKey("api", tier, "burst")] = configSpec{kind: KindInt, min: 1, max: 1000000, def: raw(row[1]),
+			description: fmt.Sprintf("Agent keys on /api/v1, tier %s: requests in any 10 seconds.", tier)}
+	}
+	return out
+}
+
+func init() {
+	for k, v := range rateLimitSpecs() {
+		configSpecs[k] = v
+	}
+}
 
 // ConfigKind is the JSON shape a key's value takes.
 type ConfigKind string
@@ -148,6 +196,11 @@ type ConfigStore interface {
 type Config struct {
 	store ConfigStore
 	clock market.Clock
+
+	// changes counts the changes made through this Config, so a hot-path
+	// reader (the rate limiter) can cache values and still see this
+	// process's changes at once (Changes).
+	changes atomic.Int64
 
 	mu      sync.Mutex
 	loaded  bool
@@ -338,8 +391,12 @@ func (c *Config) Change(ctx context.Context, actor market.Actor, key string, val
 	if err != nil {
 		return nil, nil, err
 	}
+	c.changes.Add(1)
 	return &entry, previous, nil
 }
+
+// Changes counts the changes made through this Config since start.
+func (c *Config) Changes() int64 { return c.changes.Load() }
 
 // check validates v against the spec and returns it in compact form, or a
 // message saying what is wrong with it.

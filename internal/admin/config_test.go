@@ -169,7 +169,18 @@ func TestConfigAll(t *testing.T) {
 		admin.KeyFeesBuyerMinimum, admin.KeyFeesBuyerRateBps, admin.KeyFeesSellerRateBps,
 		admin.KeyListingsHoldNewSellers, admin.KeyModerationRestrictedBrands,
 		admin.KeyModerationSuspendOnCounterfeit, admin.KeyOffersMaxRounds, admin.KeyPayoutsHoldHours,
+		admin.KeyRateLimitAbuseThreshold, admin.KeyAnomalyMaxPurchasesPerHour, admin.KeyRateLimitHumanPerMinute,
+		admin.KeyRateLimitAnonPerMinute,
 	}
+	for _, tier := range []string{"default", "verified_seller", "partner"} {
+		for _, class := range []string{"read", "write", "search"} {
+			want = append(want, admin.RateLimitKey("v1", tier, class))
+		}
+	}
+	for _, tier := range []string{"new", "verified", "trusted"} {
+		want = append(want, admin.RateLimitKey("api", tier, "per_minute"), admin.RateLimitKey("api", tier, "burst"))
+	}
+	sort.Strings(want)
 	if !sort.StringsAreSorted(keys) || !slices.Equal(keys, want) {
 		t.Fatalf("All keys = %v, want %v", keys, want)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/admin"
 )
 
 // Scope is what a key may do. The canonical names are Variant A's; Variant B
@@ -77,6 +78,16 @@ const (
 	KeyRevoked KeyStatus = "revoked"
 )
 
+// FrozenReason says why a key is frozen (CONTRACT.md section 4).
+type FrozenReason string
+
+const (
+	FrozenByOwner          FrozenReason = "owner"
+	FrozenByAdmin          FrozenReason = "admin"
+	FrozenRateLimitAbuse   FrozenReason = "rate_limit_abuse"
+	FrozenPurchaseVelocity FrozenReason = "purchase_velocity"
+)
+
 // Limits are optional caps; nil means no cap at this level.
 type Limits struct {
 	PerTransaction *int64
@@ -105,6 +116,8 @@ type Key struct {
 	LastUsedAt *time.Time
 	FrozenAt   *time.Time
 	RevokedAt  *time.Time
+	// FrozenReason is set while Status is frozen, empty otherwise.
+	FrozenReason FrozenReason
 }
 
 // Secret formats: mk_test_ or mk_live_ then 43 base64url characters (256
@@ -168,6 +181,7 @@ type Tx interface {
 	KeysOf(ctx context.Context, userID string) ([]Key, error)
 	KeyByHash(ctx context.Context, hash string) (*Key, *accounts.User, error)
 	TouchKey(ctx context.Context, id string, at time.Time) error
+	AppendAudit(ctx context.Context, e *admin.AuditEntry) error
 
 	Controls(ctx context.Context, userID string) (*Controls, error)
 	PutControls(ctx context.Context, userID string, c Controls, at time.Time) error

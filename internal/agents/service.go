@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/admin"
 	"marketplace/internal/events"
 	"marketplace/internal/market"
 )
@@ -156,7 +157,7 @@ func (s *Service) Revoke(ctx context.Context, actor market.Actor, id string) (*K
 	})
 }
 
-// Unfreeze lets a frozen key act again (owner only).
+// Unfreeze lets a frozen key act again (owner only), whatever froze it.
 func (s *Service) Unfreeze(ctx context.Context, actor market.Actor, id string) (*Key, error) {
 	if actor.IsAgent() {
 		return nil, market.Errorf(market.CodeForbidden, "only the owner, with a bearer token, can unfreeze agent keys")
@@ -168,23 +169,98 @@ func (s *Service) Unfreeze(ctx context.Context, actor market.Actor, id string) (
 		case KeyRevoked:
 			return "", market.Errorf(market.CodeInvalidState, "a revoked key cannot be unfrozen")
 		}
-		k.Status, k.FrozenAt = KeyActive, nil
+		k.Status, k.FrozenAt, k.FrozenReason = KeyActive, nil, ""
 		return "agent_key.unfrozen", nil
 	})
 }
 
+// Freeze is the owner's panic button: the key stops at once, including a
+// purchase already past authentication that has not reserved its money
+// (CheckSpend re-reads the key under the owner's lock).
+func (s *Service) Freeze(ctx context.Context, actor market.Actor, id string) (*Key, error) {
+	if actor.IsAgent() {
+		return nil, market.Errorf(market.CodeForbidden, "only the owner, with a bearer token, can freeze agent keys")
+	}
+	return s.transition(ctx, actor, actor.UserID, id, freezeTo(FrozenByOwner))
+}
+
 // AdminFreeze pauses a user's key (admin).
 func (s *Service) AdminFreeze(ctx context.Context, actor market.Actor, userID, id string) (*Key, error) {
-	return s.transition(ctx, actor, userID, id, func(k *Key, now time.Time) (string, error) {
+	return s.transition(ctx, actor, userID, id, freezeTo(FrozenByAdmin))
+}
+
+// freezeTo freezes an active key for reason. A key already frozen keeps its
+// first reason: that is what the owner needs to read.
+func freezeTo(reason FrozenReason) func(*Key, time.Time) (string, error) {
+	return func(k *Key, now time.Time) (string, error) {
 		switch k.Status {
 		case KeyFrozen:
 			return "", nil
 		case KeyRevoked:
 			return "", market.Errorf(market.CodeInvalidState, "a revoked key cannot be frozen")
 		}
-		k.Status, k.FrozenAt = KeyFrozen, &now
+		k.Status, k.FrozenAt, k.FrozenReason = KeyFrozen, &now, reason
 		return "agent_key.frozen", nil
+	}
+}
+
+// SystemFreeze freezes a key by a rule of the service (rate_limit_abuse),
+// with an audit entry of actor type system; details say what tripped it.
+// A key no longer active is left alone.
+func (s *Service) SystemFreeze(ctx context.Context, keyID string, reason FrozenReason, requestID string, details map[string]any) error {
+	return s.store.InTx(ctx, func(tx Tx) error {
+		k, err := tx.KeyByID(ctx, keyID)
+		if err != nil {
+			return err
+		}
+		if err := tx.LockUser(ctx, k.UserID); err != nil {
+			return err
+		}
+		_, err = freezeKey(ctx, tx, s.clock.Now(), k.ID, reason, requestID, details)
+		return err
 	})
+}
+
+// FreezeTx is what a system freeze needs from a transaction.
+type FreezeTx interface {
+	events.Tx
+	KeyByID(ctx context.Context, id string) (*Key, error)
+	UpdateKey(ctx context.Context, k *Key) error
+	AppendAudit(ctx context.Context, e *admin.AuditEntry) error
+}
+
+// freezeKey freezes key id for reason in tx, with its event to the owner
+// and a system audit entry; it reports whether the key was active.
+func freezeKey(ctx context.Context, tx FreezeTx, now time.Time, id string, reason FrozenReason, requestID string, details map[string]any) (bool, error) {
+	k, err := tx.KeyByID(ctx, id) // read again: the caller's copy may be stale
+	if err != nil {
+		return false, err
+	}
+	if k.Status != KeyActive {
+		return false, nil
+	}
+	k.Status, k.FrozenAt, k.FrozenReason = KeyFrozen, &now, reason
+	if err := tx.UpdateKey(ctx, k); err != nil {
+		return false, err
+	}
+	d := map[string]any{"frozenReason": string(reason), "keyPrefix": k.Prefix}
+	for key, v := range details {
+		d[key] = v
+	}
+	if err := tx.AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorSystem,
+		Action: "agent_key.freeze", EntityType: "agent_key", EntityID: k.ID, Result: admin.AuditAllowed,
+		RequestID: requestID, Details: d, CreatedAt: now}); err != nil {
+		return false, err
+	}
+	return true, events.Record(ctx, tx, now, market.System, "agent_key.frozen", "agent_key", k.ID, keyEventData(k), k.UserID)
+}
+
+func keyEventData(k *Key) map[string]any {
+	d := map[string]any{"keyId": k.ID, "label": k.Label, "prefix": k.Prefix, "status": string(k.Status)}
+	if k.FrozenReason != "" {
+		d["frozenReason"] = string(k.FrozenReason)
+	}
+	return d
 }
 
 // AdminRevoke ends a user's key (admin).
@@ -213,6 +289,14 @@ func (s *Service) transition(ctx context.Context, actor market.Actor, userID, id
 		if k.UserID != userID {
 			return market.NotFound("agent key")
 		}
+		// Under the owner's lock, as CheckSpend reads the key: a freeze
+		// and a purchase of the owner's go one after the other.
+		if err := tx.LockUser(ctx, userID); err != nil {
+			return err
+		}
+		if k, err = tx.KeyByID(ctx, id); err != nil {
+			return err
+		}
 		now := s.clock.Now()
 		event, err := change(k, now)
 		if err != nil || event == "" {
@@ -222,8 +306,7 @@ func (s *Service) transition(ctx context.Context, actor market.Actor, userID, id
 			return err
 		}
 		// The owner hears of a freeze (agent_key.frozen is public).
-		return events.Record(ctx, tx, now, actor, event, "agent_key", k.ID, map[string]any{
-			"keyId": k.ID, "label": k.Label, "prefix": k.Prefix, "status": string(k.Status)}, k.UserID)
+		return events.Record(ctx, tx, now, actor, event, "agent_key", k.ID, keyEventData(k), k.UserID)
 	})
 	return k, err
 }

@@ -7,10 +7,15 @@ import (
 	"marketplace/internal/market"
 )
 
-// SpendTx is what a spending check needs from the purchase's transaction.
+// SpendTx is what a spending check needs from the purchase's transaction:
+// the spending, and the key itself, read again under the owner's lock and
+// frozen there when the purchase-velocity rule trips.
 type SpendTx interface {
+	FreezeTx
 	LockUser(ctx context.Context, userID string) error
 	SpendingSnapshot(ctx context.Context, q SpentQuery) (*SpendingSnapshot, error)
+	// KeyPurchasesSince counts the key's purchases from since on.
+	KeyPurchasesSince(ctx context.Context, keyID string, since time.Time) (int, error)
 }
 
 // SpendRequest is one purchase an agent wants to make for its owner.
@@ -26,6 +31,12 @@ type SpendRequest struct {
 	// ExcludeOfferID leaves one offer's reservation out of the count: the
 	// purchase of that accepted offer, or a new amount on it, replaces it.
 	ExcludeOfferID string
+	// MaxPurchasesPerHour, when positive, is the purchase-velocity rule
+	// (config anomaly.max_purchases_per_hour): the purchase that makes the
+	// key's count in the last hour exceed it goes through and freezes the
+	// key in the same transaction (frozenReason purchase_velocity). Only a
+	// real purchase sets it.
+	MaxPurchasesPerHour int64
 }
 
 // SpendVerdict is the outcome of a spending check that passed.
@@ -42,6 +53,22 @@ type SpendVerdict struct {
 func CheckSpend(ctx context.Context, tx SpendTx, now time.Time, req SpendRequest) (SpendVerdict, error) {
 	if err := tx.LockUser(ctx, req.OwnerID); err != nil {
 		return SpendVerdict{}, err
+	}
+	// The key as it is now, not as authentication saw it: a freeze or a
+	// revocation that committed since stops the purchase here, before any
+	// money is reserved. Freezes take the same owner lock, so none can slip
+	// in between this read and the commit.
+	if req.Key != nil {
+		k, err := tx.KeyByID(ctx, req.Key.ID)
+		if err != nil {
+			return SpendVerdict{}, err
+		}
+		switch k.Status {
+		case KeyFrozen:
+			return SpendVerdict{}, market.Errorf(market.CodeAgentFrozen, "this agent key is frozen; the owner can unfreeze it")
+		case KeyRevoked:
+			return SpendVerdict{}, market.Errorf(market.CodeInvalidAgentKey, "the agent key is invalid, expired or revoked")
+		}
 	}
 	day, week, month := Windows(now)
 	q := SpentQuery{UserID: req.OwnerID, DayStart: day, WeekStart: week, MonthStart: month, Now: now,
@@ -114,5 +141,29 @@ func CheckSpend(ctx context.Context, tx SpendTx, now time.Time, req SpendRequest
 	if !req.Approved && c.ApprovalThreshold != nil && req.Amount > *c.ApprovalThreshold {
 		return SpendVerdict{NeedsApproval: true, Threshold: *c.ApprovalThreshold}, nil
 	}
+	if req.Key != nil && req.MaxPurchasesPerHour > 0 {
+		if err := velocity(ctx, tx, now, req); err != nil {
+			return SpendVerdict{}, err
+		}
+	}
 	return SpendVerdict{}, nil
+}
+
+// velocityWindow is the span of the purchase-velocity rule.
+const velocityWindow = time.Hour
+
+// velocity freezes the key when this purchase is one more than the rule
+// allows in the last hour. The purchase itself proceeds: the freeze commits
+// with it, and the next request is AGENT_FROZEN.
+func velocity(ctx context.Context, tx SpendTx, now time.Time, req SpendRequest) error {
+	n, err := tx.KeyPurchasesSince(ctx, req.Key.ID, now.Add(-velocityWindow))
+	if err != nil {
+		return err
+	}
+	if int64(n)+1 <= req.MaxPurchasesPerHour {
+		return nil
+	}
+	_, err = freezeKey(ctx, tx, now, req.Key.ID, FrozenPurchaseVelocity, "", map[string]any{
+		"purchasesInHour": n + 1, "maxPurchasesPerHour": req.MaxPurchasesPerHour})
+	return err
 }

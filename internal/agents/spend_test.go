@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"marketplace/internal/admin"
+	"marketplace/internal/events"
 	"marketplace/internal/market"
 )
 
@@ -18,6 +20,11 @@ type fakeSpendTx struct {
 	calls   []string
 	locked  string
 	query   SpentQuery
+
+	keys      map[string]*Key
+	purchases int // the key's purchases in the last hour
+	audit     []*admin.AuditEntry
+	events    []*events.Event
 }
 
 func (f *fakeSpendTx) LockUser(_ context.Context, userID string) error {
@@ -31,6 +38,38 @@ func (f *fakeSpendTx) SpendingSnapshot(_ context.Context, q SpentQuery) (*Spendi
 	f.query = q
 	s := f.snap
 	return &s, nil
+}
+
+// The key as the fake's store holds it: active unless keys says otherwise.
+func (f *fakeSpendTx) KeyByID(_ context.Context, id string) (*Key, error) {
+	if k, ok := f.keys[id]; ok {
+		c := *k
+		return &c, nil
+	}
+	return &Key{ID: id, Status: KeyActive}, nil
+}
+
+func (f *fakeSpendTx) UpdateKey(_ context.Context, k *Key) error {
+	if f.keys == nil {
+		f.keys = map[string]*Key{}
+	}
+	c := *k
+	f.keys[k.ID] = &c
+	return nil
+}
+
+func (f *fakeSpendTx) AppendAudit(_ context.Context, e *admin.AuditEntry) error {
+	f.audit = append(f.audit, e)
+	return nil
+}
+
+func (f *fakeSpendTx) AppendEvent(_ context.Context, e *events.Event) error {
+	f.events = append(f.events, e)
+	return nil
+}
+
+func (f *fakeSpendTx) KeyPurchasesSince(context.Context, string, time.Time) (int, error) {
+	return f.purchases, nil
 }
 
 func cents(n int64) *int64 { return &n }
@@ -277,5 +316,45 @@ func TestCheckSpendCountsReservations(t *testing.T) {
 				t.Fatalf("err = %v (%+v)", err, me)
 			}
 		})
+	}
+}
+
+// TestCheckSpendVelocity: with max purchases an hour, the purchase that is
+// max+1 passes and freezes the key (purchase_velocity) with a system audit
+// entry and the owner's event; at max nothing happens. A frozen or revoked
+// key is refused whatever the snapshot says.
+func TestCheckSpendVelocity(t *testing.T) {
+	now := time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
+	const max = 3
+	for _, c := range []struct {
+		before int
+		freeze bool
+	}{{0, false}, {max - 1, false}, {max, true}, {max + 5, true}} {
+		tx := &fakeSpendTx{purchases: c.before, keys: map[string]*Key{"key-1": {ID: "key-1", UserID: "owner-1", Status: KeyActive}}}
+		_, err := CheckSpend(t.Context(), tx, now, SpendRequest{OwnerID: "owner-1", Key: &Key{ID: "key-1"}, Amount: 1, MaxPurchasesPerHour: max})
+		if err != nil {
+			t.Fatalf("%d before: %v, want the purchase to pass", c.before, err)
+		}
+		k := tx.keys["key-1"]
+		if frozen := k.Status == KeyFrozen; frozen != c.freeze {
+			t.Fatalf("%d before: key %s, want frozen %v", c.before, k.Status, c.freeze)
+		}
+		if !c.freeze {
+			if len(tx.audit)+len(tx.events) != 0 {
+				t.Fatalf("%d before: audit %v events %v, want none", c.before, tx.audit, tx.events)
+			}
+			continue
+		}
+		if k.FrozenReason != FrozenPurchaseVelocity || len(tx.audit) != 1 || tx.audit[0].ActorType != market.ActorSystem ||
+			len(tx.events) != 1 || tx.events[0].Type != "agent_key.frozen" {
+			t.Fatalf("%d before: reason %q audit %+v events %+v", c.before, k.FrozenReason, tx.audit, tx.events)
+		}
+	}
+	for status, code := range map[KeyStatus]market.Code{KeyFrozen: market.CodeAgentFrozen, KeyRevoked: market.CodeInvalidAgentKey} {
+		tx := &fakeSpendTx{keys: map[string]*Key{"key-1": {ID: "key-1", Status: status}}}
+		_, err := CheckSpend(t.Context(), tx, now, SpendRequest{OwnerID: "owner-1", Key: &Key{ID: "key-1", Status: KeyActive}, Amount: 1})
+		if market.CodeOf(err) != code {
+			t.Errorf("key %s (authenticated as active): %v, want %s", status, err, code)
+		}
 	}
 }

@@ -112,6 +112,7 @@ func TestAdminAgentKey(t *testing.T) {
 			{"POST", a + "/admin/users/{userId}/agent-keys/{keyId}/revoke", a + "/admin/users/" + buyer.ID + "/agent-keys/" + key.ID + "/revoke", nil, false},
 			{"DELETE", a + "/agent-keys/{id}", a + "/agent-keys/" + key.ID, nil, false},
 			{"PATCH", a + "/agent-keys/{id}/unfreeze", a + "/agent-keys/" + key.ID + "/unfreeze", nil, false},
+			{"PATCH", a + "/agent-keys/{id}/freeze", a + "/agent-keys/" + key.ID + "/freeze", nil, false},
 			{"DELETE", a + "/agent/listings/{id}", a + "/agent/listings/" + listing, nil, false},
 			{"PATCH", a + "/agent/listings/{id}", a + "/agent/listings/" + listing, map[string]any{"price": 999}, false},
 			{"GET", a + "/agent/listings/{id}/detail", a + "/agent/listings/" + listing + "/detail", nil, true},

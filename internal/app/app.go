@@ -106,6 +106,10 @@ type Options struct {
 	// real time, never on the sandbox clock (CONTRACT.md section 10): the
 	// system clock unless a test moves its own.
 	RealTime market.Clock
+	// Limiter replaces the rate limiter (tests), and NoRouteLimits leaves
+	// the per-route limits off (test suites other than the limits' own).
+	Limiter       ratelimit.Limiter
+	NoRouteLimits bool
 }
 
 // Open connects the store and runs the migrations (goose, then River's).
@@ -179,7 +183,11 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		cacheCheck = func(ctx context.Context) error { return a.redis.Ping(ctx).Err() }
 	}
 
-	a.Accounts = accounts.NewService(store.Accounts(db), a.Clock, accounts.NewTokens(cfg.JWTSecret), limiter)
+	if opts.Limiter != nil {
+		limiter = opts.Limiter
+	}
+	a.Accounts = accounts.NewService(store.Accounts(db), a.Clock, accounts.NewTokens(cfg.JWTSecret),
+		ratelimit.NewScaled(limiter, cfg.LimitScale()))
 	a.Agents = agents.NewService(store.Agents(db), a.Clock, cfg.Mode == config.Live)
 	proc, gateway, err := newPayments(cfg, db, a.Clock)
 	if err != nil {
@@ -295,6 +303,9 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.MCP = &mcpserver.Server{Tools: agentAPI.Tools(), Version: version(), Audit: auditor, Clock: a.Clock, Log: a.Log}
 	opsAPI.Tools = a.MCP.Tools // the manifest's capabilities and the agent guides
 	a.Router.Handle("POST", mcpserver.Path, httpapi.Agent, a.MCP.Handler())
+	if !opts.NoRouteLimits {
+		a.Router.SetRateLimits(a.routeLimits(limiter, a.MCP.Tools))
+	}
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)
 	if cfg.Mode == config.Sandbox {

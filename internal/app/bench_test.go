@@ -30,7 +30,7 @@ func benchServer(b *testing.B) (*store.DB, http.Handler) {
 		b.Fatal(err)
 	}
 	cfg := config.Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), Mode: config.Sandbox, PublicURL: "http://x",
-		JWTSecret: "bench-secret-0123456789abcdef0123456789"}
+		JWTSecret: "bench-secret-0123456789abcdef0123456789", RateLimitScale: new(float64)} // limits off; BenchmarkRateLimits measures them
 	a, err := app.New(ctx, cfg, db, app.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)

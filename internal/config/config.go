@@ -10,10 +10,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/mail"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -91,6 +93,18 @@ type Config struct {
 	WebhookAllowPrivate *bool
 	// WebhookRetryDelays replaces the contract's retry schedule (tests).
 	WebhookRetryDelays []time.Duration
+	// RateLimitScale multiplies every rate limit, login throttles included
+	// (MARKETPLACE_RATE_LIMIT_SCALE); 0 switches them all off (refused in
+	// live mode). nil means 1.
+	RateLimitScale *float64
+}
+
+// LimitScale is the rate-limit multiplier in force.
+func (c Config) LimitScale() float64 {
+	if c.RateLimitScale == nil {
+		return 1
+	}
+	return *c.RateLimitScale
 }
 
 // WebhookPrivateAllowed reports whether webhooks may reach private
@@ -192,6 +206,7 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 			c.WebhookRetryDelays = append(c.WebhookRetryDelays, d)
 		}
 	}
+	scale := env("MARKETPLACE_RATE_LIMIT_SCALE", "1")
 	fs := flag.NewFlagSet("marketplace", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (MARKETPLACE_ADDR)")
@@ -203,9 +218,15 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "base of absolute links (MARKETPLACE_PUBLIC_URL)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (MARKETPLACE_LOG_LEVEL)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "Prometheus /metrics listener; empty turns it off (MARKETPLACE_METRICS_ADDR)")
+	fs.StringVar(&scale, "rate-limit-scale", scale, "multiplies every rate limit; 0 switches them off, not in live mode (MARKETPLACE_RATE_LIMIT_SCALE)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(scale), 64)
+	if err != nil || f < 0 || f > 1000 || math.IsNaN(f) {
+		return c, fmt.Errorf("MARKETPLACE_RATE_LIMIT_SCALE must be a number from 0 to 1000, not %q", scale)
+	}
+	c.RateLimitScale = &f
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
@@ -234,6 +255,9 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 	}
 	if strings.Contains(c.S3Endpoint, "://") {
 		return c, errors.New("MARKETPLACE_S3_ENDPOINT is host[:port] without a scheme (MARKETPLACE_S3_SECURE picks HTTPS or HTTP)")
+	}
+	if c.Mode == Live && f == 0 {
+		return c, errors.New("MARKETPLACE_RATE_LIMIT_SCALE=0 switches rate limits off, which live mode refuses")
 	}
 	if c.Mode == Live && c.JWTSecret == "" {
 		return c, errors.New("MARKETPLACE_JWT_SECRET is required in live mode")

@@ -171,3 +171,33 @@ func TestMetricsAddr(t *testing.T) {
 		}
 	}
 }
+
+func TestRateLimitScale(t *testing.T) {
+	load := func(env map[string]string, args ...string) (Config, error) {
+		return Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, args, io.Discard)
+	}
+	c, err := load(nil)
+	if err != nil || c.LimitScale() != 1 {
+		t.Fatalf("default: %v %v, want 1", c.LimitScale(), err)
+	}
+	if c, err = load(map[string]string{"MARKETPLACE_RATE_LIMIT_SCALE": "2"}); err != nil || c.LimitScale() != 2 {
+		t.Fatalf("env 2: %v %v", c.LimitScale(), err)
+	}
+	if c, err = load(map[string]string{"MARKETPLACE_RATE_LIMIT_SCALE": "2"}, "-rate-limit-scale", "0"); err != nil || c.LimitScale() != 0 {
+		t.Fatalf("flag 0 over env: %v %v", c.LimitScale(), err)
+	}
+	for _, bad := range []string{"-1", "x", "NaN", "1001"} {
+		if _, err := load(map[string]string{"MARKETPLACE_RATE_LIMIT_SCALE": bad}); err == nil {
+			t.Errorf("scale %q accepted", bad)
+		}
+	}
+	live := map[string]string{"MARKETPLACE_MODE": "live", "MARKETPLACE_JWT_SECRET": "x", "MARKETPLACE_PAYMENTS": "stripe",
+		"STRIPE_SECRET_KEY": "sk", "STRIPE_WEBHOOK_SECRET": "wh", "STRIPE_PUBLISHABLE_KEY": "pk", "MARKETPLACE_RATE_LIMIT_SCALE": "0"}
+	if _, err := load(live); err == nil || !strings.Contains(err.Error(), "live mode") {
+		t.Fatalf("scale 0 in live mode: %v, want refused", err)
+	}
+	live["MARKETPLACE_RATE_LIMIT_SCALE"] = "0.5"
+	if c, err := load(live); err != nil || c.LimitScale() != 0.5 {
+		t.Fatalf("live 0.5: %v %v", c.LimitScale(), err)
+	}
+}

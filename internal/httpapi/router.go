@@ -67,6 +67,8 @@ type routing struct {
 	// gates are the feature flags routes answer to (Gate).
 	gates map[string]string // "METHOD pattern" -> flag
 	gate  func(ctx context.Context, flag string) error
+	// limits are the per-route rate limits (ratelimit.go); nil: off.
+	limits *RateLimits
 }
 
 // Gate puts routes behind feature flags: each route ("METHOD pattern", as
@@ -195,6 +197,7 @@ func Entity(r *http.Request, entityType, id string) {
 }
 
 func (rt *Router) wrap(route string, auth Auth, h HandlerFunc, textBody bool) http.Handler {
+	method, pattern, _ := strings.Cut(route, " ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri := info(r)
 		ri.route = route
@@ -218,6 +221,9 @@ func (rt *Router) wrap(route string, auth Auth, h HandlerFunc, textBody bool) ht
 			if p != nil {
 				ri.actor = p.Actor
 				r = r.WithContext(context.WithValue(r.Context(), keyPrincipal, p))
+			}
+			if err := rt.limit(w, r, method, pattern, p); err != nil {
+				return err
 			}
 			return h(w, r)
 		}()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
@@ -70,6 +71,17 @@ func (m *memTx) PaymentMethodByID(context.Context, string) (*payments.PaymentMet
 }
 
 func (m *memTx) LockUser(context.Context, string) error { return nil }
+
+// The key as agents.CheckSpend reads it again: always active here.
+func (m *memTx) KeyByID(_ context.Context, id string) (*agents.Key, error) {
+	return &agents.Key{ID: id, Status: agents.KeyActive}, nil
+}
+
+func (m *memTx) UpdateKey(context.Context, *agents.Key) error { return nil }
+
+func (m *memTx) AppendAudit(context.Context, *admin.AuditEntry) error { return nil }
+
+func (m *memTx) KeyPurchasesSince(context.Context, string, time.Time) (int, error) { return 0, nil }
 
 func (m *memTx) SpendingSnapshot(_ context.Context, q agents.SpentQuery) (*agents.SpendingSnapshot, error) {
 	s := &agents.SpendingSnapshot{Controls: m.controls, Owner: agents.Spent{Today: m.spent, ThisWeek: m.spent, ThisMonth: m.spent}}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
@@ -332,10 +333,11 @@ func inCategory(tax *listings.Taxonomy, l *listings.Listing) func(string) bool {
 }
 
 // purchaseSetup is what a purchase reads before its transaction: the fee
-// rates and the category tree in force.
+// rates, the category tree and the purchase-velocity limit in force.
 type purchaseSetup struct {
-	rates FeeRates
-	tax   *listings.Taxonomy
+	rates    FeeRates
+	tax      *listings.Taxonomy
+	velocity int64 // agents.SpendRequest.MaxPurchasesPerHour; 0: no rule
 }
 
 func (s *Service) purchaseSetup(ctx context.Context) (purchaseSetup, error) {
@@ -343,8 +345,14 @@ func (s *Service) purchaseSetup(ctx context.Context) (purchaseSetup, error) {
 	if err != nil {
 		return purchaseSetup{}, err
 	}
-	tax, err := s.taxonomy(ctx)
-	return purchaseSetup{rates: rates, tax: tax}, err
+	su := purchaseSetup{rates: rates}
+	if s.opts.Settings != nil {
+		if su.velocity, err = s.opts.Settings.Int(ctx, admin.KeyAnomalyMaxPurchasesPerHour); err != nil {
+			return purchaseSetup{}, err
+		}
+	}
+	su.tax, err = s.taxonomy(ctx)
+	return su, err
 }
 
 // precheck runs the checks that need no store: the request, and an agent's
@@ -385,7 +393,8 @@ func (s *Service) authorize(ctx context.Context, tx Tx, b Buyer, in *PurchaseInp
 	if b.Actor.IsAgent() {
 		v, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{
 			OwnerID: b.User.ID, Key: b.Key, Amount: o.Fees.TotalCharged, InCategory: inCategory(su.tax, d.listing),
-			ExcludeOfferID: in.OfferID}) // the order takes over the offer's reservation
+			ExcludeOfferID: in.OfferID, // the order takes over the offer's reservation
+			MaxPurchasesPerHour: su.velocity})
 		if market.CodeOf(err) == market.CodeInternal {
 			return a, err
 		}

@@ -289,3 +289,66 @@ func BenchmarkMemoryAllow(b *testing.B) {
 		})
 	})
 }
+
+func TestScaled(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	l := ratelimit.Limit{Max: 3, Window: time.Minute}
+	for _, c := range []struct {
+		scale float64
+		want  int // actions allowed in a row
+	}{{1, 3}, {2, 6}, {0.5, 2}, {0.01, 1}} {
+		s := ratelimit.NewScaled(ratelimit.NewMemory(clock), c.scale)
+		n := 0
+		for i := 0; i < 20; i++ {
+			d, err := s.Allow(ctx, "k", l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !d.Allowed {
+				break
+			}
+			if d.Limit != c.want {
+				t.Fatalf("scale %v: Limit %d, want %d", c.scale, d.Limit, c.want)
+			}
+			n++
+		}
+		if n != c.want {
+			t.Errorf("scale %v: %d allowed, want %d", c.scale, n, c.want)
+		}
+	}
+	off := ratelimit.NewScaled(ratelimit.NewMemory(clock), 0)
+	for i := 0; i < 100; i++ {
+		if d, err := off.Allow(ctx, "k", l); err != nil || !d.Allowed {
+			t.Fatalf("scale 0 refused call %d: %+v %v", i, d, err)
+		}
+	}
+	if _, err := off.Allow(ctx, "k", ratelimit.Limit{}); err == nil {
+		t.Error("scale 0 accepted an invalid limit")
+	}
+}
+
+// BenchmarkRedisAllow is one Allow on the test Redis: the round trip a
+// limited request pays when replicas share their counts.
+func BenchmarkRedisAllow(b *testing.B) {
+	url := os.Getenv("MARKETPLACE_TEST_REDIS_URL")
+	if url == "" {
+		b.Skip("MARKETPLACE_TEST_REDIS_URL is empty")
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	defer c.Close()
+	r := ratelimit.NewRedis(c, fmt.Sprintf("bench:%d:", time.Now().UnixNano()), nil)
+	l := ratelimit.Limit{Max: 1 << 30, Window: time.Minute}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := r.Allow(ctx, "k", l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

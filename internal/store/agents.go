@@ -17,7 +17,7 @@ import (
 var _ agents.Tx = (*Tx)(nil)
 
 const keyColumns = `k.id, k.user_id, k.label, k.scope, k.status, k.key_prefix, k.key_hash, k.per_transaction_limit,
-	k.daily_limit, k.weekly_limit, k.monthly_limit, k.metadata, k.created_at, k.last_used_at, k.frozen_at, k.revoked_at`
+	k.daily_limit, k.weekly_limit, k.monthly_limit, k.metadata, k.created_at, k.last_used_at, k.frozen_at, k.revoked_at, k.frozen_reason`
 
 // CreateKey inserts k.
 func (tx *Tx) CreateKey(ctx context.Context, k *agents.Key) error {
@@ -26,17 +26,18 @@ func (tx *Tx) CreateKey(ctx context.Context, k *agents.Key) error {
 		return err
 	}
 	_, err = tx.exec(ctx, `INSERT INTO agent_keys (id, user_id, label, scope, status, key_prefix, key_hash, per_transaction_limit,
-		daily_limit, weekly_limit, monthly_limit, metadata, created_at, last_used_at, frozen_at, revoked_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		daily_limit, weekly_limit, monthly_limit, metadata, created_at, last_used_at, frozen_at, revoked_at, frozen_reason)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		k.ID, k.UserID, k.Label, string(k.Scope), string(k.Status), k.Prefix, k.Hash, k.Limits.PerTransaction,
-		k.Limits.Daily, k.Limits.Weekly, k.Limits.Monthly, meta, k.CreatedAt, k.LastUsedAt, k.FrozenAt, k.RevokedAt)
+		k.Limits.Daily, k.Limits.Weekly, k.Limits.Monthly, meta, k.CreatedAt, k.LastUsedAt, k.FrozenAt, k.RevokedAt,
+		nullString(string(k.FrozenReason)))
 	return wrap(err)
 }
 
 // UpdateKey writes a key's status and its timestamps.
 func (tx *Tx) UpdateKey(ctx context.Context, k *agents.Key) error {
-	res, err := tx.exec(ctx, `UPDATE agent_keys SET status = ?, frozen_at = ?, revoked_at = ?, label = ? WHERE id = ?`,
-		string(k.Status), k.FrozenAt, k.RevokedAt, k.Label, k.ID)
+	res, err := tx.exec(ctx, `UPDATE agent_keys SET status = ?, frozen_at = ?, revoked_at = ?, label = ?, frozen_reason = ? WHERE id = ?`,
+		string(k.Status), k.FrozenAt, k.RevokedAt, k.Label, nullString(string(k.FrozenReason)), k.ID)
 	if err != nil {
 		return wrap(err)
 	}
@@ -88,13 +89,14 @@ type keyScan struct {
 	per, daily, week, month sql.NullInt64
 	meta                    sql.NullString
 	last, frozen, revoked   sql.NullTime
+	reason                  sql.NullString
 	ptrs                    []any
 }
 
 func keyDest(k *agents.Key) *keyScan {
 	s := &keyScan{k: k}
 	s.ptrs = []any{&k.ID, &k.UserID, &k.Label, &s.scope, &s.status, &k.Prefix, &k.Hash, &s.per, &s.daily, &s.week,
-		&s.month, &s.meta, &k.CreatedAt, &s.last, &s.frozen, &s.revoked}
+		&s.month, &s.meta, &k.CreatedAt, &s.last, &s.frozen, &s.revoked, &s.reason}
 	return s
 }
 
@@ -104,6 +106,7 @@ func (s *keyScan) finish() error {
 	k.Limits = agents.Limits{PerTransaction: nullInt(s.per), Daily: nullInt(s.daily), Weekly: nullInt(s.week), Monthly: nullInt(s.month)}
 	k.CreatedAt = k.CreatedAt.UTC()
 	k.LastUsedAt, k.FrozenAt, k.RevokedAt = nullTime(s.last), nullTime(s.frozen), nullTime(s.revoked)
+	k.FrozenReason = agents.FrozenReason(s.reason.String)
 	if s.meta.Valid && s.meta.String != "" {
 		if err := json.Unmarshal([]byte(s.meta.String), &k.Metadata); err != nil {
 			return market.Internal(err)
@@ -119,4 +122,13 @@ func scanKey(row scanner) (*agents.Key, error) {
 		return nil, notFound(err, "agent key")
 	}
 	return &k, d.finish()
+}
+
+// KeyPurchasesSince counts the purchases key made from since on: the
+// spending rows its orders recorded (a purchase whose charge failed leaves
+// none), for the purchase-velocity rule.
+func (tx *Tx) KeyPurchasesSince(ctx context.Context, keyID string, since time.Time) (int, error) {
+	var n int
+	err := tx.queryRow(ctx, `SELECT COUNT(*) FROM agent_spending WHERE key_id = ? AND created_at >= ?`, keyID, since).Scan(&n)
+	return n, wrap(err)
 }

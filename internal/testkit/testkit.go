@@ -27,6 +27,7 @@ import (
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/payments"
+	"marketplace/internal/ratelimit"
 	"marketplace/internal/store"
 	"marketplace/internal/store/storetest"
 )
@@ -68,6 +69,14 @@ type Options struct {
 	// SMTPURL is MARKETPLACE_SMTP_URL: mails go out through that server
 	// (with WithJobs, which runs the sending job).
 	SMTPURL string
+	// RateLimits turns the per-route rate limits on: they are off in test
+	// servers unless a test is about them, so other suites never meet a
+	// 429 (login throttles stay on). Limiter, when set, makes the limiter
+	// (a Redis one, a wrapper) on the server's real-time clock; and
+	// RateLimitScale is MARKETPLACE_RATE_LIMIT_SCALE (nil: 1).
+	RateLimits     bool
+	Limiter        func(now func() time.Time) ratelimit.Limiter
+	RateLimitScale *float64
 }
 
 func init() { accounts.UseTestPasswordCost() }
@@ -89,6 +98,7 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 		Addr: ts.Listener.Addr().String(), DataDir: t.TempDir(), Mode: opts.Mode,
 		PublicURL: "http://" + ts.Listener.Addr().String(), JWTSecret: "test-secret-0123456789abcdef0123456789",
 		AdminEmail: opts.AdminEmail, AdminPassword: opts.Password, LogLevel: "error", SMTPURL: opts.SMTPURL,
+		RateLimitScale: opts.RateLimitScale,
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	if os.Getenv("MARKETPLACE_TEST_LOG") != "" {
@@ -98,8 +108,13 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 	if err := jobsMigrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
+	var limiter ratelimit.Limiter
+	if opts.Limiter != nil {
+		limiter = opts.Limiter(realTime.Now)
+	}
 	a, err := app.New(ctx, cfg, db, app.Options{Logger: log, Clock: clock, RealTime: realTime, Generator: opts.Generator,
-		GenerationBudget: opts.GenerationBudget, Gateway: opts.Gateway, BeforeSettle: opts.BeforeSettle})
+		GenerationBudget: opts.GenerationBudget, Gateway: opts.Gateway, BeforeSettle: opts.BeforeSettle,
+		Limiter: limiter, NoRouteLimits: !opts.RateLimits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,4 +299,12 @@ func WantFields(t testing.TB, r *Response, fields ...string) {
 			t.Errorf("field %v has no message", f)
 		}
 	}
+}
+
+// RunDB is Run for tests of several servers on one store (replicas): fn
+// gets start, which starts one more server on the engine's store.
+func RunDB(t *testing.T, fn func(t *testing.T, start func(Options) *Server)) {
+	storetest.RunWith(t, withJobs, func(t *testing.T, db *store.DB) {
+		fn(t, func(opts Options) *Server { return Start(t, db, opts) })
+	})
 }

@@ -130,12 +130,18 @@ type agentKey struct {
 	SpendingControls *limits    `json:"spending_controls" doc:"The key's own caps, or null when it has none."`
 	CreatedAt        time.Time  `json:"created_at"`
 	LastUsedAt       *time.Time `json:"last_used_at"`
+	FrozenReason     *string    `json:"frozen_reason" enum:"owner,admin,rate_limit_abuse,purchase_velocity" doc:"Why the key is frozen (owner, admin, rate_limit_abuse, purchase_velocity); null unless frozen."`
 	RevokedAt        *time.Time `json:"revoked_at"`
 }
 
 func toKey(k *agents.Key) agentKey {
-	return agentKey{ID: k.ID, KeyID: k.ID, KeyPrefix: k.Prefix, Label: k.Label, Scope: k.Scope.Short(), Status: string(k.Status),
+	out := agentKey{ID: k.ID, KeyID: k.ID, KeyPrefix: k.Prefix, Label: k.Label, Scope: k.Scope.Short(), Status: string(k.Status),
 		SpendingControls: toLimits(k.Limits), CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
+	if k.Status == agents.KeyFrozen && k.FrozenReason != "" {
+		r := string(k.FrozenReason)
+		out.FrozenReason = &r
+	}
+	return out
 }
 
 type createKeyBody struct {

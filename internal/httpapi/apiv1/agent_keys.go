@@ -63,6 +63,30 @@ func (a *API) unfreezeKey(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.OK(w, r, http.StatusOK, toKey(k))
 }
 
+type freezeKeyBody struct {
+	Reason string `json:"reason" maxLength:"500" doc:"Optional note, kept in the audit log; the key's frozenReason is 'owner'."`
+}
+
+// freezeKey is the owner's panic button (CONTRACT.md section 4).
+func (a *API) freezeKey(w http.ResponseWriter, r *http.Request) error {
+	var b freezeKeyBody
+	if r.ContentLength != 0 {
+		if err := httpapi.Decode(r, &b); err != nil {
+			return err
+		}
+	}
+	id := r.PathValue("id")
+	httpapi.Entity(r, "agent_key", id)
+	if b.Reason != "" {
+		httpapi.AuditDetails(r, map[string]any{"reason": httpapi.SafeText(b.Reason, 500)})
+	}
+	k, err := a.Agents.Freeze(r.Context(), actor(r).Actor, id)
+	if err != nil {
+		return err
+	}
+	return httpapi.OK(w, r, http.StatusOK, toKey(k))
+}
+
 func (a *API) adminFreezeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("keyId")
 	httpapi.Entity(r, "agent_key", id)

@@ -75,6 +75,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/agent-keys", httpapi.Bearer, a.listKeys)
 	rt.Handle("DELETE", p+"/agent-keys/{id}", httpapi.Bearer, a.revokeKey)
 	rt.Handle("PATCH", p+"/agent-keys/{id}/unfreeze", httpapi.Bearer, a.unfreezeKey)
+	rt.Handle("PATCH", p+"/agent-keys/{id}/freeze", httpapi.Bearer, a.freezeKey)
 	rt.Handle("POST", p+"/admin/users/{userId}/agent-keys/{keyId}/freeze", httpapi.Admin, a.adminFreezeKey)
 	rt.Handle("POST", p+"/admin/users/{userId}/agent-keys/{keyId}/revoke", httpapi.Admin, a.adminRevokeKey)
 	rt.Handle("GET", p+"/spending-controls", httpapi.Either, a.getSpending)

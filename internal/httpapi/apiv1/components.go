@@ -70,6 +70,7 @@ for US addresses 'state' must be a US state code (upper-cased) and 'zip' 12345 o
 			"key": `required:"true" pattern:"^mk_(test|live)_[A-Za-z0-9_-]{43}$" doc:"The secret; send it as 'X-Agent-Key'."`,
 		}},
 		{Name: "CreateAgentKeyInput", Of: createKeyBody{}, Request: true},
+		{Name: "FreezeAgentKeyInput", Of: freezeKeyBody{}, Request: true},
 		{Name: "KeyLimits", Of: limits{}, Doc: "A key's own caps in cents; null means no cap at this level."},
 		{Name: "KeyLimitsInput", Of: limits{}, Request: true, Doc: "A key's own caps in cents (0 to 1000000000); absent or null means no cap.",
 			Fields: apidoc.Each(`ref:"NullableCents" nullable:"false"`, "perTransactionLimit", "dailyLimit", "weeklyLimit", "monthlyLimit")},

@@ -139,13 +139,22 @@ type agentKey struct {
 	CreatedAt        time.Time      `json:"createdAt"`
 	LastUsedAt       *time.Time     `json:"lastUsedAt" doc:"Updated at most once a minute."`
 	FrozenAt         *time.Time     `json:"frozenAt"`
+	FrozenReason     *string        `json:"frozenReason" enum:"owner,admin,rate_limit_abuse,purchase_velocity" doc:"Why the key is frozen: the owner's freeze, an admin's, the rate-limit abuse rule or the purchase-velocity rule; null unless frozen."`
 	RevokedAt        *time.Time     `json:"revokedAt"`
 }
 
 func toKey(k *agents.Key) agentKey {
 	return agentKey{ID: k.ID, KeyPrefix: k.Prefix, Label: k.Label, Scope: string(k.Scope), Status: string(k.Status),
 		SpendingControls: toLimits(k.Limits), Metadata: k.Metadata, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt,
-		FrozenAt: k.FrozenAt, RevokedAt: k.RevokedAt}
+		FrozenAt: k.FrozenAt, FrozenReason: frozenReason(k), RevokedAt: k.RevokedAt}
+}
+
+func frozenReason(k *agents.Key) *string {
+	if k.Status != agents.KeyFrozen || k.FrozenReason == "" {
+		return nil
+	}
+	r := string(k.FrozenReason)
+	return &r
 }
 
 type controls struct {

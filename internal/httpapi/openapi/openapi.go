@@ -94,6 +94,9 @@ func assemble(name string) ([]byte, error) {
 	if err := addFeatureGates(base, name, httpapi.FeatureRoutes); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if err := addRateLimits(base); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	return json.Marshal(base)
 }
 
