@@ -393,7 +393,7 @@ func (s *Service) authorize(ctx context.Context, tx Tx, b Buyer, in *PurchaseInp
 	if b.Actor.IsAgent() {
 		v, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{
 			OwnerID: b.User.ID, Key: b.Key, Amount: o.Fees.TotalCharged, InCategory: inCategory(su.tax, d.listing),
-			ExcludeOfferID: in.OfferID, // the order takes over the offer's reservation
+			ExcludeOfferID:      in.OfferID, // the order takes over the offer's reservation
 			MaxPurchasesPerHour: su.velocity})
 		if market.CodeOf(err) == market.CodeInternal {
 			return a, err
