@@ -102,6 +102,7 @@ type Options struct {
 	// and BeforeSettle runs before each settle step (crash tests).
 	Gateway      payments.Gateway
 	BeforeSettle func(ctx context.Context, orderID string) error
+	BeforeCharge func(ctx context.Context, orderID, listingID string) // orders.Options.BeforeCharge
 	// RealTime is the clock of login throttles and lockouts, which run on
 	// real time, never on the sandbox clock (CONTRACT.md section 10): the
 	// system clock unless a test moves its own.
@@ -221,7 +222,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Orders = orders.NewService(store.Orders(db), a.Clock, orders.Options{
 		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping}, Offers: bridge,
 		Labels:   &labelMaker{shipping: a.Shipping, objects: objects},
-		Taxonomy: a.Listings, Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle,
+		Taxonomy: a.Listings, Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle, BeforeCharge: opts.BeforeCharge,
 		OnPaid: a.autoLabel, Log: a.Log})
 	bridge.orders = a.Orders
 	a.Offers = offers.NewService(store.Offers(db), a.Clock, offers.Options{

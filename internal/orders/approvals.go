@@ -185,6 +185,9 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 		}
 		return nil, err
 	}
+	if err := s.keyStopped(ctx, o); err != nil {
+		return nil, err
+	}
 	paid, err := s.charge(ctx, o, customer, method.ExternalID)
 	if paid != nil && paid.Authorization == nil {
 		paid.Authorization = o.Authorization

@@ -263,6 +263,9 @@ type Options struct {
 	// BeforeSettle, when set, runs before the settle step (tests fail it to
 	// prove the reconciler repairs a crash between charge and settlement).
 	BeforeSettle func(ctx context.Context, orderID string) error
+	// BeforeCharge, when set, runs just before an off-session purchase's
+	// key is re-read and the processor asked (tests hold a purchase there).
+	BeforeCharge func(ctx context.Context, orderID, listingID string)
 	// OnPaid, when set, runs inside the transaction that settles an
 	// order's payment, so what it enqueues (the seller's automatic label)
 	// commits with the order or not at all.

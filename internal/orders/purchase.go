@@ -474,6 +474,9 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 	if approval != nil {
 		return o, approvalRequired(approval.ID, o.ID)
 	}
+	if err := s.keyStopped(ctx, o); err != nil {
+		return nil, err
+	}
 	paid, err := s.charge(ctx, o, a.customer, a.method.ExternalID)
 	if paid != nil && paid.Authorization == nil {
 		paid.Authorization = o.Authorization

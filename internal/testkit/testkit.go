@@ -66,6 +66,7 @@ type Options struct {
 	// runs before each settle step (fault and crash tests).
 	Gateway      payments.Gateway
 	BeforeSettle func(ctx context.Context, orderID string) error
+	BeforeCharge func(ctx context.Context, orderID, listingID string) // app.Options.BeforeCharge
 	// SMTPURL is MARKETPLACE_SMTP_URL: mails go out through that server
 	// (with WithJobs, which runs the sending job).
 	SMTPURL string
@@ -113,7 +114,7 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 		limiter = opts.Limiter(realTime.Now)
 	}
 	a, err := app.New(ctx, cfg, db, app.Options{Logger: log, Clock: clock, RealTime: realTime, Generator: opts.Generator,
-		GenerationBudget: opts.GenerationBudget, Gateway: opts.Gateway, BeforeSettle: opts.BeforeSettle,
+		GenerationBudget: opts.GenerationBudget, Gateway: opts.Gateway, BeforeSettle: opts.BeforeSettle, BeforeCharge: opts.BeforeCharge,
 		Limiter: limiter, NoRouteLimits: !opts.RateLimits})
 	if err != nil {
 		t.Fatal(err)

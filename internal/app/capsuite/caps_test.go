@@ -53,7 +53,7 @@ func seedAndTrials() (int64, int) {
 // the seller and the two listing templates the trials copy.
 func startWorld(t *testing.T, db *store.DB) *world {
 	gw := &holdGateway{}
-	s := testkit.Start(t, db, testkit.Options{Gateway: gw})
+	s := testkit.Start(t, db, testkit.Options{Gateway: gw, BeforeCharge: gw.beforeCharge})
 	gw.Gateway = payments.NewSandbox(s.URL, store.PaymentsSandbox(db), s.Clock)
 	w := &world{t: t, s: s, gw: gw, admin: s.Admin(), seller: s.VerifiedOwner("capseller")}
 	w.stats.refused, w.stats.kinds = map[string]int{}, map[string]int{}

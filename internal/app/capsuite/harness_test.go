@@ -169,6 +169,35 @@ type holdGateway struct {
 	payments.Gateway
 	mu    sync.Mutex
 	traps map[string]*trap // by listing id
+	doors map[string]*trap // by listing id: held at orders.Options.BeforeCharge
+}
+
+// armDoor holds the next purchase of listingID just before its key is
+// re-read and the processor asked (beforeCharge), where a stop must still
+// take effect.
+func (g *holdGateway) armDoor(listingID string) *trap {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.doors == nil {
+		g.doors = map[string]*trap{}
+	}
+	tr := &trap{reached: make(chan struct{}), release: make(chan struct{})}
+	g.doors[listingID] = tr
+	return tr
+}
+
+func (g *holdGateway) beforeCharge(ctx context.Context, _, listingID string) {
+	g.mu.Lock()
+	tr := g.doors[listingID]
+	delete(g.doors, listingID)
+	g.mu.Unlock()
+	if tr != nil {
+		close(tr.reached)
+		select {
+		case <-tr.release:
+		case <-ctx.Done():
+		}
+	}
 }
 
 type trap struct {
