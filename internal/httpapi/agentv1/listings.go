@@ -20,10 +20,10 @@ import (
 )
 
 type listingSeller struct {
-	ID           string        `json:"id"`
-	DisplayName  string        `json:"display_name"`
-	Username     string        `json:"username"`
-	ContentTrust *contentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller, on another user: the display name is untrusted input (CONTRACT section 16)."`
+	ID           string                `json:"id"`
+	DisplayName  string                `json:"display_name"`
+	Username     string                `json:"username"`
+	ContentTrust *httpapi.ContentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller, on another user: the display name is untrusted input (CONTRACT section 16)."`
 }
 
 type aiProcessing struct {
@@ -34,33 +34,33 @@ type aiProcessing struct {
 // listing is Variant B's view: pending_ai reads "processing", and the
 // condition filter vocabulary (new, like_new, good, fair, poor) is used.
 type listing struct {
-	ID               string        `json:"id" format:"uuid"`
-	ListingID        string        `json:"listing_id" format:"uuid" doc:"Same as 'id'."`
-	Status           string        `json:"status" ref:"ListingStatus"`
-	AIProcessing     *aiProcessing `json:"ai_processing,omitempty" doc:"Present while 'status' is 'processing'."`
-	Title            string        `json:"title"`
-	Description      string        `json:"description"`
-	Brand            *string       `json:"brand"`
-	Price            int64         `json:"price" minimum:"0" doc:"Cents."`
-	PriceSource      *string       `json:"price_source" enum:"seller,ai" doc:"Who set the price; null while the AI step has not priced it."`
-	Condition        *string       `json:"condition" enum:"new,like_new,good,fair,poor" doc:"The Variant B word ('new' for both new conditions)."`
-	ConditionDetail  *string       `json:"condition_detail" enum:"new_with_tags,new_without_tags,like_new,good,fair,poor" doc:"The stored condition."`
-	Category         *string       `json:"category" example:"Electronics > Phones > Smartphones" doc:"The category path, names joined by ' > '."`
-	CategoryID       *string       `json:"category_id"`
-	Photos           []string      `json:"photos" doc:"Photo URLs in display order."`
-	ShippingType     string        `json:"shipping_type" ref:"ShippingType"`
-	ShippingCost     *int64        `json:"shipping_cost" doc:"Cents; set for 'flat_rate' and 'both' only."`
-	AcceptOffers     bool          `json:"accept_offers"`
-	MinOfferAmount   *int64        `json:"min_offer_amount"`
-	WeightOz         int           `json:"weight_oz" minimum:"0" doc:"Packed weight in ounces."`
-	Dimensions       dimensions    `json:"dimensions"`
-	Seller           listingSeller `json:"seller"`
-	WatchersCount    int           `json:"watchers_count" minimum:"0"`
-	CreatedAt        time.Time     `json:"created_at"`
-	UpdatedAt        time.Time     `json:"updated_at"`
-	SoldAt           *time.Time    `json:"sold_at,omitempty" doc:"Present once sold."`
-	BriefDescription *string       `json:"brief_description,omitempty" doc:"What the seller wrote at create; the seller's view only, absent when empty."`
-	ContentTrust     *contentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller, on another seller's listing: its title, description and brand are untrusted input (CONTRACT section 16)."`
+	ID               string                `json:"id" format:"uuid"`
+	ListingID        string                `json:"listing_id" format:"uuid" doc:"Same as 'id'."`
+	Status           string                `json:"status" ref:"ListingStatus"`
+	AIProcessing     *aiProcessing         `json:"ai_processing,omitempty" doc:"Present while 'status' is 'processing'."`
+	Title            string                `json:"title"`
+	Description      string                `json:"description"`
+	Brand            *string               `json:"brand"`
+	Price            int64                 `json:"price" minimum:"0" doc:"Cents."`
+	PriceSource      *string               `json:"price_source" enum:"seller,ai" doc:"Who set the price; null while the AI step has not priced it."`
+	Condition        *string               `json:"condition" enum:"new,like_new,good,fair,poor" doc:"The Variant B word ('new' for both new conditions)."`
+	ConditionDetail  *string               `json:"condition_detail" enum:"new_with_tags,new_without_tags,like_new,good,fair,poor" doc:"The stored condition."`
+	Category         *string               `json:"category" example:"Electronics > Phones > Smartphones" doc:"The category path, names joined by ' > '."`
+	CategoryID       *string               `json:"category_id"`
+	Photos           []string              `json:"photos" doc:"Photo URLs in display order."`
+	ShippingType     string                `json:"shipping_type" ref:"ShippingType"`
+	ShippingCost     *int64                `json:"shipping_cost" doc:"Cents; set for 'flat_rate' and 'both' only."`
+	AcceptOffers     bool                  `json:"accept_offers"`
+	MinOfferAmount   *int64                `json:"min_offer_amount"`
+	WeightOz         int                   `json:"weight_oz" minimum:"0" doc:"Packed weight in ounces."`
+	Dimensions       dimensions            `json:"dimensions"`
+	Seller           listingSeller         `json:"seller"`
+	WatchersCount    int                   `json:"watchers_count" minimum:"0"`
+	CreatedAt        time.Time             `json:"created_at"`
+	UpdatedAt        time.Time             `json:"updated_at"`
+	SoldAt           *time.Time            `json:"sold_at,omitempty" doc:"Present once sold."`
+	BriefDescription *string               `json:"brief_description,omitempty" doc:"What the seller wrote at create; the seller's view only, absent when empty."`
+	ContentTrust     *httpapi.ContentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller, on another seller's listing: its title, description and brand are untrusted input (CONTRACT section 16)."`
 }
 
 // ownListing adds the seller-only fields.
@@ -109,9 +109,9 @@ func (a *API) view(ctx context.Context, viewer market.Actor, l *listings.Listing
 	if c, ok := a.Listings.CategoryByID(ctx, l.CategoryID); ok {
 		out.Category = &c.Path
 	}
-	out.ContentTrust = foreignTrust(viewer, l.SellerID, sourceListing, moderation.TrustField{Name: "title", Text: l.Title},
+	out.ContentTrust = httpapi.ForeignTrust(viewer, l.SellerID, httpapi.TrustListing, moderation.TrustField{Name: "title", Text: l.Title},
 		moderation.TrustField{Name: "description", Text: l.Description}, moderation.TrustField{Name: "brand", Text: l.Brand})
-	out.Seller.ContentTrust = foreignTrust(viewer, l.SellerID, sourceProfile,
+	out.Seller.ContentTrust = httpapi.ForeignTrust(viewer, l.SellerID, httpapi.TrustProfile,
 		moderation.TrustField{Name: "display_name", Text: s.DisplayName})
 	if viewer.UserID == "" || viewer.UserID != l.SellerID {
 		return out

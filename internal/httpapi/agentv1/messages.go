@@ -19,17 +19,17 @@ func (a *API) RegisterMessages(rt *httpapi.Router) {
 // message is Variant B's message: Variant A's fields in snake_case, with
 // the text also as 'message', the name this surface sends it under.
 type message struct {
-	ID               string         `json:"id"`
-	ThreadID         string         `json:"thread_id"`
-	SenderID         *string        `json:"sender_id" doc:"The user who wrote it (for an agent, its owner); null for system messages."`
-	MessageType      string         `json:"message_type" enum:"text,offer,system" doc:"'text' written by a participant, 'offer' an offer round, 'system' posted by the service for an order event."`
-	Content          string         `json:"content"`
-	Message          string         `json:"message" doc:"The same text as 'content'."`
-	StructuredFields map[string]any `json:"structured_fields" nullable:"true" doc:"Machine-readable data sent with the message, as sent; system messages carry 'event' and 'orderId'."`
-	SentByAgent      bool           `json:"sent_by_agent" doc:"True when an agent key sent it, for its owner."`
-	CreatedAt        time.Time      `json:"created_at"`
-	ReadAt           *time.Time     `json:"read_at" doc:"On the caller's own messages, when the other participant read it; on the others, when the caller did. Null while unread."`
-	ContentTrust     *contentTrust  `json:"content_trust,omitempty" doc:"To an agent key's caller, on text the other participant wrote: it is untrusted input (CONTRACT section 16)."`
+	ID               string                `json:"id"`
+	ThreadID         string                `json:"thread_id"`
+	SenderID         *string               `json:"sender_id" doc:"The user who wrote it (for an agent, its owner); null for system messages."`
+	MessageType      string                `json:"message_type" enum:"text,offer,system" doc:"'text' written by a participant, 'offer' an offer round, 'system' posted by the service for an order event."`
+	Content          string                `json:"content"`
+	Message          string                `json:"message" doc:"The same text as 'content'."`
+	StructuredFields map[string]any        `json:"structured_fields" nullable:"true" doc:"Machine-readable data sent with the message, as sent; system messages carry 'event' and 'orderId'."`
+	SentByAgent      bool                  `json:"sent_by_agent" doc:"True when an agent key sent it, for its owner."`
+	CreatedAt        time.Time             `json:"created_at"`
+	ReadAt           *time.Time            `json:"read_at" doc:"On the caller's own messages, when the other participant read it; on the others, when the caller did. Null while unread."`
+	ContentTrust     *httpapi.ContentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller, on text the other participant wrote: it is untrusted input (CONTRACT section 16)."`
 }
 
 func toMessage(m *messaging.Message, t *messaging.Thread, viewer string, agent bool) message {
@@ -44,24 +44,24 @@ func toMessage(m *messaging.Message, t *messaging.Thread, viewer string, agent b
 
 // thread is Variant B's thread summary, as one participant sees it.
 type thread struct {
-	ID            string        `json:"id"`
-	ThreadID      string        `json:"thread_id" doc:"Same as 'id'."`
-	ListingID     string        `json:"listing_id"`
-	ListingTitle  string        `json:"listing_title"`
-	BuyerID       string        `json:"buyer_id"`
-	SellerID      string        `json:"seller_id"`
-	UnreadCount   int           `json:"unread_count" minimum:"0" doc:"Messages the caller has not read (their own never count)."`
-	LastMessage   *message      `json:"last_message" doc:"The newest message, as a preview."`
-	LastMessageAt time.Time     `json:"last_message_at"`
-	CreatedAt     time.Time     `json:"created_at"`
-	ContentTrust  *contentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller on the buyer's side: the listing title is the seller's text, untrusted input (CONTRACT section 16)."`
+	ID            string                `json:"id"`
+	ThreadID      string                `json:"thread_id" doc:"Same as 'id'."`
+	ListingID     string                `json:"listing_id"`
+	ListingTitle  string                `json:"listing_title"`
+	BuyerID       string                `json:"buyer_id"`
+	SellerID      string                `json:"seller_id"`
+	UnreadCount   int                   `json:"unread_count" minimum:"0" doc:"Messages the caller has not read (their own never count)."`
+	LastMessage   *message              `json:"last_message" doc:"The newest message, as a preview."`
+	LastMessageAt time.Time             `json:"last_message_at"`
+	CreatedAt     time.Time             `json:"created_at"`
+	ContentTrust  *httpapi.ContentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller on the buyer's side: the listing title is the seller's text, untrusted input (CONTRACT section 16)."`
 }
 
 func toThread(t *messaging.Thread, viewer string, agent bool) thread {
 	out := thread{ID: t.ID, ThreadID: t.ID, ListingID: t.ListingID, ListingTitle: t.ListingTitle, BuyerID: t.BuyerID,
 		SellerID: t.SellerID, UnreadCount: t.Unread(viewer), LastMessageAt: t.LastMessageAt, CreatedAt: t.CreatedAt}
 	if agent && viewer != t.SellerID {
-		out.ContentTrust = newTrust(sourceListing, moderation.TrustField{Name: "listing_title", Text: t.ListingTitle})
+		out.ContentTrust = httpapi.NewTrust(httpapi.TrustListing, moderation.TrustField{Name: "listing_title", Text: t.ListingTitle})
 	}
 	if t.LastMessage != nil {
 		m := toMessage(t.LastMessage, t, viewer, agent)
@@ -220,10 +220,10 @@ func (a *API) listingMessages(w http.ResponseWriter, r *http.Request) error {
 
 // trustOf marks a message another participant wrote; an offer round's
 // message is the offer's text.
-func trustOf(m *messaging.Message) *contentTrust {
-	source := sourceMessage
+func trustOf(m *messaging.Message) *httpapi.ContentTrust {
+	source := httpapi.TrustMessage
 	if m.Type == messaging.TypeOffer {
-		source = sourceOffer
+		source = httpapi.TrustOffer
 	}
-	return newTrust(source, moderation.TrustField{Name: "content", Text: m.Content})
+	return httpapi.NewTrust(source, moderation.TrustField{Name: "content", Text: m.Content})
 }

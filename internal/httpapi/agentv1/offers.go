@@ -26,41 +26,41 @@ type offerRound struct {
 	SentByAgent bool      `json:"sent_by_agent" doc:"The round was made by an agent key acting for its verified owner."`
 	CreatedAt   time.Time `json:"created_at"`
 	// ContentTrust marks the other party's words to an agent's caller.
-	ContentTrust *contentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller, on a message the other party wrote: it is untrusted input (CONTRACT section 16)."`
+	ContentTrust *httpapi.ContentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller, on a message the other party wrote: it is untrusted input (CONTRACT section 16)."`
 }
 
 // offer is Variant B's offer: Variant A's fields in snake_case.
 type offer struct {
-	ID                   string        `json:"id"`
-	ListingID            string        `json:"listing_id"`
-	BuyerID              string        `json:"buyer_id"`
-	SellerID             string        `json:"seller_id"`
-	Status               string        `json:"status" enum:"pending,countered,accepted,rejected,withdrawn,expired"`
-	OfferPrice           int64         `json:"offer_price" minimum:"1" doc:"The buyer's first amount, cents."`
-	CounterPrice         *int64        `json:"counter_price" doc:"The latest counter by either party, cents; null before any."`
-	CurrentPrice         int64         `json:"current_price" doc:"The amount on the table now, cents."`
-	AgreedPrice          *int64        `json:"agreed_price" doc:"Set on acceptance: the price a purchase with 'offer_id' pays for the item."`
-	Message              *string       `json:"message" doc:"The latest round's message."`
-	Round                int           `json:"round" minimum:"1"`
-	MaxRounds            int           `json:"max_rounds" minimum:"1"`
-	AwaitingResponseFrom *string       `json:"awaiting_response_from" enum:"buyer,seller" doc:"The party who may accept, reject or counter; null once the offer is decided."`
-	ExpiresAt            time.Time     `json:"expires_at" doc:"When the current round runs out (48 hours after it was made); for an accepted offer, the end of the 48 hours to buy it with 'offer_id'."`
-	AutoPurchaseOnAccept bool          `json:"auto_purchase_on_accept"`
-	OrderID              *string       `json:"order_id" doc:"The order that bought the accepted offer."`
-	SentByAgent          bool          `json:"sent_by_agent" doc:"The offer was made by an agent key acting for its verified owner."`
-	Rounds               []offerRound  `json:"rounds" doc:"The negotiation, oldest first."`
-	FloorPrice           *int64        `json:"floor_price,omitempty" doc:"The seller's view only: the listing's private floor price."`
-	CostBasis            *int64        `json:"cost_basis,omitempty" doc:"The seller's view only: the listing's private cost basis."`
-	CreatedAt            time.Time     `json:"created_at"`
-	UpdatedAt            time.Time     `json:"updated_at"`
-	ContentTrust         *contentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller, when 'message' was written by the other party: it is untrusted input (CONTRACT section 16)."`
+	ID                   string                `json:"id"`
+	ListingID            string                `json:"listing_id"`
+	BuyerID              string                `json:"buyer_id"`
+	SellerID             string                `json:"seller_id"`
+	Status               string                `json:"status" enum:"pending,countered,accepted,rejected,withdrawn,expired"`
+	OfferPrice           int64                 `json:"offer_price" minimum:"1" doc:"The buyer's first amount, cents."`
+	CounterPrice         *int64                `json:"counter_price" doc:"The latest counter by either party, cents; null before any."`
+	CurrentPrice         int64                 `json:"current_price" doc:"The amount on the table now, cents."`
+	AgreedPrice          *int64                `json:"agreed_price" doc:"Set on acceptance: the price a purchase with 'offer_id' pays for the item."`
+	Message              *string               `json:"message" doc:"The latest round's message."`
+	Round                int                   `json:"round" minimum:"1"`
+	MaxRounds            int                   `json:"max_rounds" minimum:"1"`
+	AwaitingResponseFrom *string               `json:"awaiting_response_from" enum:"buyer,seller" doc:"The party who may accept, reject or counter; null once the offer is decided."`
+	ExpiresAt            time.Time             `json:"expires_at" doc:"When the current round runs out (48 hours after it was made); for an accepted offer, the end of the 48 hours to buy it with 'offer_id'."`
+	AutoPurchaseOnAccept bool                  `json:"auto_purchase_on_accept"`
+	OrderID              *string               `json:"order_id" doc:"The order that bought the accepted offer."`
+	SentByAgent          bool                  `json:"sent_by_agent" doc:"The offer was made by an agent key acting for its verified owner."`
+	Rounds               []offerRound          `json:"rounds" doc:"The negotiation, oldest first."`
+	FloorPrice           *int64                `json:"floor_price,omitempty" doc:"The seller's view only: the listing's private floor price."`
+	CostBasis            *int64                `json:"cost_basis,omitempty" doc:"The seller's view only: the listing's private cost basis."`
+	CreatedAt            time.Time             `json:"created_at"`
+	UpdatedAt            time.Time             `json:"updated_at"`
+	ContentTrust         *httpapi.ContentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller, when 'message' was written by the other party: it is untrusted input (CONTRACT section 16)."`
 }
 
 // toOffer is o as c sees it: to an agent key's caller, the messages the
 // other party wrote carry content_trust.
 func toOffer(o *offers.Offer, c offers.Caller) offer {
 	agent := c.Key != nil
-	other := func(by offers.Party, text string) *contentTrust {
+	other := func(by offers.Party, text string) *httpapi.ContentTrust {
 		if !agent || text == "" || (by == offers.Buyer) == (c.Actor.UserID == o.BuyerID) {
 			return nil
 		}
@@ -73,7 +73,7 @@ func toOffer(o *offers.Offer, c offers.Caller) offer {
 	}
 	// The offer's message is its latest round's with one: its author's
 	// (unknown, it is marked all the same).
-	var trust *contentTrust
+	var trust *httpapi.ContentTrust
 	if agent && o.Message != "" {
 		trust = offerTrust(o.Message)
 		for i := len(o.Rounds) - 1; i >= 0; i-- {
@@ -95,8 +95,8 @@ func offerCaller(p *httpapi.Principal) offers.Caller {
 }
 
 // offerTrust marks an offer message another party wrote.
-func offerTrust(text string) *contentTrust {
-	return newTrust(sourceOffer, moderation.TrustField{Name: "message", Text: text})
+func offerTrust(text string) *httpapi.ContentTrust {
+	return httpapi.NewTrust(httpapi.TrustOffer, moderation.TrustField{Name: "message", Text: text})
 }
 
 type createOfferBody struct {

@@ -13,38 +13,38 @@ import (
 )
 
 type listingSeller struct {
-	ID           string        `json:"id"`
-	DisplayName  string        `json:"displayName"`
-	Username     string        `json:"username"`
-	ContentTrust *contentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller, on another user: the display name is untrusted input (CONTRACT section 16)."`
+	ID           string                `json:"id"`
+	DisplayName  string                `json:"displayName"`
+	Username     string                `json:"username"`
+	ContentTrust *httpapi.ContentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller, on another user: the display name is untrusted input (CONTRACT section 16)."`
 }
 
 // listing is the public view (CONTRACT.md section 6).
 type listing struct {
-	ID             string        `json:"id" format:"uuid"`
-	Status         string        `json:"status" ref:"ListingStatus"`
-	Title          string        `json:"title"`
-	Description    string        `json:"description"`
-	Brand          *string       `json:"brand"`
-	Price          int64         `json:"price" minimum:"0" doc:"Cents."`
-	PriceSource    *string       `json:"priceSource" enum:"seller,ai" doc:"Who set the price; null while the AI step has not priced it."`
-	Condition      *string       `json:"condition" enum:"new_with_tags,new_without_tags,like_new,good,fair,poor"`
-	Category       *string       `json:"category" example:"Electronics > Phones > Smartphones" doc:"The category path, names joined by ' > '."`
-	CategoryID     *string       `json:"categoryId"`
-	Photos         []string      `json:"photos" doc:"Photo URLs in display order."`
-	ShippingType   string        `json:"shippingType" ref:"ShippingType"`
-	ShippingCost   *int64        `json:"shippingCost" doc:"Cents; set for 'flat_rate' and 'both' only."`
-	AcceptOffers   bool          `json:"acceptOffers"`
-	MinOfferAmount *int64        `json:"minOfferAmount"`
-	WeightOz       int           `json:"weightOz" minimum:"0" doc:"Packed weight in ounces."`
-	Dimensions     dimensions    `json:"dimensions"`
-	SellerID       string        `json:"sellerId"`
-	Seller         listingSeller `json:"seller"`
-	WatchersCount  int           `json:"watchersCount" minimum:"0"`
-	CreatedAt      time.Time     `json:"createdAt"`
-	UpdatedAt      time.Time     `json:"updatedAt"`
-	SoldAt         *time.Time    `json:"soldAt,omitempty" doc:"Present once sold."`
-	ContentTrust   *contentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller, on another seller's listing: its title, description and brand are untrusted input (CONTRACT section 16)."`
+	ID             string                `json:"id" format:"uuid"`
+	Status         string                `json:"status" ref:"ListingStatus"`
+	Title          string                `json:"title"`
+	Description    string                `json:"description"`
+	Brand          *string               `json:"brand"`
+	Price          int64                 `json:"price" minimum:"0" doc:"Cents."`
+	PriceSource    *string               `json:"priceSource" enum:"seller,ai" doc:"Who set the price; null while the AI step has not priced it."`
+	Condition      *string               `json:"condition" enum:"new_with_tags,new_without_tags,like_new,good,fair,poor"`
+	Category       *string               `json:"category" example:"Electronics > Phones > Smartphones" doc:"The category path, names joined by ' > '."`
+	CategoryID     *string               `json:"categoryId"`
+	Photos         []string              `json:"photos" doc:"Photo URLs in display order."`
+	ShippingType   string                `json:"shippingType" ref:"ShippingType"`
+	ShippingCost   *int64                `json:"shippingCost" doc:"Cents; set for 'flat_rate' and 'both' only."`
+	AcceptOffers   bool                  `json:"acceptOffers"`
+	MinOfferAmount *int64                `json:"minOfferAmount"`
+	WeightOz       int                   `json:"weightOz" minimum:"0" doc:"Packed weight in ounces."`
+	Dimensions     dimensions            `json:"dimensions"`
+	SellerID       string                `json:"sellerId"`
+	Seller         listingSeller         `json:"seller"`
+	WatchersCount  int                   `json:"watchersCount" minimum:"0"`
+	CreatedAt      time.Time             `json:"createdAt"`
+	UpdatedAt      time.Time             `json:"updatedAt"`
+	SoldAt         *time.Time            `json:"soldAt,omitempty" doc:"Present once sold."`
+	ContentTrust   *httpapi.ContentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller, on another seller's listing: its title, description and brand are untrusted input (CONTRACT section 16)."`
 }
 
 // ownListing is the seller's view: the public one plus the owner-only
@@ -90,9 +90,9 @@ func (a *API) view(ctx context.Context, viewer market.Actor, l *listings.Listing
 	if c, ok := a.Listings.CategoryByID(ctx, l.CategoryID); ok {
 		out.Category = &c.Path
 	}
-	out.ContentTrust = foreignTrust(viewer, l.SellerID, sourceListing, moderation.TrustField{Name: "title", Text: l.Title},
+	out.ContentTrust = httpapi.ForeignTrust(viewer, l.SellerID, httpapi.TrustListing, moderation.TrustField{Name: "title", Text: l.Title},
 		moderation.TrustField{Name: "description", Text: l.Description}, moderation.TrustField{Name: "brand", Text: l.Brand})
-	out.Seller.ContentTrust = foreignTrust(viewer, l.SellerID, sourceProfile,
+	out.Seller.ContentTrust = httpapi.ForeignTrust(viewer, l.SellerID, httpapi.TrustProfile,
 		moderation.TrustField{Name: "displayName", Text: s.DisplayName})
 	if viewer.UserID != "" && viewer.UserID == l.SellerID {
 		return ownListing{listing: out, FloorPrice: l.FloorPrice, CostBasis: l.CostBasis}

@@ -30,16 +30,16 @@ func (a *API) RegisterMessages(rt *httpapi.Router) {
 
 // message is Variant A's message.
 type message struct {
-	ID               string         `json:"id"`
-	ThreadID         string         `json:"threadId"`
-	SenderID         *string        `json:"senderId" doc:"The user who wrote it (for an agent, its owner); null for system messages."`
-	MessageType      string         `json:"messageType" enum:"text,offer,system" doc:"'text' written by a participant, 'offer' an offer round, 'system' posted by the service for an order event."`
-	Content          string         `json:"content"`
-	StructuredFields map[string]any `json:"structuredFields" nullable:"true" doc:"Machine-readable data sent with the message, as sent; system messages carry 'event' and 'orderId'."`
-	SentByAgent      bool           `json:"sentByAgent" doc:"True when an agent key sent it, for its owner."`
-	CreatedAt        time.Time      `json:"createdAt"`
-	ReadAt           *time.Time     `json:"readAt" doc:"On the caller's own messages, when the other participant read it; on the others, when the caller did. Null while unread."`
-	ContentTrust     *contentTrust  `json:"contentTrust,omitempty" doc:"To an agent key's caller, on text the other participant wrote: it is untrusted input (CONTRACT section 16)."`
+	ID               string                `json:"id"`
+	ThreadID         string                `json:"threadId"`
+	SenderID         *string               `json:"senderId" doc:"The user who wrote it (for an agent, its owner); null for system messages."`
+	MessageType      string                `json:"messageType" enum:"text,offer,system" doc:"'text' written by a participant, 'offer' an offer round, 'system' posted by the service for an order event."`
+	Content          string                `json:"content"`
+	StructuredFields map[string]any        `json:"structuredFields" nullable:"true" doc:"Machine-readable data sent with the message, as sent; system messages carry 'event' and 'orderId'."`
+	SentByAgent      bool                  `json:"sentByAgent" doc:"True when an agent key sent it, for its owner."`
+	CreatedAt        time.Time             `json:"createdAt"`
+	ReadAt           *time.Time            `json:"readAt" doc:"On the caller's own messages, when the other participant read it; on the others, when the caller did. Null while unread."`
+	ContentTrust     *httpapi.ContentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller, on text the other participant wrote: it is untrusted input (CONTRACT section 16)."`
 }
 
 func toMessage(m *messaging.Message, t *messaging.Thread, viewer string, agent bool) message {
@@ -62,17 +62,17 @@ func toMessages(ms []messaging.Message, t *messaging.Thread, viewer string, agen
 
 // thread is Variant A's thread, as one participant sees it.
 type thread struct {
-	ID            string        `json:"id"`
-	ListingID     string        `json:"listingId"`
-	ListingTitle  string        `json:"listingTitle"`
-	BuyerID       string        `json:"buyerId"`
-	SellerID      string        `json:"sellerId"`
-	Role          string        `json:"role" enum:"buyer,seller" doc:"The caller's side of the thread."`
-	UnreadCount   int           `json:"unreadCount" minimum:"0" doc:"Messages the caller has not read (their own never count)."`
-	LastMessage   *message      `json:"lastMessage" doc:"The newest message, as a preview."`
-	LastMessageAt time.Time     `json:"lastMessageAt"`
-	CreatedAt     time.Time     `json:"createdAt"`
-	ContentTrust  *contentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller on the buyer's side: the listing title is the seller's text, untrusted input (CONTRACT section 16)."`
+	ID            string                `json:"id"`
+	ListingID     string                `json:"listingId"`
+	ListingTitle  string                `json:"listingTitle"`
+	BuyerID       string                `json:"buyerId"`
+	SellerID      string                `json:"sellerId"`
+	Role          string                `json:"role" enum:"buyer,seller" doc:"The caller's side of the thread."`
+	UnreadCount   int                   `json:"unreadCount" minimum:"0" doc:"Messages the caller has not read (their own never count)."`
+	LastMessage   *message              `json:"lastMessage" doc:"The newest message, as a preview."`
+	LastMessageAt time.Time             `json:"lastMessageAt"`
+	CreatedAt     time.Time             `json:"createdAt"`
+	ContentTrust  *httpapi.ContentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller on the buyer's side: the listing title is the seller's text, untrusted input (CONTRACT section 16)."`
 }
 
 func toThread(t *messaging.Thread, viewer string, agent bool) thread {
@@ -83,7 +83,7 @@ func toThread(t *messaging.Thread, viewer string, agent bool) thread {
 	out := thread{ID: t.ID, ListingID: t.ListingID, ListingTitle: t.ListingTitle, BuyerID: t.BuyerID, SellerID: t.SellerID,
 		Role: role, UnreadCount: t.Unread(viewer), LastMessageAt: t.LastMessageAt, CreatedAt: t.CreatedAt}
 	if agent && viewer != t.SellerID {
-		out.ContentTrust = newTrust(sourceListing, moderation.TrustField{Name: "listingTitle", Text: t.ListingTitle})
+		out.ContentTrust = httpapi.NewTrust(httpapi.TrustListing, moderation.TrustField{Name: "listingTitle", Text: t.ListingTitle})
 	}
 	if t.LastMessage != nil {
 		m := toMessage(t.LastMessage, t, viewer, agent)
@@ -193,10 +193,10 @@ func (a *API) unreadMessages(w http.ResponseWriter, r *http.Request) error {
 
 // trustOf marks a message another participant wrote; an offer round's
 // message is the offer's text.
-func trustOf(m *messaging.Message) *contentTrust {
-	source := sourceMessage
+func trustOf(m *messaging.Message) *httpapi.ContentTrust {
+	source := httpapi.TrustMessage
 	if m.Type == messaging.TypeOffer {
-		source = sourceOffer
+		source = httpapi.TrustOffer
 	}
-	return newTrust(source, moderation.TrustField{Name: "content", Text: m.Content})
+	return httpapi.NewTrust(source, moderation.TrustField{Name: "content", Text: m.Content})
 }

@@ -39,40 +39,40 @@ type offerRound struct {
 	SentByAgent bool      `json:"sentByAgent" doc:"The round was made by an agent key acting for its verified owner."`
 	CreatedAt   time.Time `json:"createdAt"`
 	// ContentTrust marks the other party's words to an agent's caller.
-	ContentTrust *contentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller, on a round's message the other party wrote: it is untrusted input (CONTRACT section 16)."`
+	ContentTrust *httpapi.ContentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller, on a round's message the other party wrote: it is untrusted input (CONTRACT section 16)."`
 }
 
 // offer is Variant A's offer (CONTRACT.md section 8).
 type offer struct {
-	ID                   string        `json:"id"`
-	ListingID            string        `json:"listingId"`
-	BuyerID              string        `json:"buyerId"`
-	SellerID             string        `json:"sellerId"`
-	Status               string        `json:"status" enum:"pending,countered,accepted,rejected,withdrawn,expired"`
-	OfferPrice           int64         `json:"offerPrice" minimum:"1" doc:"The buyer's first amount, cents."`
-	CounterPrice         *int64        `json:"counterPrice" doc:"The latest counter by either party, cents; null before any."`
-	CurrentPrice         int64         `json:"currentPrice" doc:"The amount on the table now, cents."`
-	AgreedPrice          *int64        `json:"agreedPrice" doc:"Set on acceptance: the price a purchase with 'offerId' pays for the item."`
-	Message              *string       `json:"message" doc:"The latest round's message."`
-	Round                int           `json:"round" minimum:"1" doc:"Amounts put on the table so far; the first offer is round 1."`
-	MaxRounds            int           `json:"maxRounds" minimum:"1" doc:"The admin setting 'offers.max_rounds' when the offer was made."`
-	AwaitingResponseFrom *string       `json:"awaitingResponseFrom" enum:"buyer,seller" doc:"The party who may accept, reject or counter; null once the offer is decided."`
-	ExpiresAt            time.Time     `json:"expiresAt" doc:"When the current round runs out (48 hours after it was made); for an accepted offer, the end of the 48 hours to buy it with 'offerId'."`
-	AutoPurchaseOnAccept bool          `json:"autoPurchaseOnAccept"`
-	PaymentMethodID      *string       `json:"paymentMethodId" doc:"The card the automatic purchase uses; null for the buyer's default."`
-	ShippingAddressID    *string       `json:"shippingAddressId" doc:"The saved address the automatic purchase ships to; null for the buyer's default."`
-	OrderID              *string       `json:"orderId" doc:"The order that bought the accepted offer."`
-	SentByAgent          bool          `json:"sentByAgent" doc:"The offer was made by an agent key acting for its verified owner."`
-	Rounds               []offerRound  `json:"rounds" doc:"The negotiation, oldest first."`
-	FloorPrice           *int64        `json:"floorPrice,omitempty" doc:"Seller views only: the listing's private floor price."`
-	CostBasis            *int64        `json:"costBasis,omitempty" doc:"Seller views only: the listing's private cost basis."`
-	CreatedAt            time.Time     `json:"createdAt"`
-	UpdatedAt            time.Time     `json:"updatedAt"`
-	ContentTrust         *contentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller, when 'message' was written by the other party: it is untrusted input (CONTRACT section 16)."`
+	ID                   string                `json:"id"`
+	ListingID            string                `json:"listingId"`
+	BuyerID              string                `json:"buyerId"`
+	SellerID             string                `json:"sellerId"`
+	Status               string                `json:"status" enum:"pending,countered,accepted,rejected,withdrawn,expired"`
+	OfferPrice           int64                 `json:"offerPrice" minimum:"1" doc:"The buyer's first amount, cents."`
+	CounterPrice         *int64                `json:"counterPrice" doc:"The latest counter by either party, cents; null before any."`
+	CurrentPrice         int64                 `json:"currentPrice" doc:"The amount on the table now, cents."`
+	AgreedPrice          *int64                `json:"agreedPrice" doc:"Set on acceptance: the price a purchase with 'offerId' pays for the item."`
+	Message              *string               `json:"message" doc:"The latest round's message."`
+	Round                int                   `json:"round" minimum:"1" doc:"Amounts put on the table so far; the first offer is round 1."`
+	MaxRounds            int                   `json:"maxRounds" minimum:"1" doc:"The admin setting 'offers.max_rounds' when the offer was made."`
+	AwaitingResponseFrom *string               `json:"awaitingResponseFrom" enum:"buyer,seller" doc:"The party who may accept, reject or counter; null once the offer is decided."`
+	ExpiresAt            time.Time             `json:"expiresAt" doc:"When the current round runs out (48 hours after it was made); for an accepted offer, the end of the 48 hours to buy it with 'offerId'."`
+	AutoPurchaseOnAccept bool                  `json:"autoPurchaseOnAccept"`
+	PaymentMethodID      *string               `json:"paymentMethodId" doc:"The card the automatic purchase uses; null for the buyer's default."`
+	ShippingAddressID    *string               `json:"shippingAddressId" doc:"The saved address the automatic purchase ships to; null for the buyer's default."`
+	OrderID              *string               `json:"orderId" doc:"The order that bought the accepted offer."`
+	SentByAgent          bool                  `json:"sentByAgent" doc:"The offer was made by an agent key acting for its verified owner."`
+	Rounds               []offerRound          `json:"rounds" doc:"The negotiation, oldest first."`
+	FloorPrice           *int64                `json:"floorPrice,omitempty" doc:"Seller views only: the listing's private floor price."`
+	CostBasis            *int64                `json:"costBasis,omitempty" doc:"Seller views only: the listing's private cost basis."`
+	CreatedAt            time.Time             `json:"createdAt"`
+	UpdatedAt            time.Time             `json:"updatedAt"`
+	ContentTrust         *httpapi.ContentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller, when 'message' was written by the other party: it is untrusted input (CONTRACT section 16)."`
 }
 
 // toOffer is o as viewer sees it: to an agent key's caller, the messages
-// the other party wrote carry contentTrust.
+// the other party wrote carry httpapi.ContentTrust.
 func toOffer(o *offers.Offer, viewer market.Actor) offer {
 	author := func(by offers.Party) string {
 		if by == offers.Buyer {
@@ -80,11 +80,11 @@ func toOffer(o *offers.Offer, viewer market.Actor) offer {
 		}
 		return o.SellerID
 	}
-	trust := func(by offers.Party, text string) *contentTrust {
+	trust := func(by offers.Party, text string) *httpapi.ContentTrust {
 		if text == "" {
 			return nil
 		}
-		return foreignTrust(viewer, author(by), sourceOffer, moderation.TrustField{Name: "message", Text: text})
+		return httpapi.ForeignTrust(viewer, author(by), httpapi.TrustOffer, moderation.TrustField{Name: "message", Text: text})
 	}
 	rounds := make([]offerRound, len(o.Rounds))
 	for i, r := range o.Rounds {
@@ -92,7 +92,7 @@ func toOffer(o *offers.Offer, viewer market.Actor) offer {
 			SentByAgent: r.SentByAgent, CreatedAt: r.CreatedAt, ContentTrust: trust(r.By, r.Message)}
 	}
 	// The offer's message is the latest round's that has one.
-	var msgTrust *contentTrust
+	var msgTrust *httpapi.ContentTrust
 	for i := len(o.Rounds) - 1; i >= 0 && o.Message != ""; i-- {
 		if o.Rounds[i].Message == o.Message {
 			msgTrust = rounds[i].ContentTrust
