@@ -12,13 +12,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,46 +23,14 @@ import (
 	"marketplace/internal/app"
 	"marketplace/internal/config"
 	"marketplace/internal/market"
+	"marketplace/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
 	if os.Getenv("RLTEST_CHILD") != "" {
-		os.Exit(child())
+		os.Exit(testkit.ServeChild(io.Discard))
 	}
 	os.Exit(m.Run())
-}
-
-func child() int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	defer stop()
-	cfg, err := config.Load(os.LookupEnv, nil, os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "config:", err)
-		return 2
-	}
-	db, err := app.Open(ctx, cfg)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "open:", err)
-		return 1
-	}
-	defer db.Close()
-	a, err := app.New(ctx, cfg, db, app.Options{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "app:", err)
-		return 1
-	}
-	defer a.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "listen:", err)
-		return 1
-	}
-	fmt.Printf("LISTEN http://%s\n", ln.Addr())
-	if err := a.Serve(ctx, ln); err != nil {
-		fmt.Fprintln(os.Stderr, "serve:", err)
-		return 1
-	}
-	return 0
 }
 
 // scale brings the default read limit (120/min) down to a few requests.

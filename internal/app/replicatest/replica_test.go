@@ -15,12 +15,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,42 +33,9 @@ import (
 
 func TestMain(m *testing.M) {
 	if os.Getenv("REPLICATEST_CHILD") != "" {
-		os.Exit(child())
+		os.Exit(testkit.ServeChild(os.Stderr))
 	}
 	os.Exit(m.Run())
-}
-
-// child serves the app like `marketplace serve`.
-func child() int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-	defer stop()
-	cfg, err := config.Load(os.LookupEnv, nil, os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "config:", err)
-		return 2
-	}
-	db, err := app.Open(ctx, cfg)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "open:", err)
-		return 1
-	}
-	defer db.Close()
-	a, err := app.New(ctx, cfg, db, app.Options{Logger: slog.New(slog.NewJSONHandler(os.Stderr, nil))})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "app:", err)
-		return 1
-	}
-	defer a.Close()
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "listen:", err)
-		return 1
-	}
-	if err := a.Serve(ctx, ln); err != nil {
-		fmt.Fprintln(os.Stderr, "serve:", err)
-		return 1
-	}
-	return 0
 }
 
 // pgDatabase creates a database of the test's own and returns its URL.
