@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -36,7 +37,12 @@ import (
 // ADMIN_BENCH_N changes the number of orders and audit entries,
 // ADMIN_BENCH_SECONDS the time per query kind (default 3),
 // ADMIN_BENCH_ENGINE (sqlite or postgres) runs one engine only and
-// ADMIN_BENCH_ONLY the query kinds whose name holds it.
+// ADMIN_BENCH_ONLY the query kinds whose name holds it. ADMIN_BENCH_KEEP=1
+// seeds into a database that outlives the run (PostgreSQL database
+// admin_bench_<N> on the test server, SQLite file admin_bench_<N>.db in the
+// temporary directory) and reuses it when a previous run finished its seed,
+// so a run after a store change takes a minute, not six; drop the database
+// or remove the file after a schema change.
 func TestAdminMillion(t *testing.T) {
 	if os.Getenv("MARKETPLACE_BENCH_ADMIN") == "" {
 		t.Skip("set MARKETPLACE_BENCH_ADMIN=1 to seed 1,000,000 orders and audit entries and time the admin lists")
@@ -54,11 +60,23 @@ func TestAdminMillion(t *testing.T) {
 			continue
 		}
 		t.Run(e.Name, func(t *testing.T) {
-			db := e.Open(t)
+			var db *store.DB
+			var w *benchWorld
+			if os.Getenv("ADMIN_BENCH_KEEP") != "" {
+				db = openKeptBench(t, e.Name, n)
+				w = keptBenchWorld(t, db, n)
+			} else {
+				db = e.Open(t)
+			}
 			s := testkit.Start(t, db, testkit.Options{})
 			admin := s.Admin()
+			if w != nil {
+				t.Logf("%s: reusing the seed of a previous run", e.Name)
+				runAdminBench(t, s, admin.Token, w, time.Duration(secs)*time.Second)
+				return
+			}
 			start := time.Now()
-			w := seedAdminBench(t, db, n)
+			w = seedAdminBench(t, db, n)
 			if db.Dialect() == store.Postgres {
 				// What autovacuum does after a bulk insert (the visibility
 				// map lets counts read the indexes alone).
@@ -74,6 +92,107 @@ func TestAdminMillion(t *testing.T) {
 			runAdminBench(t, s, admin.Token, w, time.Duration(secs)*time.Second)
 		})
 	}
+}
+
+// openKeptBench opens (creating and migrating it) the database that
+// ADMIN_BENCH_KEEP keeps between runs.
+func openKeptBench(t *testing.T, engine string, n int) *store.DB {
+	ctx := context.Background()
+	name := fmt.Sprintf("admin_bench_%d", n)
+	var db *store.DB
+	var err error
+	if engine == "sqlite" {
+		db, err = store.OpenSQLite(filepath.Join(os.TempDir(), name+".db"))
+	} else {
+		base := os.Getenv(storetest.PostgresEnv)
+		admin, err := sql.Open("pgx", base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer admin.Close()
+		var exists bool
+		if err := admin.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+			t.Fatal(err)
+		}
+		if !exists {
+			if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		u, err := url.Parse(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "/" + name
+		db, err = store.OpenPostgres(u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// keptBenchWorld reads back what a finished seed wrote (nil when the kept
+// database holds no finished seed: the audit log, seeded last, is short).
+// The admin of an earlier run gives up its address: testkit registers
+// admin1@example.com again.
+func keptBenchWorld(t *testing.T, db *store.DB, n int) *benchWorld {
+	ctx := context.Background()
+	var done int
+	if err := db.WritePool().QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM admin_counts WHERE name = 'audit_log'`).
+		Scan(&done); err != nil {
+		t.Fatal(err)
+	}
+	if done < n {
+		for _, table := range []string{"audit_log", "orders", "listings", "users"} {
+			if _, err := db.WritePool().ExecContext(ctx, "DELETE FROM "+table); err != nil {
+				t.Fatalf("empty %s of an unfinished seed: %v", table, err)
+			}
+		}
+		return nil
+	}
+	if _, err := db.WritePool().ExecContext(ctx,
+		`UPDATE users SET email = id || '@earlier.example.com' WHERE email LIKE 'admin%@example.com'`); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(q string) []string {
+		rows, err := db.WritePool().QueryContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, id)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	w := &benchWorld{start: time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC)}
+	w.end = w.start.Add(time.Duration(n) * (365 * 24 * time.Hour / time.Duration(n)))
+	w.users = ids(`SELECT id FROM users WHERE email LIKE 'bench%' ORDER BY id`)
+	w.listingIDs = ids(`SELECT id FROM listings ORDER BY created_at, id`)
+	w.listings = len(w.listingIDs)
+	all := ids(`SELECT id FROM orders ORDER BY created_at, id`)
+	for i := 0; i < len(all); i += max(1, len(all)/5000) {
+		w.orderIDs = append(w.orderIDs, all[i])
+	}
+	w.agentIDs = ids(`SELECT DISTINCT actor_id FROM audit_log WHERE actor_type = 'agent' ORDER BY actor_id`)
+	w.entityIDs = ids(`SELECT DISTINCT entity_id FROM audit_log ORDER BY entity_id`)
+	return w
 }
 
 // benchWorld is what the seed wrote that queries pick from.

@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"marketplace/internal/market"
+)
 
 // CountBound is how far an admin list counts the rows of a filter beyond
 // its offset. Counting every match of a broad filter at a million rows
@@ -12,7 +16,7 @@ import "context"
 // offset+CountBound+1, read "more than offset+CountBound" (the next pages
 // still list every match). An unfiltered list's total is always exact: it
 // comes from admin_counts, which triggers keep (migration 00027).
-const CountBound = 1_000
+const CountBound = market.CountBound
 
 // adminTotal is the total of an admin list of table (one of admin_counts'
 // names) filtered by cond (" WHERE ..." or ""), as CountBound describes.

@@ -70,7 +70,8 @@ func TestAdminListPlans(t *testing.T) {
 		tables := map[string][]tc{
 			"orders": {
 				{"newest", "", []string{"orders_created"}, []string{"orders_created"}},
-				// PostgreSQL walks orders_created for a page of a common status.
+				// The equality with other filters; a status alone on PostgreSQL
+				// is checked above (ordersByStatus).
 				{"status", "status = 'paid'", []string{"orders_"}, []string{"orders_status_created"}},
 				{"buyerId", "buyer_id = 'u1'", []string{"orders_buyer"}, []string{"orders_buyer"}},
 				{"sellerId", "seller_id = 'u1'", []string{"orders_seller"}, []string{"orders_seller"}},
@@ -124,6 +125,22 @@ func TestAdminListPlans(t *testing.T) {
 				if !strings.Contains(plan, "USING INDEX "+index) || strings.Contains(plan, "TEMP B-TREE FOR ORDER BY") {
 					t.Errorf("title page %s:\n%s", from, plan)
 				}
+			}
+		}
+		if pg {
+			// A status alone (ordersByStatus): the range leaves status a sort
+			// key, so the page walks orders_status_created, never
+			// orders_created, and the count reads a status index alone.
+			plan := storetest.Explain(ctx, t, conn, db.Dialect(), `SELECT id FROM orders WHERE status >= 'paid' AND status <= 'paid'
+				ORDER BY status DESC, created_at DESC, id DESC LIMIT 20 OFFSET 40`)
+			if !strings.Contains(plan, "using orders_status_created") || strings.Contains(plan, "orders_created") ||
+				!strings.Contains(plan, "Presorted Key: status, created_at") {
+				t.Errorf("status page:\n%s", plan)
+			}
+			plan = storetest.Explain(ctx, t, conn, db.Dialect(), `SELECT COUNT(*) FROM (SELECT 1 FROM orders
+				WHERE status >= 'paid' AND status <= 'paid' ORDER BY status LIMIT 1001) bounded`)
+			if !strings.Contains(plan, "Index Only Scan") || strings.Contains(plan, "orders_created") {
+				t.Errorf("status count:\n%s", plan)
 			}
 		}
 		for table, cases := range tables {

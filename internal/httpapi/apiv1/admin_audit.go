@@ -75,7 +75,8 @@ func (a *API) writeAudit(w http.ResponseWriter, r *http.Request, q admin.AuditQu
 	for i := range es {
 		out[i] = toAuditEntry(&es[i])
 	}
-	return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.PageMeta(total, q.Limit, q.Offset))
+	return httpapi.OKMeta(w, r, http.StatusOK, out, adminPageMeta(total, q.Limit, q.Offset, q.ActorType, q.ActorID, q.Action, q.EntityType, q.EntityID, q.Result,
+		q.StartDate, q.EndDate))
 }
 
 // adminAudit is GET /admin/audit with every filter.

@@ -35,7 +35,7 @@ func (a *API) adminOrders(w http.ResponseWriter, r *http.Request) error {
 	for i := range os {
 		out[i] = toAdminOrder(&os[i])
 	}
-	return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.PageMeta(total, limit, offset))
+	return httpapi.OKMeta(w, r, http.StatusOK, out, adminPageMeta(total, limit, offset, q.Get("status"), q.Get("buyerId"), q.Get("sellerId"), q.Get("search")))
 }
 
 // toAdminOrder is an order with the seller's side shown (commission,
