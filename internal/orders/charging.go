@@ -61,6 +61,11 @@ func (s *Service) keyStopped(ctx context.Context, o *Order) error {
 	switch {
 	case err != nil:
 		return nil
+	case k.Status == agents.KeyFrozen && k.FrozenReason == agents.FrozenPurchaseVelocity:
+		// The velocity rule freezes a key in the transaction of the
+		// purchase that crossed its line, which goes through (CONTRACT.md
+		// 15); a purchase that reserved before it did, too.
+		return nil
 	case k.Status == agents.KeyFrozen:
 		stop = market.Errorf(market.CodeAgentFrozen, "this agent key was frozen before the charge; nothing was charged")
 	case k.Status == agents.KeyRevoked:

@@ -23,7 +23,7 @@ import (
 
 var (
 	seedFlag   = flag.Int64("caps.seed", 0, "seed of the adversarial cap trials (0: from the time, or CAPS_SEED)")
-	trialsFlag = flag.Int("caps.trials", 0, "randomized trials per engine (0: CAPS_TRIALS, else 1000)")
+	trialsFlag = flag.Int("caps.trials", 0, "randomized trials per engine (0: CAPS_TRIALS, else 1000; 100 under -race)")
 	trialFlag  = flag.Int("caps.trial", -1, "run only this trial of the seed (a replay)")
 	routeFlag  = flag.Bool("caps.edge-route", true, "edge trials cross the edge with POST /v1/sandbox/time-advance/1 "+
 		"in the race, sweeps included (false: move the service clock alone)")
@@ -43,7 +43,7 @@ func seedAndTrials() (int64, int) {
 		if v, err := strconv.Atoi(os.Getenv("CAPS_TRIALS")); err == nil && v > 0 {
 			trials = v
 		} else {
-			trials = 1000
+			trials = defaultTrials
 		}
 	}
 	return seed, trials
