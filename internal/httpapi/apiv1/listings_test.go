@@ -389,15 +389,19 @@ func TestHeldForNewSellers(t *testing.T) {
 	})
 }
 
-// stallFirst blocks its first generation until the caller gives up, then
-// answers at once: create answers pending_ai and the job queue finishes.
+// stallFirst blocks the create call's generation (the one bounded by the
+// create's short budget) until the caller gives up, and answers the job
+// queue's at once: create answers pending_ai and the job finishes. It
+// tells them apart by the deadline, not by order: under load the job,
+// scheduled twice the budget after the create, can call first.
 type stallFirst struct {
 	calls atomic.Int32
 	next  listings.Generator
 }
 
 func (g *stallFirst) Generate(ctx context.Context, b listings.Brief) (listings.Draft, error) {
-	if g.calls.Add(1) == 1 {
+	g.calls.Add(1)
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 5*time.Second {
 		<-ctx.Done()
 		return listings.Draft{}, ctx.Err()
 	}
