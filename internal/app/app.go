@@ -167,6 +167,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		realTime = market.SystemClock{}
 	}
 	var limiter ratelimit.Limiter = ratelimit.NewMemory(realTime.Now)
+	requests := limiter // the route limits' counter (ratelimit.Leased with Redis)
 	cacheCheck := func(context.Context) error { return nil }
 	if cfg.RedisURL != "" {
 		ropts, err := redis.ParseURL(cfg.RedisURL)
@@ -180,12 +181,14 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		ropts.DialTimeout, ropts.ReadTimeout, ropts.WriteTimeout = time.Second, 500*time.Millisecond, 500*time.Millisecond
 		redis.SetLogger(redisLog{a.Log})
 		a.redis = redis.NewClient(ropts)
-		limiter = ratelimit.NewFallback(ratelimit.NewRedis(a.redis, "marketplace:", realTime.Now), limiter, redisCooldown, a.Log)
+		shared := ratelimit.NewRedis(a.redis, "marketplace:", realTime.Now)
+		requests = ratelimit.NewFallback(ratelimit.ForRequests(shared), limiter, redisCooldown, a.Log)
+		limiter = ratelimit.NewFallback(shared, limiter, redisCooldown, a.Log)
 		cacheCheck = func(ctx context.Context) error { return a.redis.Ping(ctx).Err() }
 	}
 
 	if opts.Limiter != nil {
-		limiter = opts.Limiter
+		limiter, requests = opts.Limiter, ratelimit.ForRequests(opts.Limiter)
 	}
 	a.Accounts = accounts.NewService(store.Accounts(db), a.Clock, accounts.NewTokens(cfg.JWTSecret),
 		ratelimit.NewScaled(limiter, cfg.LimitScale()))
@@ -305,7 +308,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	opsAPI.Tools = a.MCP.Tools // the manifest's capabilities and the agent guides
 	a.Router.Handle("POST", mcpserver.Path, httpapi.Agent, a.MCP.Handler())
 	if !opts.NoRouteLimits {
-		a.Router.SetRateLimits(a.routeLimits(limiter, a.MCP.Tools))
+		a.Router.SetRateLimits(a.routeLimits(limiter, requests, a.MCP.Tools))
 	}
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)

@@ -44,6 +44,10 @@ import (
 type RateLimits struct {
 	// Limiter is the shared limiter (Redis when configured), unscaled.
 	Limiter ratelimit.Limiter
+	// Requests counts the requests themselves; Limiter when nil. With
+	// Redis it is ratelimit.Leased, which spares busy keys a round trip
+	// per request; the abuse count stays on Limiter, exact.
+	Requests ratelimit.Limiter
 	// Scale multiplies every limit (MARKETPLACE_RATE_LIMIT_SCALE); 0 is off.
 	Scale    float64
 	Settings *admin.Config
@@ -119,7 +123,11 @@ func (rt *Router) SetRateLimits(l *RateLimits) {
 		rt.limits = nil
 		return
 	}
-	l.scaled = ratelimit.NewScaled(l.Limiter, l.Scale)
+	requests := l.Requests
+	if requests == nil {
+		requests = l.Limiter
+	}
+	l.scaled = ratelimit.NewScaled(requests, l.Scale)
 	rt.limits = l
 }
 

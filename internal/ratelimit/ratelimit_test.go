@@ -42,25 +42,8 @@ func TestMemory(t *testing.T) {
 }
 
 func TestRedis(t *testing.T) {
-	url := os.Getenv("MARKETPLACE_TEST_REDIS_URL")
-	if url == "" {
-		t.Skip("MARKETPLACE_TEST_REDIS_URL is empty")
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("parse MARKETPLACE_TEST_REDIS_URL: %v", err)
-	}
-	client := redis.NewClient(opt)
-	t.Cleanup(func() { client.Close() })
+	client, prefix := testRedis(t)
 	ctx := context.Background()
-	if err := client.Ping(ctx).Err(); err != nil {
-		t.Fatalf("redis ping: %v", err)
-	}
-
-	// rand.Text is base32 (A-Z, 2-7), so the prefix has no glob characters.
-	prefix := "ratelimit-test:" + rand.Text() + ":"
-	t.Cleanup(func() { deleteKeys(t, client, prefix) })
-
 	n := 0
 	testConformance(t, func(t *testing.T, now func() time.Time) ratelimit.Limiter {
 		n++
@@ -78,6 +61,29 @@ func TestRedis(t *testing.T) {
 			t.Errorf("PTTL = %v, want in (0, 2s]", ttl)
 		}
 	})
+}
+
+// testRedis connects to MARKETPLACE_TEST_REDIS_URL and returns a key
+// prefix of the test's own, deleted at its end.
+func testRedis(t *testing.T) (*redis.Client, string) {
+	t.Helper()
+	url := os.Getenv("MARKETPLACE_TEST_REDIS_URL")
+	if url == "" {
+		t.Skip("MARKETPLACE_TEST_REDIS_URL is empty")
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatalf("parse MARKETPLACE_TEST_REDIS_URL: %v", err)
+	}
+	client := redis.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	if err := client.Ping(context.Background()).Err(); err != nil {
+		t.Fatalf("redis ping: %v", err)
+	}
+	// rand.Text is base32 (A-Z, 2-7), so the prefix has no glob characters.
+	prefix := "ratelimit-test:" + rand.Text() + ":"
+	t.Cleanup(func() { deleteKeys(t, client, prefix) })
+	return client, prefix
 }
 
 func deleteKeys(t *testing.T, client *redis.Client, prefix string) {
