@@ -70,40 +70,57 @@ func TestAdminCounts(t *testing.T) {
 			}
 		}
 
-		// An order search by a common title word counts up to the bound and
-		// pages newest first (on SQLite by walking the orders, see
-		// sqliteOrdersByTitle); a rarer one counts exactly.
+		// An order search by a common title word counts up to
+		// orders.TitleCountBound and pages newest first by walking the
+		// newest orders (ordersByTitle); a rarer one counts exactly and is
+		// gathered off the title index. With the walk shortened to 50
+		// orders, a common term's page falls back to gathering.
 		exec(fill("orders", store.CountBound+200, `'p' || i, 'l' || (1 + 3 * (i % 15)), 'u' || (11 + i % 4), 'u' || (2 + i % 2), 'human',
 			CASE WHEN i % 2 = 0 THEN 'expired' ELSE 'refunded' END, CASE WHEN i % 9 = 0 THEN 'Walnut lamp ' ELSE 'Oak chair ' END || i,
 			100, 0, 0, 100, 0, 'ship', $AT, $AT`))
 		check("more orders")
+		bound := orders.TitleCountBound
 		for _, c := range []struct {
 			f     orders.AdminOrderFilter
+			walk  int64 // titleWalk, when not the default
 			total int
 			first string
 		}{
-			{orders.AdminOrderFilter{Search: "CHAIR"}, store.CountBound + 1, "p1200"},
-			{orders.AdminOrderFilter{Search: "chair", Status: "expired"}, 534, "p1200"},
-			{orders.AdminOrderFilter{Search: "chair", Status: "refunded", Offset: 20}, 533, "p1153"},
-			{orders.AdminOrderFilter{Search: "walnut lamp"}, 133, "p1197"},
-			{orders.AdminOrderFilter{Search: "chair 105"}, 10, "p1059"},
+			{orders.AdminOrderFilter{Search: "CHAIR"}, 0, bound + 1, "p1200"},
+			{orders.AdminOrderFilter{Search: "chair", Status: "expired"}, 0, bound + 1, "p1200"},
+			{orders.AdminOrderFilter{Search: "chair", Status: "refunded", Offset: 20}, 0, bound + 21, "p1153"},
+			{orders.AdminOrderFilter{Search: "walnut lamp"}, 0, bound + 1, "p1197"},
+			{orders.AdminOrderFilter{Search: "walnut lamp"}, 50, bound + 1, "p1197"},
+			{orders.AdminOrderFilter{Search: "walnut lamp", BuyerID: "u11"}, 50, 33, "p1188"},
+			{orders.AdminOrderFilter{Search: "walnut lamp", Offset: 100}, 50, 133, "p297"},
+			{orders.AdminOrderFilter{Search: "chair", Status: "refunded", Offset: 20}, 50, bound + 21, "p1153"},
+			{orders.AdminOrderFilter{Search: "chair 105"}, 0, 10, "p1059"},
 			// A status alone (on PostgreSQL ordersByStatus's range): the
 			// same rows and order.
-			{orders.AdminOrderFilter{Status: "expired"}, 600, "p1200"},
-			{orders.AdminOrderFilter{Status: "refunded", Offset: 20}, 600, "p1159"},
+			{orders.AdminOrderFilter{Status: "expired"}, 0, 600, "p1200"},
+			{orders.AdminOrderFilter{Status: "refunded", Offset: 20}, 0, 600, "p1159"},
 		} {
 			c.f.Limit = 20
+			if c.walk > 0 {
+				store.SetTitleWalk(t, c.walk)
+			}
 			list, total, err := db.Read().AdminOrders(ctx, c.f)
+			store.SetTitleWalk(t, 20_000)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if total != c.total || len(list) == 0 || list[0].ID != c.first {
-				t.Errorf("%+v: total %d, want %d; first %v, want %s", c.f, total, c.total, list, c.first)
+				t.Errorf("%+v (walk %d): total %d, want %d; first %v, want %s", c.f, c.walk, total, c.total, list, c.first)
 				continue
+			}
+			want := min(20, c.total-c.f.Offset)
+			if len(list) != want {
+				t.Errorf("%+v (walk %d): %d orders, want %d", c.f, c.walk, len(list), want)
 			}
 			for i, o := range list {
 				if (c.f.Search != "" && !strings.Contains(strings.ToLower(o.ListingTitle), strings.ToLower(strings.Fields(c.f.Search)[0]))) ||
-					(c.f.Status != "" && o.Status != c.f.Status) || (i > 0 && o.CreatedAt.After(list[i-1].CreatedAt)) {
+					(c.f.Status != "" && o.Status != c.f.Status) || (c.f.BuyerID != "" && o.BuyerID != c.f.BuyerID) ||
+					(i > 0 && o.CreatedAt.After(list[i-1].CreatedAt)) {
 					t.Errorf("%+v: %d: %s %q %s", c.f, i, o.ID, o.ListingTitle, o.Status)
 				}
 			}

@@ -3,8 +3,8 @@ package store
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
@@ -37,7 +37,7 @@ func (tx *Tx) AdminOrders(ctx context.Context, f orders.AdminOrderFilter) ([]ord
 		// An id-shaped search is an id: no title holds one, and on
 		// PostgreSQL the OR with a LIKE made the planner walk the orders
 		// newest first instead of reading two index entries.
-		if !market.ValidID(s) && utf8.RuneCountInString(s) >= orders.MinTitleSearch {
+		if orders.TitleSearch(s) {
 			return tx.ordersByTitle(ctx, conds, args, s, f)
 		}
 		if len(ors) == 0 {
@@ -85,55 +85,74 @@ func (tx *Tx) ordersByStatus(ctx context.Context, f orders.AdminOrderFilter) ([]
 
 // ordersByTitle is AdminOrders for a title search (conds and args are the
 // other filters). The total counts matches off the trigram index
-// (orders_title_fts, orders_title_trgm) up to the bound. Few matches are
-// read off the index and sorted; when the bound is reached the term is
-// common (gathering the 10,000 orders titled "lamp" at a million orders
-// took SQLite's trigram index over a second and PostgreSQL's 180 ms), so
-// the page walks the orders newest first instead and keeps the titles that
-// hold the term: a few thousand rows at most.
+// (orders_title_fts, orders_title_trgm) up to orders.TitleCountBound past
+// the offset. Within it, the matches are read off that index and sorted.
+// Past it the term is common, and gathering every match to sort it is what
+// costs (the 10,000 orders titled "lamp" at a million orders: over a second
+// on SQLite, 180 ms on PostgreSQL): the page walks the newest titleWalk
+// orders of the filter's own index and keeps the titles that hold the term,
+// stopping at a full page. A term too rare for that window (or whose
+// matches are all older) falls back to gathering and sorting.
 func (tx *Tx) ordersByTitle(ctx context.Context, conds []string, args []any, s string, f orders.AdminOrderFilter) ([]orders.Order, int, error) {
 	and := ""
 	if len(conds) > 0 {
 		and = " AND " + strings.Join(conds, " AND ")
 	}
-	bound := max(f.Offset, 0) + CountBound
+	bound := max(f.Offset, 0) + orders.TitleCountBound
 	like := "%" + likeEscaper.Replace(strings.ToLower(s)) + "%"
 	match := any(like)
 	count := `SELECT COUNT(*) FROM (SELECT 1 FROM orders WHERE lower(listing_title) LIKE ? ESCAPE '\'` + and + ` LIMIT ?) bounded`
+	gather := `lower(listing_title) LIKE ? ESCAPE '\'`
 	if tx.db.dialect == SQLite {
 		match = ftsQuote(s)
 		count = `SELECT COUNT(*) FROM (SELECT 1 FROM orders_title_fts JOIN orders ON orders.id = orders_title_fts.order_id
 			WHERE orders_title_fts MATCH ?` + and + ` LIMIT ?) bounded`
+		gather = "id IN (SELECT order_id FROM orders_title_fts WHERE orders_title_fts MATCH ?)"
 	}
 	var total int
 	if err := tx.queryRow(ctx, count, append(append([]any{match}, args...), bound+1)...).Scan(&total); err != nil {
 		return nil, 0, wrap(err)
 	}
-	from, cond, arg := "orders", `lower(listing_title) LIKE ? ESCAPE '\'`, match
-	switch {
-	case tx.db.dialect == SQLite && total <= bound:
-		cond = "id IN (SELECT order_id FROM orders_title_fts WHERE orders_title_fts MATCH ?)"
-	case tx.db.dialect == SQLite:
-		// The planner would rather scan and sort than walk an index whose
-		// rows a LIKE thins out by an unknown share: name the index.
-		from, arg = "orders INDEXED BY orders_created", like
-		switch {
-		case f.Status != "":
-			from = "orders INDEXED BY orders_status_created"
-		case f.BuyerID != "":
-			from = "orders INDEXED BY orders_buyer"
-		case f.SellerID != "":
-			from = "orders INDEXED BY orders_seller"
+	if total > bound {
+		// The inner query walks an index newest first (SQLite is told
+		// which: it would rather scan and sort than walk an index a LIKE
+		// thins out by an unknown share); on PostgreSQL the outer LIKE is
+		// an expression orders_title_trgm does not index, and the outer
+		// order is the inner one, so the walk stops at a full page.
+		from := "orders"
+		if tx.db.dialect == SQLite {
+			from = "orders INDEXED BY orders_created"
+			switch {
+			case f.Status != "":
+				from = "orders INDEXED BY orders_status_created"
+			case f.BuyerID != "":
+				from = "orders INDEXED BY orders_buyer"
+			case f.SellerID != "":
+				from = "orders INDEXED BY orders_seller"
+			}
 		}
-	case total > bound:
-		// An expression orders_title_trgm does not index: the filter's
-		// own index (or orders_created) is walked newest first.
-		cond = `(lower(listing_title) || '') LIKE ? ESCAPE '\'`
+		where := ""
+		if len(conds) > 0 {
+			where = " WHERE " + strings.Join(conds, " AND ")
+		}
+		out, err := tx.orderRows(ctx, `SELECT `+orderColumns+` FROM (SELECT * FROM `+from+where+
+			` ORDER BY created_at DESC, id DESC LIMIT ?) recent WHERE (lower(listing_title) || '') LIKE ? ESCAPE '\'
+			ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, titleWalk.Load(), like, f.Limit, f.Offset)...)
+		if err != nil || len(out) == f.Limit {
+			return out, total, err
+		}
 	}
-	out, err := tx.orderRows(ctx, `SELECT `+orderColumns+` FROM `+from+` WHERE `+strings.Join(append(conds, cond), " AND ")+
-		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, arg, f.Limit, f.Offset)...)
+	out, err := tx.orderRows(ctx, `SELECT `+orderColumns+` FROM orders WHERE `+strings.Join(append(conds, gather), " AND ")+
+		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, match, f.Limit, f.Offset)...)
 	return out, total, err
 }
+
+// titleWalk is how many of the newest orders a common term's page looks
+// through: a term in one order of a thousand fills a page of 20 in it.
+// Tests lower it to reach the fallback with few orders.
+var titleWalk atomic.Int64
+
+func init() { titleWalk.Store(20_000) }
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 

@@ -6,6 +6,7 @@ import (
 
 	"marketplace/internal/admin"
 	"marketplace/internal/httpapi"
+	"marketplace/internal/market"
 )
 
 // The audit log, for admins (CONTRACT.md 14): one entry per mutating
@@ -75,7 +76,7 @@ func (a *API) writeAudit(w http.ResponseWriter, r *http.Request, q admin.AuditQu
 	for i := range es {
 		out[i] = toAuditEntry(&es[i])
 	}
-	return httpapi.OKMeta(w, r, http.StatusOK, out, adminPageMeta(total, q.Limit, q.Offset, q.ActorType, q.ActorID, q.Action, q.EntityType, q.EntityID, q.Result,
+	return httpapi.OKMeta(w, r, http.StatusOK, out, adminPageMeta(total, q.Limit, q.Offset, market.CountBound, q.ActorType, q.ActorID, q.Action, q.EntityType, q.EntityID, q.Result,
 		q.StartDate, q.EndDate))
 }
 

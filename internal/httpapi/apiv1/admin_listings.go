@@ -67,7 +67,7 @@ func (a *API) adminListings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OKMeta(w, r, http.StatusOK, vs, adminPageMeta(total, limit, offset, q.Get("status"), q.Get("sellerId"), q.Get("search")))
+	return httpapi.OKMeta(w, r, http.StatusOK, vs, adminPageMeta(total, limit, offset, market.CountBound, q.Get("status"), q.Get("sellerId"), q.Get("search")))
 }
 
 // adminListing is GET /admin/listings/{id}: any listing, in any status.

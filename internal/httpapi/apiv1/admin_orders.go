@@ -25,9 +25,9 @@ func (a *API) adminOrders(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	os, total, err := a.Orders.AdminOrders(r.Context(), actor(r).Actor, orders.AdminOrderFilter{
-		Status: orders.Status(q.Get("status")), BuyerID: q.Get("buyerId"), SellerID: q.Get("sellerId"),
-		Search: q.Get("search"), Limit: limit, Offset: offset})
+	f := orders.AdminOrderFilter{Status: orders.Status(q.Get("status")), BuyerID: q.Get("buyerId"), SellerID: q.Get("sellerId"),
+		Search: q.Get("search"), Limit: limit, Offset: offset}
+	os, total, err := a.Orders.AdminOrders(r.Context(), actor(r).Actor, f)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (a *API) adminOrders(w http.ResponseWriter, r *http.Request) error {
 	for i := range os {
 		out[i] = toAdminOrder(&os[i])
 	}
-	return httpapi.OKMeta(w, r, http.StatusOK, out, adminPageMeta(total, limit, offset, q.Get("status"), q.Get("buyerId"), q.Get("sellerId"), q.Get("search")))
+	return httpapi.OKMeta(w, r, http.StatusOK, out, adminPageMeta(total, limit, offset, f.CountBound(), q.Get("status"), q.Get("buyerId"), q.Get("sellerId"), q.Get("search")))
 }
 
 // toAdminOrder is an order with the seller's side shown (commission,

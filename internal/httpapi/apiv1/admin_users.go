@@ -47,7 +47,7 @@ func (a *API) adminUsers(w http.ResponseWriter, r *http.Request) error {
 	for i := range us {
 		out[i] = toUser(&us[i])
 	}
-	return httpapi.OKMeta(w, r, http.StatusOK, out, adminPageMeta(total, limit, offset, q.Get("status"), q.Get("trustTier"), q.Get("role"), q.Get("search")))
+	return httpapi.OKMeta(w, r, http.StatusOK, out, adminPageMeta(total, limit, offset, market.CountBound, q.Get("status"), q.Get("trustTier"), q.Get("role"), q.Get("search")))
 }
 
 // adminProcessor is what the payment processor holds of a user.

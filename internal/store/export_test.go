@@ -1,0 +1,10 @@
+package store
+
+import "testing"
+
+// SetTitleWalk sets how many of the newest orders a common title search
+// looks through (titleWalk) until t ends.
+func SetTitleWalk(t testing.TB, n int64) {
+	old := titleWalk.Swap(n)
+	t.Cleanup(func() { titleWalk.Store(old) })
+}
