@@ -73,8 +73,9 @@ func TestAdminCounts(t *testing.T) {
 		// An order search by a common title word counts up to
 		// orders.TitleCountBound and pages newest first by walking the
 		// newest orders (ordersByTitle); a rarer one counts exactly and is
-		// gathered off the title index. With the walk shortened to 50
-		// orders, a common term's page falls back to gathering.
+		// gathered off the title index. With the short walk shortened to 5
+		// or 50 orders, a common term's page is gathered (up to
+		// market.CountBound matches) or walked to its end.
 		exec(fill("orders", store.CountBound+200, `'p' || i, 'l' || (1 + 3 * (i % 15)), 'u' || (11 + i % 4), 'u' || (2 + i % 2), 'human',
 			CASE WHEN i % 2 = 0 THEN 'expired' ELSE 'refunded' END, CASE WHEN i % 9 = 0 THEN 'Walnut lamp ' ELSE 'Oak chair ' END || i,
 			100, 0, 0, 100, 0, 'ship', $AT, $AT`))
@@ -91,6 +92,8 @@ func TestAdminCounts(t *testing.T) {
 			{orders.AdminOrderFilter{Search: "chair", Status: "refunded", Offset: 20}, 0, bound + 21, "p1153"},
 			{orders.AdminOrderFilter{Search: "walnut lamp"}, 0, bound + 1, "p1197"},
 			{orders.AdminOrderFilter{Search: "walnut lamp"}, 50, bound + 1, "p1197"},
+			{orders.AdminOrderFilter{Search: "CHAIR"}, 5, bound + 1, "p1200"},
+			{orders.AdminOrderFilter{Search: "chair", Offset: 40}, 50, bound + 41, "p1155"},
 			{orders.AdminOrderFilter{Search: "walnut lamp", BuyerID: "u11"}, 50, 33, "p1188"},
 			{orders.AdminOrderFilter{Search: "walnut lamp", Offset: 100}, 50, 133, "p297"},
 			{orders.AdminOrderFilter{Search: "chair", Status: "refunded", Offset: 20}, 50, bound + 21, "p1153"},
@@ -105,7 +108,7 @@ func TestAdminCounts(t *testing.T) {
 				store.SetTitleWalk(t, c.walk)
 			}
 			list, total, err := db.Read().AdminOrders(ctx, c.f)
-			store.SetTitleWalk(t, 20_000)
+			store.SetTitleWalk(t, 4_000)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -84,75 +84,114 @@ func (tx *Tx) ordersByStatus(ctx context.Context, f orders.AdminOrderFilter) ([]
 }
 
 // ordersByTitle is AdminOrders for a title search (conds and args are the
-// other filters). The total counts matches off the trigram index
-// (orders_title_fts, orders_title_trgm) up to orders.TitleCountBound past
-// the offset. Within it, the matches are read off that index and sorted.
-// Past it the term is common, and gathering every match to sort it is what
-// costs (the 10,000 orders titled "lamp" at a million orders: over a second
-// on SQLite, 180 ms on PostgreSQL): the page walks the newest titleWalk
-// orders of the filter's own index and keeps the titles that hold the term,
-// stopping at a full page. A term too rare for that window (or whose
-// matches are all older) falls back to gathering and sorting.
+// other filters). Gathering every match of a common term to sort it is
+// what costs (the 10,000 orders titled "lamp" at a million orders: over a
+// second on SQLite, 180 ms on PostgreSQL), and so does counting them: their
+// rows are spread over the whole table. So the page is first looked for
+// among the newest titleWalk orders of the filter (walkTitles); the total
+// then counts up to orders.TitleCountBound matches past the offset off the
+// trigram index (orders_title_fts, orders_title_trgm). A term too rare for
+// that walk is gathered off the index, up to market.CountBound matches
+// past the offset; one with more is walked to the end of its page (a term
+// in one order of a thousand fills a page of 20 in 20,000 orders).
 func (tx *Tx) ordersByTitle(ctx context.Context, conds []string, args []any, s string, f orders.AdminOrderFilter) ([]orders.Order, int, error) {
 	and := ""
 	if len(conds) > 0 {
 		and = " AND " + strings.Join(conds, " AND ")
 	}
-	bound := max(f.Offset, 0) + orders.TitleCountBound
+	offset := max(f.Offset, 0)
+	bound := offset + orders.TitleCountBound
 	like := "%" + likeEscaper.Replace(strings.ToLower(s)) + "%"
 	match := any(like)
-	count := `SELECT COUNT(*) FROM (SELECT 1 FROM orders WHERE lower(listing_title) LIKE ? ESCAPE '\'` + and + ` LIMIT ?) bounded`
-	gather := `lower(listing_title) LIKE ? ESCAPE '\'`
+	from := `FROM orders WHERE lower(listing_title) LIKE ? ESCAPE '\'` + and
+	// The matches' ids, newest first, of the first n off the index. (As a
+	// FROM subquery, SQLite flattened it and sorted every match.)
+	matches := `SELECT id FROM (SELECT id, created_at ` + from + ` LIMIT ?) m ORDER BY created_at DESC, id DESC`
 	if tx.db.dialect == SQLite {
 		match = ftsQuote(s)
-		count = `SELECT COUNT(*) FROM (SELECT 1 FROM orders_title_fts JOIN orders ON orders.id = orders_title_fts.order_id
-			WHERE orders_title_fts MATCH ?` + and + ` LIMIT ?) bounded`
-		gather = "id IN (SELECT order_id FROM orders_title_fts WHERE orders_title_fts MATCH ?)"
+		from = `FROM orders_title_fts JOIN orders ON orders.id = orders_title_fts.order_id WHERE orders_title_fts MATCH ?` + and
+		matches = `SELECT id FROM orders WHERE id IN (SELECT orders.id ` + from + ` LIMIT ?) ORDER BY created_at DESC, id DESC`
 	}
-	var total int
-	if err := tx.queryRow(ctx, count, append(append([]any{match}, args...), bound+1)...).Scan(&total); err != nil {
-		return nil, 0, wrap(err)
+	matchArgs := func(n int) []any { return append(append([]any{match}, args...), n) }
+
+	out, err := tx.walkTitles(ctx, conds, args, like, f, titleWalk.Load())
+	if err != nil {
+		return nil, 0, err
 	}
-	if total > bound {
-		// The inner query walks an index newest first (SQLite is told
-		// which: it would rather scan and sort than walk an index a LIKE
-		// thins out by an unknown share); on PostgreSQL the outer LIKE is
-		// an expression orders_title_trgm does not index, and the outer
-		// order is the inner one, so the walk stops at a full page.
-		from := "orders"
-		if tx.db.dialect == SQLite {
-			from = "orders INDEXED BY orders_created"
-			switch {
-			case f.Status != "":
-				from = "orders INDEXED BY orders_status_created"
-			case f.BuyerID != "":
-				from = "orders INDEXED BY orders_buyer"
-			case f.SellerID != "":
-				from = "orders INDEXED BY orders_seller"
-			}
-		}
-		where := ""
-		if len(conds) > 0 {
-			where = " WHERE " + strings.Join(conds, " AND ")
-		}
-		out, err := tx.orderRows(ctx, `SELECT `+orderColumns+` FROM (SELECT * FROM `+from+where+
-			` ORDER BY created_at DESC, id DESC LIMIT ?) recent WHERE (lower(listing_title) || '') LIKE ? ESCAPE '\'
-			ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, titleWalk.Load(), like, f.Limit, f.Offset)...)
-		if err != nil || len(out) == f.Limit {
-			return out, total, err
-		}
+	if len(out) == f.Limit {
+		var total int
+		err := tx.queryRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 `+from+` LIMIT ?) bounded`, matchArgs(bound+1)...).Scan(&total)
+		return out, total, wrap(err)
 	}
-	out, err := tx.orderRows(ctx, `SELECT `+orderColumns+` FROM orders WHERE `+strings.Join(append(conds, gather), " AND ")+
-		` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(args, match, f.Limit, f.Offset)...)
+	more := offset + market.CountBound
+	ids, err := queryAll(ctx, tx, scanOne[string], matches, matchArgs(more+1)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	total := min(len(ids), bound+1)
+	if len(ids) <= more {
+		out, err := tx.ordersByIDs(ctx, ids[min(offset, len(ids)):min(offset+f.Limit, len(ids))])
+		return out, total, err
+	}
+	out, err = tx.walkTitles(ctx, conds, args, like, f, 0)
 	return out, total, err
 }
 
-// titleWalk is how many of the newest orders a common term's page looks
-// through: a term in one order of a thousand fills a page of 20 in it.
-// Tests lower it to reach the fallback with few orders.
+// ordersByIDs is the orders of ids, newest first.
+func (tx *Tx) ordersByIDs(ctx context.Context, ids []string) ([]orders.Order, error) {
+	if len(ids) == 0 {
+		return []orders.Order{}, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return tx.orderRows(ctx, `SELECT `+orderColumns+` FROM orders WHERE id IN (`+placeholders(len(ids))+`)
+		ORDER BY created_at DESC, id DESC`, args...)
+}
+
+// walkTitles is the page of f's orders whose title is like like, found by
+// walking the filter's own index newest first: through the newest n orders
+// at most (fewer than f.Limit orders then means they held too few
+// matches), or to the end of the page when n is 0. SQLite is told which
+// index (it would rather scan and sort than walk an index a LIKE thins out
+// by an unknown share); on PostgreSQL the LIKE is an expression
+// orders_title_trgm does not index, so the planner walks too.
+func (tx *Tx) walkTitles(ctx context.Context, conds []string, args []any, like string, f orders.AdminOrderFilter, n int64) ([]orders.Order, error) {
+	from := "orders"
+	if tx.db.dialect == SQLite {
+		from = "orders INDEXED BY orders_created"
+		switch {
+		case f.Status != "":
+			from = "orders INDEXED BY orders_status_created"
+		case f.BuyerID != "":
+			from = "orders INDEXED BY orders_buyer"
+		case f.SellerID != "":
+			from = "orders INDEXED BY orders_seller"
+		}
+	}
+	title := `(lower(listing_title) || '') LIKE ? ESCAPE '\'`
+	if n == 0 {
+		return tx.orderRows(ctx, `SELECT `+orderColumns+` FROM `+from+` WHERE `+strings.Join(append(conds, title), " AND ")+
+			` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(append([]any{}, args...), like, f.Limit, f.Offset)...)
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	return tx.orderRows(ctx, `SELECT `+orderColumns+` FROM (SELECT * FROM `+from+where+
+		` ORDER BY created_at DESC, id DESC LIMIT ?) recent WHERE `+title+`
+		ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, append(append([]any{}, args...), n, like, f.Limit, f.Offset)...)
+}
+
+// titleWalk is how many of the newest orders the first walk looks
+// through: a term in one order of a hundred fills a page of 20 in it
+// almost always (at 2,000, one in three such terms missed), and a rarer
+// term costs 3 to 7 ms before the index answers. Tests lower it to reach
+// the other paths with few orders.
 var titleWalk atomic.Int64
 
-func init() { titleWalk.Store(20_000) }
+func init() { titleWalk.Store(4_000) }
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
