@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"marketplace/internal/market"
+	"marketplace/internal/orders"
 	"marketplace/internal/testkit"
 )
 
@@ -48,6 +49,33 @@ func TestAdminTotalCapped(t *testing.T) {
 		m = meta("/api/v1/admin/audit")
 		if _, ok := m["totalCapped"]; ok || m["total"].(float64) <= float64(n) {
 			t.Errorf("unfiltered: meta %v, want an exact total over %d", m, n)
+		}
+
+		// An order search by title counts to offset+orders.TitleCountBound.
+		seller, buyer := s.Register("capped-seller"), s.Register("capped-buyer")
+		listing := s.ListingWith(t, seller, "a walnut lamp", 1000, nil)
+		n = orders.TitleCountBound + 1
+		rows = rows[:0]
+		for i := range n {
+			rows = append(rows, fmt.Sprintf("('%s', '%s', '%s', '%s', 'human', 'cancelled', 'Capped walnut lamp %d', 1000, 0, 99, 1099, 0, 'shipping', '2026-06-10 11:00:00.000000+00:00', '2026-06-10 11:00:00.000000+00:00')",
+				market.NewID(), listing, buyer.ID, seller.ID, i))
+		}
+		if _, err := s.App.DB.WritePool().ExecContext(t.Context(), `INSERT INTO orders (id, listing_id, buyer_id, seller_id, channel, status,
+			listing_title, item_price, shipping_cost, service_fee, total_charged, commission, fulfillment_type, created_at, updated_at)
+			VALUES `+strings.Join(rows, ", ")); err != nil {
+			t.Fatal(err)
+		}
+		m = meta("/api/v1/admin/orders?search=capped+walnut")
+		if m["total"] != float64(n) || m["totalCapped"] != true {
+			t.Errorf("title search over its bound: meta %v, want total %d and totalCapped", m, n)
+		}
+		m = meta("/api/v1/admin/orders?search=capped+walnut&offset=1")
+		if _, ok := m["totalCapped"]; ok || m["total"] != float64(n) {
+			t.Errorf("title search under its bound: meta %v, want total %d and no totalCapped", m, n)
+		}
+		m = meta("/api/v1/admin/orders?buyerId=" + buyer.ID)
+		if _, ok := m["totalCapped"]; ok || m["total"] != float64(n) {
+			t.Errorf("buyer filter: meta %v, want the exact total %d", m, n)
 		}
 	})
 }
