@@ -229,7 +229,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		OnPaid: a.autoLabel, Log: a.Log})
 	bridge.orders = a.Orders
 	a.Offers = offers.NewService(store.Offers(db), a.Clock, offers.Options{
-		Settings: a.Settings, Purchaser: bridge, Fees: bridge, Log: a.Log})
+		Settings: a.Settings, Purchaser: bridge, Fees: bridge, Taxonomy: a.Listings, Log: a.Log})
 
 	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
 	// Feed readers waiting on a user's feed wake when an event for the user commits.

@@ -428,3 +428,24 @@ func (t *Taxonomy) UsableOnly() *Taxonomy {
 	}
 	return out
 }
+
+// Restricts reports whether a spending restriction (a category id or slug,
+// as an owner's categoryRestrictions hold it) covers listing l: its own
+// category or one of its ancestors. Inactive categories count: a listing
+// keeps its category, and a restriction on it still holds. A nil tree
+// knows ids only.
+func (t *Taxonomy) Restricts(restriction string, l *Listing) bool {
+	r := strings.TrimSpace(restriction)
+	if strings.EqualFold(r, l.CategoryID) {
+		return true
+	}
+	if t == nil {
+		return false
+	}
+	cat, ok := t.ByID(l.CategoryID)
+	if !ok {
+		return false
+	}
+	restricted, ok := t.Resolve(strings.ToLower(r))
+	return ok && t.IsWithin(cat.Slug, restricted.Slug)
+}

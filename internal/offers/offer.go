@@ -198,6 +198,9 @@ type Options struct {
 	Settings  *admin.Config
 	Purchaser Purchaser // nil: accepted offers wait for a purchase with offerId
 	Fees      Fees      // nil: the reservation is the amount alone
+	// Taxonomy is the category tree for owners' categoryRestrictions; nil:
+	// a restriction matches a listing's category id only.
+	Taxonomy listings.TaxonomySource
 	// OnRound, when set, runs inside the transaction of every create,
 	// counter, accept and reject, after the round is posted into the
 	// buyer's thread, with the round just made (for accept: the agreed

@@ -117,17 +117,18 @@ func underFloor(l *listings.Listing, amount int64) bool {
 }
 
 // reserve sets what the offer holds of an agent buyer's caps for amount (the
-// amount plus the buyer's fee) and checks it against the caps, counting the
-// owner's other reservations but not this offer's own. A human buyer
+// amount plus the buyer's fee) and checks it against the caps and the
+// owner's category restrictions, as the purchase will, counting the owner's
+// other reservations but not this offer's own. A human buyer
 // reserves nothing (a human's purchases are not capped).
-func (s *Service) reserve(ctx context.Context, tx Tx, c Caller, o *Offer, l *listings.Listing, amount int64, fees feeRule, now time.Time) error {
+func (s *Service) reserve(ctx context.Context, tx Tx, c Caller, o *Offer, l *listings.Listing, amount int64, p pricing, now time.Time) error {
 	if !c.Actor.IsAgent() {
 		o.BuyerKeyID, o.Reserved = "", 0
 		return nil
 	}
-	total := total(fees, l, amount)
+	total := total(p.fees, l, amount)
 	if _, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{OwnerID: c.User.ID, Key: c.Key, Amount: total,
-		ExcludeOfferID: o.ID}); err != nil {
+		InCategory: func(r string) bool { return p.tax.Restricts(r, l) }, ExcludeOfferID: o.ID}); err != nil {
 		return err
 	}
 	o.BuyerKeyID, o.Reserved = c.Actor.KeyID, total
@@ -136,6 +137,28 @@ func (s *Service) reserve(ctx context.Context, tx Tx, c Caller, o *Offer, l *lis
 
 // feeRule is what a purchase at an item price with a shipping cost charges.
 type feeRule func(itemPrice, shippingCost int64) int64
+
+// pricing is what an agent's offer is checked against, read before the
+// transaction opens: the fee rule and the category tree in force.
+type pricing struct {
+	fees feeRule
+	tax  *listings.Taxonomy
+}
+
+// pricing reads the fee rule and the category tree.
+func (s *Service) pricing(ctx context.Context) (pricing, error) {
+	fees, err := s.fees(ctx)
+	if err != nil {
+		return pricing{}, err
+	}
+	p := pricing{fees: fees}
+	if s.opts.Taxonomy != nil {
+		if p.tax, err = s.opts.Taxonomy.Taxonomy(ctx); err != nil {
+			return pricing{}, err
+		}
+	}
+	return p, nil
+}
 
 // fees reads the fee rule in force, before any transaction opens.
 func (s *Service) fees(ctx context.Context) (feeRule, error) {
@@ -219,7 +242,7 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*Offer,
 	if err != nil {
 		return nil, err
 	}
-	fees, err := s.fees(ctx)
+	p, err := s.pricing(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +284,7 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (*Offer,
 		} else if market.CodeOf(err) != market.CodeNotFound {
 			return err
 		}
-		if err := s.reserve(ctx, tx, c, o, l, amount, fees, now); err != nil {
+		if err := s.reserve(ctx, tx, c, o, l, amount, p, now); err != nil {
 			return err
 		}
 		if underFloor(l, amount) {
@@ -369,7 +392,7 @@ func (s *Service) Respond(ctx context.Context, c Caller, id string, a Answer) (*
 	if err := a.check(); err != nil {
 		return nil, err
 	}
-	fees, err := s.fees(ctx)
+	p, err := s.pricing(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -406,9 +429,9 @@ func (s *Service) Respond(ctx context.Context, c Caller, id string, a Answer) (*
 		case ActionReject:
 			return s.reject(ctx, tx, c, o, role, a.Message, now)
 		case ActionAccept:
-			return s.accept(ctx, tx, c, o, role, a.Message, fees, now)
+			return s.accept(ctx, tx, c, o, role, a.Message, p, now)
 		}
-		return s.counter(ctx, tx, c, o, role, *a.CounterPrice, a.Message, fees, now)
+		return s.counter(ctx, tx, c, o, role, *a.CounterPrice, a.Message, p, now)
 	})
 	if err != nil {
 		return nil, err
@@ -433,13 +456,13 @@ func (s *Service) reject(ctx context.Context, tx Tx, c Caller, o *Offer, role Pa
 	return record(ctx, tx, now, c.Actor, "offer.rejected", o, map[string]any{"by": string(role), "message": msg})
 }
 
-func (s *Service) accept(ctx context.Context, tx Tx, c Caller, o *Offer, role Party, msg string, fees feeRule, now time.Time) error {
+func (s *Service) accept(ctx context.Context, tx Tx, c Caller, o *Offer, role Party, msg string, p pricing, now time.Time) error {
 	l, err := listing(ctx, tx, o.ListingID)
 	if err != nil {
 		return err
 	}
 	if role == Buyer { // the buyer commits to the seller's counter
-		if err := s.reserve(ctx, tx, c, o, l, o.CurrentPrice, fees, now); err != nil {
+		if err := s.reserve(ctx, tx, c, o, l, o.CurrentPrice, p, now); err != nil {
 			return err
 		}
 	}
@@ -457,7 +480,7 @@ func (s *Service) accept(ctx context.Context, tx Tx, c Caller, o *Offer, role Pa
 	return record(ctx, tx, now, c.Actor, "offer.accepted", o, map[string]any{"by": string(role), "agreedPrice": agreed})
 }
 
-func (s *Service) counter(ctx context.Context, tx Tx, c Caller, o *Offer, role Party, amount int64, msg string, fees feeRule, now time.Time) error {
+func (s *Service) counter(ctx context.Context, tx Tx, c Caller, o *Offer, role Party, amount int64, msg string, p pricing, now time.Time) error {
 	if o.Round >= o.MaxRounds {
 		return market.Errorf(market.CodeMaxRoundsReached, "the offer has had its %d rounds; accept or reject it", o.MaxRounds).
 			WithDetails(map[string]any{"max_rounds": o.MaxRounds})
@@ -475,7 +498,7 @@ func (s *Service) counter(ctx context.Context, tx Tx, c Caller, o *Offer, role P
 		if err := buyerAmount(l, "counter_price", amount); err != nil {
 			return err
 		}
-		if err := s.reserve(ctx, tx, c, o, l, amount, fees, now); err != nil {
+		if err := s.reserve(ctx, tx, c, o, l, amount, p, now); err != nil {
 			return err
 		}
 	} else {

@@ -154,7 +154,7 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 		}
 		o = d.order
 		if _, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{OwnerID: owner.ID, Key: b.Key,
-			Amount: o.Fees.TotalCharged, InCategory: inCategory(tax, d.listing), Approved: true,
+			Amount: o.Fees.TotalCharged, InCategory: func(r string) bool { return tax.Restricts(r, d.listing) }, Approved: true,
 			ExcludeOfferID: queued.OfferID}); err != nil {
 			return err
 		}

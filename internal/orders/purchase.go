@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"marketplace/internal/accounts"
@@ -311,27 +310,6 @@ func (s *Service) taxonomy(ctx context.Context) (*listings.Taxonomy, error) {
 	return s.opts.Taxonomy.Taxonomy(ctx)
 }
 
-// inCategory reports whether a listing's category is, or is under, the
-// category a restriction names by id or slug. Inactive categories count:
-// a listing keeps its category, and a restriction on it still holds.
-func inCategory(tax *listings.Taxonomy, l *listings.Listing) func(string) bool {
-	return func(r string) bool {
-		r = strings.TrimSpace(r)
-		if strings.EqualFold(r, l.CategoryID) {
-			return true
-		}
-		if tax == nil {
-			return false
-		}
-		cat, ok := tax.ByID(l.CategoryID)
-		if !ok {
-			return false
-		}
-		restricted, ok := tax.Resolve(strings.ToLower(r))
-		return ok && tax.IsWithin(cat.Slug, restricted.Slug)
-	}
-}
-
 // purchaseSetup is what a purchase reads before its transaction: the fee
 // rates, the category tree and the purchase-velocity limit in force.
 type purchaseSetup struct {
@@ -392,7 +370,7 @@ func (s *Service) authorize(ctx context.Context, tx Tx, b Buyer, in *PurchaseInp
 	o := d.order
 	if b.Actor.IsAgent() {
 		v, err := agents.CheckSpend(ctx, tx, now, agents.SpendRequest{
-			OwnerID: b.User.ID, Key: b.Key, Amount: o.Fees.TotalCharged, InCategory: inCategory(su.tax, d.listing),
+			OwnerID: b.User.ID, Key: b.Key, Amount: o.Fees.TotalCharged, InCategory: func(r string) bool { return su.tax.Restricts(r, d.listing) },
 			ExcludeOfferID:      in.OfferID, // the order takes over the offer's reservation
 			MaxPurchasesPerHour: su.velocity})
 		if market.CodeOf(err) == market.CodeInternal {

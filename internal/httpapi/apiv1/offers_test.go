@@ -493,3 +493,59 @@ func TestOfferAcceptanceNeedsApproval(t *testing.T) {
 		}
 	})
 }
+
+// An owner's categoryRestrictions hold for offers as for purchases: an
+// agent's offer, and its acceptance of a counter, in a restricted category
+// (its own id, or an ancestor's slug) is CATEGORY_RESTRICTED and reserves
+// nothing.
+func TestOfferCategoryRestriction(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		sc := newOfferScene(t, s, "cat")
+		key := sc.buyer.Key.Auth()
+		cat := s.Do("GET", "/api/v1/listings/"+sc.listing, nil).Want(t, http.StatusOK, "").Data()["categoryId"].(string)
+		var parent string
+		var walk func(nodes []any, above string)
+		walk = func(nodes []any, above string) {
+			for _, n := range nodes {
+				c := n.(map[string]any)
+				if c["id"] == cat {
+					parent = above
+				}
+				kids, _ := c["children"].([]any)
+				walk(kids, c["slug"].(string))
+			}
+		}
+		walk(s.Do("GET", "/api/v1/listings/categories", nil).Want(t, http.StatusOK, "").List(), "")
+		if parent == "" {
+			t.Fatalf("category %s has no parent in the tree", cat)
+		}
+
+		s.SetControls(sc.buyer.User, map[string]any{"categoryRestrictions": []string{cat}})
+		r := s.Do("POST", "/api/v1/agent/offers", map[string]any{"listingId": sc.listing, "offerPrice": 6000}, key).
+			Want(t, http.StatusForbidden, "CATEGORY_RESTRICTED")
+		if d := testkit.Obj(t, r.JSON["error"].(map[string]any), "details"); d["category"] != cat {
+			t.Fatalf("details = %v", d)
+		}
+		if sp := reserved(t, s, key); testkit.Num(t, sp, "reservedForOffers") != 0 {
+			t.Fatalf("a refused offer reserved: %v", sp)
+		}
+
+		s.SetControls(sc.buyer.User, map[string]any{"categoryRestrictions": []string{}})
+		first := sc.offer(t, s, 6000)
+		s.Do("POST", "/api/v1/agent/offers/"+first["id"].(string)+"/counter", map[string]any{"counterPrice": 8000},
+			sc.sellerKey.Auth()).Want(t, http.StatusOK, "")
+		s.SetControls(sc.buyer.User, map[string]any{"categoryRestrictions": []string{parent}})
+		before := offerNow(t, s, sc, first["id"].(string))
+		s.Do("POST", "/api/v1/agent/offers/"+first["id"].(string)+"/accept", nil, key).
+			Want(t, http.StatusForbidden, "CATEGORY_RESTRICTED")
+		s.Do("POST", "/api/v1/agent/offers/"+first["id"].(string)+"/counter", map[string]any{"counterPrice": 7000}, key).
+			Want(t, http.StatusForbidden, "CATEGORY_RESTRICTED")
+		sameOffer(t, s, sc, before)
+
+		// The seller's own moves are not the buyer's purchases.
+		s.Do("POST", "/api/v1/agent/offers/"+first["id"].(string)+"/withdraw", nil, key).Want(t, http.StatusOK, "")
+		if sp := reserved(t, s, key); testkit.Num(t, sp, "reservedForOffers") != 0 {
+			t.Fatalf("after withdraw = %v", sp)
+		}
+	})
+}
