@@ -55,6 +55,21 @@ func bearerToken(r *http.Request) (string, bool) {
 	return strings.TrimSpace(token), true
 }
 
+// caller is who the credentials of a request to a public route name, or
+// nil: a public route ignores credentials that do not authenticate, but
+// one that do identify the caller, so an agent searching counts against its
+// own rate limit and is told which text is another party's (contentTrust).
+func (rt *Router) caller(r *http.Request) *Principal {
+	if r.Header.Get("X-Agent-Key") == "" && r.Header.Get("Authorization") == "" {
+		return nil
+	}
+	p, err := rt.authenticate(r, Either)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
 func (rt *Router) authenticate(r *http.Request, auth Auth) (*Principal, error) {
 	if auth == Public {
 		return nil, nil

@@ -163,14 +163,6 @@ func (rt *Router) limit(w http.ResponseWriter, r *http.Request, method, pattern 
 		return nil
 	}
 	ctx := r.Context()
-	if p == nil && (r.Header.Get("X-Agent-Key") != "" || r.Header.Get("Authorization") != "") {
-		// A public route called with credentials counts for the caller
-		// they name (an agent searching counts as that agent); credentials
-		// that do not authenticate leave it anonymous, as the route does.
-		if who, err := rt.authenticate(r, Either); err == nil {
-			p = who
-		}
-	}
 	buckets, err := l.buckets(r, method, pattern, p)
 	if err != nil {
 		return err

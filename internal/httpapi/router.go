@@ -24,7 +24,7 @@ import (
 type Auth int
 
 const (
-	Public   Auth = iota // no credentials
+	Public   Auth = iota // anyone; credentials that authenticate identify the caller, others are ignored
 	Bearer               // a human's bearer token
 	Agent                // an X-Agent-Key
 	Either               // a bearer token or an agent key
@@ -217,6 +217,9 @@ func (rt *Router) wrap(route string, auth Auth, h HandlerFunc, textBody bool) ht
 			p, err := rt.authenticate(r, auth)
 			if err != nil {
 				return err
+			}
+			if auth == Public {
+				p = rt.caller(r)
 			}
 			if p != nil {
 				ri.actor = p.Actor

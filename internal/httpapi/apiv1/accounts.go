@@ -7,6 +7,7 @@ import (
 	"marketplace/internal/accounts"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
+	"marketplace/internal/moderation"
 )
 
 type registerBody struct {
@@ -207,5 +208,8 @@ func (a *API) profile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toProfile(u))
+	out := toProfile(u)
+	out.ContentTrust = httpapi.ForeignTrust(httpapi.ActorOf(r), u.ID, httpapi.TrustProfile,
+		moderation.TrustField{Name: "displayName", Text: u.DisplayName})
+	return httpapi.OK(w, r, http.StatusOK, out)
 }
