@@ -9,6 +9,7 @@ import (
 	"marketplace/internal/agents"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
+	"marketplace/internal/moderation"
 	"marketplace/internal/orders"
 )
 
@@ -54,7 +55,7 @@ func (a *API) shipOf(ctx context.Context, p *httpapi.Principal, id string, b *sh
 	if err != nil {
 		return nil, err
 	}
-	out := toOrder(o, p.User.ID)
+	out := toOrder(o, p.Actor)
 	return &out, nil
 }
 
@@ -147,7 +148,7 @@ func (a *API) purchaseOf(ctx context.Context, p *httpapi.Principal, b *purchaseB
 	if o == nil {
 		return nil, err
 	}
-	out := toOrder(o, p.User.ID)
+	out := toOrder(o, p.Actor)
 	return &out, err
 }
 
@@ -199,6 +200,9 @@ type order struct {
 	CreatedAt         time.Time    `json:"created_at"`
 	UpdatedAt         time.Time    `json:"updated_at"`
 	Authorization     *orderAuth   `json:"authorization" doc:"The buyer's side only: what allowed an agent's purchase, written once when the listing was reserved (CONTRACT.md section 15). Null for a human purchase, for a purchase still waiting for (or refused) the owner's approval, and always for the seller."`
+
+	// ContentTrust marks the seller's words (the listing title) to the buyer's agent.
+	ContentTrust *httpapi.ContentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller on the buyer's side: the listing title is the seller's text, untrusted input (CONTRACT section 16)."`
 }
 
 // orderAuth is an agent order's authorization record.
@@ -247,9 +251,12 @@ func strPtr(s string) *string {
 	return &s
 }
 
-func toOrder(o *orders.Order, viewer string) order {
+// toOrder is o as viewer sees it: the seller's and the buyer's sides by
+// viewer's user, and the listing title's content_trust for the buyer's
+// agent keys.
+func toOrder(o *orders.Order, viewer market.Actor) order {
 	f := o.Fees
-	out := order{ID: o.ID, OrderID: o.ID, Status: string(o.Status), Role: o.Role(viewer), Channel: string(o.Channel),
+	out := order{ID: o.ID, OrderID: o.ID, Status: string(o.Status), Role: o.Role(viewer.UserID), Channel: string(o.Channel),
 		ListingID: o.ListingID, Listing: orderListing{ID: o.ListingID, Title: o.ListingTitle, Price: f.ItemPrice},
 		BuyerID: o.BuyerID, SellerID: o.SellerID,
 		Fees:            orderFees{ItemPrice: f.ItemPrice, ServiceFee: f.ServiceFee, ShippingCost: f.ShippingCost, TotalCharged: f.TotalCharged},
@@ -258,12 +265,12 @@ func toOrder(o *orders.Order, viewer string) order {
 		PaidAt: o.PaidAt, CancelledAt: o.CancelledAt, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
 	out.TrackingCarrier, out.TrackingNumber = strPtr(o.ShipmentCarrier), strPtr(o.TrackingNumber)
 	out.ShippedAt, out.DeliveredAt, out.CompletedAt = o.ShippedAt, o.DeliveredAt, o.CompletedAt
-	if viewer == o.SellerID {
+	if viewer.UserID == o.SellerID {
 		c, p := f.Commission, orders.SellerPayout(o)
 		out.Commission, out.SellerPayout = &c, &p
 		out.PayoutStatus, out.PayoutDueAt = strPtr(string(o.PayoutStatus)), o.PayoutDueAt
 	}
-	if viewer == o.BuyerID { // never the seller's to see
+	if viewer.UserID == o.BuyerID { // never the seller's to see
 		out.Authorization = toOrderAuth(o.Authorization)
 	}
 	if o.ShippingAddress != nil {
@@ -274,6 +281,8 @@ func toOrder(o *orders.Order, viewer string) order {
 		d := o.EstimatedDelivery.Format(time.DateOnly)
 		out.EstimatedDelivery = &d
 	}
+	out.ContentTrust = httpapi.ForeignTrust(viewer, o.SellerID, httpapi.TrustListing,
+		moderation.TrustField{Name: "listing.title", Text: o.ListingTitle})
 	return out
 }
 
@@ -299,7 +308,7 @@ func (a *API) ordersOf(ctx context.Context, p *httpapi.Principal, role, status s
 	}
 	out := make([]order, len(os))
 	for i := range os {
-		out[i] = toOrder(&os[i], p.User.ID)
+		out[i] = toOrder(&os[i], p.Actor)
 	}
 	return &orderPage{Orders: out, Total: total, Limit: limit, Offset: offset}, nil
 }
@@ -327,7 +336,7 @@ func (a *API) orderOf(ctx context.Context, p *httpapi.Principal, id string) (*or
 	if err != nil {
 		return nil, err
 	}
-	out := toOrder(o, p.User.ID)
+	out := toOrder(o, p.Actor)
 	return &out, nil
 }
 

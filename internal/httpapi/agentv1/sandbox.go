@@ -147,5 +147,5 @@ func (sb *sandboxOps) simulateDelivery(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.User.ID))
+	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.Actor))
 }

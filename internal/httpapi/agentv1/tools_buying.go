@@ -198,7 +198,7 @@ func (a *API) buyingTools() []Tool {
 				if err != nil {
 					return nil, err
 				}
-				out := toOrder(o, p.User.ID)
+				out := toOrder(o, p.Actor)
 				return &approvalStatus{OrderID: o.ID, Status: string(o.Status),
 					AwaitingApproval: o.Status == orders.StatusPendingApproval, Order: &out}, nil
 			}),

@@ -76,7 +76,7 @@ type shipment struct {
 	EstimatedDelivery *string    `json:"estimated_delivery" format:"date"`
 }
 
-func toShipment(o *orders.Order, viewer string) shipment {
+func toShipment(o *orders.Order, viewer market.Actor) shipment {
 	v := toOrder(o, viewer)
 	out := shipment{OrderID: o.ID, Status: string(o.Status), FulfillmentType: string(o.Fulfillment),
 		Carrier: strPtr(o.ShipmentCarrier), Service: strPtr(o.Service), TrackingNumber: strPtr(o.TrackingNumber),
@@ -151,7 +151,7 @@ func orderMove(fn func(ctx context.Context, as market.Actor, id string) (*orders
 		if err != nil {
 			return nil, err
 		}
-		return toOrder(o, p.User.ID), nil
+		return toOrder(o, p.Actor), nil
 	}
 }
 
@@ -216,7 +216,7 @@ func (a *API) orderTools() []Tool {
 				if err != nil {
 					return nil, err
 				}
-				return toShipment(o, p.User.ID), nil
+				return toShipment(o, p.Actor), nil
 			}),
 		tool(Tool{Name: "confirm_delivery", Title: "Confirm delivery", Area: "orders", Scope: agents.OpBuy, Destructive: true, Idempotent: true,
 			Description: "The buyer confirms a shipped order arrived: the order becomes delivered and the seller's payout hold period starts " +
@@ -239,7 +239,7 @@ func (a *API) orderTools() []Tool {
 				if err != nil {
 					return nil, err
 				}
-				return toOrder(o, p.User.ID), nil
+				return toOrder(o, p.Actor), nil
 			}),
 		tool(Tool{Name: "request_refund", Title: "Request a refund", Area: "orders", Scope: agents.OpBuy,
 			Description: "The buyer asks the seller for a refund of an order (all that is refundable, or 'amount' cents): answers the request, " +
@@ -329,5 +329,5 @@ func (a *API) createShipment(ctx context.Context, p *httpapi.Principal, in *crea
 	return label{ID: l.ID, OrderID: o.ID, Carrier: l.Carrier, Service: l.Service, TrackingNumber: l.TrackingNumber,
 		TrackingURL: strPtr(shipping.TrackingURL(l.Carrier, l.TrackingNumber)), Cost: l.Cost,
 		LabelURL: a.PublicURL + "/api/v1/orders/" + o.ID + "/shipping/label", Bought: l.Bought, CreatedAt: l.CreatedAt,
-		Order: toOrder(o, p.User.ID)}, nil
+		Order: toOrder(o, p.Actor)}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"marketplace/internal/httpapi"
+	"marketplace/internal/market"
 	"marketplace/internal/orders"
 )
 
@@ -39,9 +40,10 @@ func (a *API) adminOrders(w http.ResponseWriter, r *http.Request) error {
 }
 
 // toAdminOrder is an order with the seller's side shown (commission,
-// payout), and no role: an admin is neither buyer nor seller.
+// payout), and no role: an admin is neither buyer nor seller. It is built
+// as the seller's human sees it: no contentTrust (admins are humans).
 func toAdminOrder(o *orders.Order) order {
-	out := toOrder(o, o.SellerID)
+	out := toOrder(o, market.Actor{Type: market.ActorUser, UserID: o.SellerID})
 	out.Role, out.Authorization = "", toOrderAuth(o.Authorization)
 	return out
 }

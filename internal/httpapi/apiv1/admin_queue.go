@@ -68,7 +68,7 @@ func (a *API) adminQueue(w http.ResponseWriter, r *http.Request) error {
 			views = views[1:]
 			qi.EntityType, qi.EntityID, qi.Listing = "listing", it.Listing.ID, &v
 		} else {
-			ap := toApproval(*it.Approval, p.User.ID)
+			ap := toApproval(*it.Approval, p.Actor)
 			qi.EntityType, qi.EntityID, qi.DecidedAt = "order", ap.OrderID, ap.DecidedAt
 			qi.OrderID, qi.KeyID, qi.Amount, qi.Reason, qi.Order = ap.OrderID, ap.KeyID, &ap.Amount, ap.Reason, ap.Order
 			if ap.DecidedAt != nil {
@@ -86,7 +86,7 @@ func (a *API) writeDecision(w http.ResponseWriter, r *http.Request, d queue.Deci
 	if d.Listing != nil {
 		return a.writeAdminListing(w, r, d.Listing)
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(d.Order, actor(r).User.ID))
+	return httpapi.OK(w, r, http.StatusOK, toOrder(d.Order, actor(r).Actor))
 }
 
 // adminQueueApprove is POST /admin/queue/{id}/approve.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"marketplace/internal/httpapi"
+	"marketplace/internal/market"
 	"marketplace/internal/orders"
 )
 
@@ -171,7 +172,7 @@ type disputePayout struct {
 	DueAt  *time.Time `json:"dueAt" doc:"When the hold period ends."`
 }
 
-func (a *API) toDisputeDetail(v *orders.DisputeDetail, viewer string) disputeDetail {
+func (a *API) toDisputeDetail(v *orders.DisputeDetail, viewer market.Actor) disputeDetail {
 	o := v.Order
 	return disputeDetail{dispute: a.toDispute(v.Dispute), Order: toOrder(o, viewer),
 		Payout: disputePayout{Status: strOrNil(string(o.PayoutStatus)), Amount: o.PayoutAmount, DueAt: o.PayoutDueAt},
@@ -184,7 +185,7 @@ func (a *API) adminDispute(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, a.toDisputeDetail(v, p.User.ID))
+	return httpapi.OK(w, r, http.StatusOK, a.toDisputeDetail(v, p.Actor))
 }
 
 type resolveBody struct {
@@ -208,5 +209,5 @@ func (a *API) resolveDispute(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, a.toDisputeDetail(v, p.User.ID))
+	return httpapi.OK(w, r, http.StatusOK, a.toDisputeDetail(v, p.Actor))
 }

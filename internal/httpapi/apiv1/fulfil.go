@@ -44,7 +44,7 @@ func (a *API) orderCall(w http.ResponseWriter, r *http.Request, op agents.Op,
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.User.ID))
+	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.Actor))
 }
 
 type shipBody struct {
@@ -155,7 +155,7 @@ func (a *API) orderShipping(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v := toOrder(o, p.User.ID)
+	v := toOrder(o, p.Actor)
 	out := shipmentView{OrderID: o.ID, Status: string(o.Status), FulfillmentType: string(o.Fulfillment),
 		Carrier: strOrNil(o.ShipmentCarrier), TrackingNumber: strOrNil(o.TrackingNumber), ShippingAddress: v.ShippingAddress,
 		ShippedAt: o.ShippedAt, DeliveredAt: o.DeliveredAt, EstimatedDelivery: v.EstimatedDelivery}

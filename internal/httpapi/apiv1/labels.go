@@ -52,7 +52,7 @@ func (a *API) buyLabel(w http.ResponseWriter, r *http.Request) error {
 	out := label{ID: l.ID, OrderID: o.ID, Carrier: l.Carrier, Service: l.Service, TrackingNumber: l.TrackingNumber,
 		TrackingURL: strOrNil(shipping.TrackingURL(l.Carrier, l.TrackingNumber)), Cost: l.Cost,
 		LabelURL: a.PublicURL + Prefix + "/orders/" + o.ID + "/shipping/label", CreatedAt: l.CreatedAt,
-		Order: toOrder(o, p.User.ID)}
+		Order: toOrder(o, p.Actor)}
 	status := http.StatusOK
 	if l.Bought {
 		status = http.StatusCreated

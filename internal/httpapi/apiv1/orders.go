@@ -16,7 +16,7 @@ func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.User.ID))
+	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.Actor))
 }
 
 // orderEvents is the timeline: GET /orders/{id}/events and its twins.
@@ -53,7 +53,7 @@ func (a *API) writeOrders(w http.ResponseWriter, r *http.Request, role, status s
 	if err != nil {
 		return err
 	}
-	return httpapi.OKMeta(w, r, http.StatusOK, toOrders(os, p.User.ID), httpapi.PageMeta(total, limit, offset))
+	return httpapi.OKMeta(w, r, http.StatusOK, toOrders(os, p.Actor), httpapi.PageMeta(total, limit, offset))
 }
 
 // listApprovals is GET /approvals.
@@ -76,7 +76,7 @@ func (a *API) writeApprovals(w http.ResponseWriter, r *http.Request,
 	}
 	out := make([]approval, len(vs))
 	for i, v := range vs {
-		out[i] = toApproval(v, p.User.ID)
+		out[i] = toApproval(v, p.Actor)
 	}
 	return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.PageMeta(total, limit, offset))
 }
@@ -91,7 +91,7 @@ func (a *API) approve(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.User.ID))
+	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.Actor))
 }
 
 type rejectBody struct {
@@ -111,7 +111,7 @@ func (a *API) reject(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.User.ID))
+	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.Actor))
 }
 
 type orderRatesBody struct {

@@ -4,6 +4,9 @@ import (
 	"time"
 
 	"marketplace/internal/events"
+	"marketplace/internal/httpapi"
+	"marketplace/internal/market"
+	"marketplace/internal/moderation"
 	"marketplace/internal/orders"
 )
 
@@ -64,11 +67,17 @@ type order struct {
 	CreatedAt         time.Time      `json:"createdAt"`
 	UpdatedAt         time.Time      `json:"updatedAt"`
 	Authorization     *orderAuth     `json:"authorization" doc:"The buyer's side and admins only: what allowed an agent's purchase, written once when the listing was reserved (CONTRACT.md section 15). Null for a human purchase, for a purchase still waiting for (or refused) the owner's approval, and always for the seller."`
+
+	// ContentTrust marks the seller's words (the listing title) to the buyer's agent.
+	ContentTrust *httpapi.ContentTrust `json:"contentTrust,omitempty" doc:"To an agent key's caller on the buyer's side: the listing title is the seller's text, untrusted input (CONTRACT section 16)."`
 }
 
-func toOrder(o *orders.Order, viewer string) order {
+// toOrder is o as viewer sees it: the seller's and the buyer's sides by
+// viewer's user, and the listing title's contentTrust for the buyer's
+// agent keys.
+func toOrder(o *orders.Order, viewer market.Actor) order {
 	out := order{
-		ID: o.ID, OrderID: o.ID, Status: string(o.Status), Role: o.Role(viewer), Channel: string(o.Channel),
+		ID: o.ID, OrderID: o.ID, Status: string(o.Status), Role: o.Role(viewer.UserID), Channel: string(o.Channel),
 		ListingID: o.ListingID, Listing: orderListing{ID: o.ListingID, Title: o.ListingTitle, Price: o.Fees.ItemPrice},
 		BuyerID: o.BuyerID, SellerID: o.SellerID,
 		Fees: orderFees{ItemPrice: o.Fees.ItemPrice, ServiceFee: o.Fees.ServiceFee, ShippingCost: o.Fees.ShippingCost,
@@ -78,14 +87,14 @@ func toOrder(o *orders.Order, viewer string) order {
 	}
 	out.TrackingCarrier, out.TrackingNumber = strOrNil(o.ShipmentCarrier), strOrNil(o.TrackingNumber)
 	out.ShippedAt, out.DeliveredAt, out.CompletedAt = o.ShippedAt, o.DeliveredAt, o.CompletedAt
-	if viewer == o.SellerID {
+	if viewer.UserID == o.SellerID {
 		c, p := o.Fees.Commission, orders.SellerPayout(o)
 		out.Commission, out.SellerPayout = &c, &p
 		out.PayoutStatus, out.PayoutDueAt = strOrNil(string(o.PayoutStatus)), o.PayoutDueAt
 		net, refunded, reversed := o.NetPayout(), o.SellerRefunded, o.TransferReversed
 		out.PayoutAmount, out.SellerRefunded, out.TransferReversed = &net, &refunded, &reversed
 	}
-	if viewer == o.BuyerID {
+	if viewer.UserID == o.BuyerID {
 		out.PaymentMethodID = strOrNil(o.PaymentMethodID)
 		out.Authorization = toOrderAuth(o.Authorization) // never the seller's to see
 	}
@@ -100,10 +109,12 @@ func toOrder(o *orders.Order, viewer string) order {
 		d := o.EstimatedDelivery.Format(time.DateOnly)
 		out.EstimatedDelivery = &d
 	}
+	out.ContentTrust = httpapi.ForeignTrust(viewer, o.SellerID, httpapi.TrustListing,
+		moderation.TrustField{Name: "listing.title", Text: o.ListingTitle})
 	return out
 }
 
-func toOrders(os []orders.Order, viewer string) []order {
+func toOrders(os []orders.Order, viewer market.Actor) []order {
 	out := make([]order, len(os))
 	for i := range os {
 		out[i] = toOrder(&os[i], viewer)
@@ -165,7 +176,7 @@ type approval struct {
 	CreatedAt time.Time  `json:"createdAt"`
 }
 
-func toApproval(v orders.ApprovalView, viewer string) approval {
+func toApproval(v orders.ApprovalView, viewer market.Actor) approval {
 	a := v.Approval
 	out := approval{ID: a.ID, Type: "purchase_approval", Status: a.Status, OrderID: a.OrderID, KeyID: strOrNil(a.KeyID),
 		Amount: a.Amount, Reason: strOrNil(a.Reason), DecidedAt: a.DecidedAt, CreatedAt: a.CreatedAt}

@@ -59,7 +59,7 @@ func (a *API) agentPurchase(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusCreated, toOrder(o, o.BuyerID))
+	return httpapi.OK(w, r, http.StatusCreated, toOrder(o, actor(r).Actor))
 }
 
 // feeEstimate is POST /agent/purchase/fee-estimate.
@@ -99,7 +99,7 @@ func (a *API) humanPurchase(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpapi.Entity(r, "order", c.Order.ID)
 	return httpapi.OK(w, r, http.StatusCreated, checkout{OrderID: c.Order.ID, Status: string(c.Order.Status),
-		CheckoutURL: c.CheckoutURL, ClientSecret: c.ClientSecret, ExpiresAt: c.ExpiresAt, Order: toOrder(c.Order, c.Order.BuyerID)})
+		CheckoutURL: c.CheckoutURL, ClientSecret: c.ClientSecret, ExpiresAt: c.ExpiresAt, Order: toOrder(c.Order, actor(r).Actor)})
 }
 
 type confirmBody struct {
@@ -117,7 +117,7 @@ func (a *API) confirmPurchase(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, o.BuyerID))
+	return httpapi.OK(w, r, http.StatusOK, toOrder(o, actor(r).Actor))
 }
 
 // spendingSummary is GET /agent/purchase/spending-summary: the controls and

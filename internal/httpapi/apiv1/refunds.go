@@ -101,7 +101,7 @@ func (a *API) respondRefund(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, refundResult{Refund: toRefund(ref, o, p), Order: toOrder(o, p.User.ID)})
+	return httpapi.OK(w, r, http.StatusOK, refundResult{Refund: toRefund(ref, o, p), Order: toOrder(o, p.Actor)})
 }
 
 // listRefunds is GET /purchases/{id}/refunds: the order's refunds and
