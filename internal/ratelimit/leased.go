@@ -113,7 +113,9 @@ func (l *Leased) Allow(ctx context.Context, key string, lim Limit) (Decision, er
 	if e.slots == 0 {
 		e.size = min(2*taken, l.most) // a single slot, used at once
 	}
-	d.Remaining = max(lim.Max-e.count+e.slots, 0)
+	// This reply's own count and spare slots: exact when the replies of
+	// concurrent takes arrive out of order (each count is one moment's).
+	d.Remaining = max(lim.Max-count+taken-1, 0)
 	return d, nil
 }
 
