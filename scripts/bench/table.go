@@ -71,7 +71,7 @@ func mb(kb int64) string {
 	if kb < 0 {
 		return "?"
 	}
-	return fmt.Sprintf("%.0f MB", float64(kb)/1024)
+	return thousands((kb+512)/1024) + " MB"
 }
 
 // thousands writes n with comma separators.
