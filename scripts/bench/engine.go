@@ -40,8 +40,8 @@ type result struct {
 	date            time.Time
 	reads           readsResult
 	search, buys    loadResult
-	idleRSS, rssAft int64 // kB
-	bareRSS         int64 // kB, the bare server after its runs
+	idleRSS, rssAft rss
+	bareRSS         rss // the bare server after its runs
 	pid             int
 }
 
@@ -330,19 +330,37 @@ func (c *child) tail() string {
 	return string(bytes.TrimSpace(b))
 }
 
-// rssKB reads VmRSS of process pid in kB.
-func rssKB(pid int) int64 {
+// rss is a process's resident memory in kB (-1: unknown): all of it, and
+// its anonymous (heap, stacks) and file-backed (the binary, a memory-mapped
+// database) parts.
+type rss struct{ total, anon, file int64 }
+
+// readRSS reads /proc/<pid>/status.
+func readRSS(pid int) rss {
+	r := rss{-1, -1, -1}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return -1
+		return r
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
+		name, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if err != nil {
+			continue
+		}
+		switch name {
+		case "VmRSS":
+			r.total = n
+		case "RssAnon":
+			r.anon = n
+		case "RssFile":
+			r.file = n
 		}
 	}
-	return -1
+	return r
 }
 
 func loadavg() string {
@@ -385,7 +403,7 @@ func benchEngine(ctx context.Context, o Options, engine, work, bin string, logf 
 	defer svc.stop()
 	r.pid = svc.pid()
 	time.Sleep(time.Second) // the start-up's background work settles
-	r.idleRSS = rssKB(svc.pid())
+	r.idleRSS = readRSS(svc.pid())
 
 	logf("making %d buyers", o.Buyers)
 	buyers, err := makeBuyers(ctx, svc.base, o.Buyers)
@@ -403,7 +421,7 @@ func benchEngine(ctx context.Context, o Options, engine, work, bin string, logf 
 		return nil, err
 	}
 	r.reads, err = listingReads(ctx, o, svc.base, bsrv.base, data.ids)
-	r.bareRSS = rssKB(bsrv.pid())
+	r.bareRSS = readRSS(bsrv.pid())
 	bsrv.stop()
 	if err != nil {
 		return nil, err
@@ -414,7 +432,7 @@ func benchEngine(ctx context.Context, o Options, engine, work, bin string, logf 
 	if err != nil {
 		return nil, err
 	}
-	r.rssAft = rssKB(svc.pid())
+	r.rssAft = readRSS(svc.pid())
 
 	logf("agent purchases")
 	r.buys, err = purchases(ctx, o, svc.base, buyers, data.active)

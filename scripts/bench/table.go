@@ -43,8 +43,8 @@ func (r *result) print(w io.Writer, o Options) {
 	row(w, fmt.Sprintf("agent purchases (`POST /api/v1/agent/purchase`), %d agents", o.Buyers),
 		fmt.Sprintf("**%s/s**, p50 %.1f ms, **p99 %.1f ms** (%s bought)%s", thousands(int64(r.buys.rate())), r.buys.pct(0.5), r.buys.pct(0.99),
 			thousands(int64(r.buys.n-r.buys.failed)), failures(r.buys)), target)
-	row(w, fmt.Sprintf("idle RSS after start-up (the service's process, pid %d)", r.pid), mb(r.idleRSS), "< 60 MB")
-	row(w, "RSS after the search load (the same process)", fmt.Sprintf("%s (bare server after its runs: %s)", mb(r.rssAft), mb(r.bareRSS)),
+	row(w, fmt.Sprintf("idle RSS after start-up (the service's process, pid %d)", r.pid), r.idleRSS.String(), "< 60 MB")
+	row(w, "RSS after the search load (the same process)", fmt.Sprintf("%s; the bare server after its runs: %s", r.rssAft, mb(r.bareRSS.total)),
 		"explained in the README, bounded by a setting")
 	fmt.Fprintln(w)
 }
@@ -67,9 +67,14 @@ func failures(rs ...loadResult) string {
 	return "; **" + strings.Join(out, "; ") + "**"
 }
 
+// String is the total, then its anonymous and file-backed parts.
+func (r rss) String() string {
+	return fmt.Sprintf("**%s** (anonymous %s, file-backed %s)", mb(r.total), mb(r.anon), mb(r.file))
+}
+
 func mb(kb int64) string {
 	if kb < 0 {
-		return "?"
+		return "unknown"
 	}
 	return thousands((kb+512)/1024) + " MB"
 }
