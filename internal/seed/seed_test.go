@@ -2,6 +2,7 @@ package seed_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -39,9 +40,27 @@ func TestSeed(t *testing.T) {
 				t.Fatalf("unrealistic listing %+v", l)
 			}
 		}
-		// A second run adds to the first, with sellers of its own.
+		// A second run adds to the first, with sellers of its own; on SQLite
+		// the write connection's cache and temp_store are as they were.
+		pragmas := func() string {
+			if db.Dialect() != store.SQLite {
+				return ""
+			}
+			var cache, temp int
+			if err := db.WritePool().QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.WritePool().QueryRowContext(ctx, "PRAGMA temp_store").Scan(&temp); err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprint(cache, temp)
+		}
+		before := pragmas()
 		if _, err := seed.Run(ctx, db, now, seed.Options{Listings: 10, Seed: 3}, nil); err != nil {
 			t.Fatal(err)
+		}
+		if after := pragmas(); after != before {
+			t.Fatalf("cache_size, temp_store %s after the seed, %s before", after, before)
 		}
 	})
 }

@@ -14,23 +14,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// Words sellers use in titles (the seed's vocabulary and the taxonomy's
-// common nouns), and filters shoppers add.
-var (
-	words = []string{"vintage", "lamp", "black", "leather", "jacket", "camera", "lego", "guitar", "chair", "desk",
-		"boots", "watch", "bowl", "mixer", "bike", "tent", "console", "vinyl", "record", "dress", "table", "blue",
-		"red", "wooden", "silver", "mini", "portable", "classic", "sony", "nike", "fender", "pyrex", "speaker",
-		"headphones", "book", "puzzle", "doll", "skillet", "kettle", "backpack", "sweater", "jeans", "ring"}
-	conditions = []string{"", "", "new", "like_new", "good", "fair"}
-	sorts      = []string{"", "", "newest", "price_asc", "price_desc"}
+	"marketplace/scripts/internal/searchmix"
 )
 
 func main() {
@@ -45,21 +34,7 @@ func main() {
 	rng := rand.New(rand.NewPCG(*seed, 7))
 	urls := make([]string, *n)
 	for i := range urls {
-		q := url.Values{}
-		q.Set("q", words[rng.IntN(len(words))])
-		if rng.IntN(2) == 0 {
-			q.Set("q", q.Get("q")+" "+words[rng.IntN(len(words))])
-		}
-		if cond := conditions[rng.IntN(len(conditions))]; cond != "" {
-			q.Set("condition", cond)
-		}
-		if rng.IntN(3) == 0 {
-			q.Set("maxPrice", strconv.Itoa(1000*(1+rng.IntN(200))))
-		}
-		if s := sorts[rng.IntN(len(sorts))]; s != "" {
-			q.Set("sort", s)
-		}
-		urls[i] = *base + *path + "?" + q.Encode()
+		urls[i] = *base + *path + "?" + searchmix.Query(rng)
 	}
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *c}, Timeout: 30 * time.Second}
