@@ -120,7 +120,7 @@ func Open(ctx context.Context, cfg config.Config) (*store.DB, error) {
 	if cfg.Postgres() {
 		db, err = store.OpenPostgres(cfg.DatabaseURL)
 	} else {
-		db, err = store.OpenSQLite(cfg.SQLitePath())
+		db, err = store.OpenSQLiteMapped(cfg.SQLitePath(), cfg.SQLiteMapBytes())
 	}
 	if err != nil {
 		return nil, err

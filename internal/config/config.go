@@ -97,6 +97,21 @@ type Config struct {
 	// (MARKETPLACE_RATE_LIMIT_SCALE); 0 switches them all off (refused in
 	// live mode). nil means 1.
 	RateLimitScale *float64
+	// SQLiteMapMB is how much of the SQLite database each connection reads
+	// through a memory map (MARKETPLACE_SQLITE_MMAP_MB); 0 reads with
+	// read calls only. nil means DefaultSQLiteMapMB.
+	SQLiteMapMB *int
+}
+
+// DefaultSQLiteMapMB is the SQLite memory map's size unless configured.
+const DefaultSQLiteMapMB = 1024
+
+// SQLiteMapBytes is the SQLite memory map's size in force, in bytes.
+func (c Config) SQLiteMapBytes() int64 {
+	if c.SQLiteMapMB == nil {
+		return DefaultSQLiteMapMB << 20
+	}
+	return int64(*c.SQLiteMapMB) << 20
 }
 
 // LimitScale is the rate-limit multiplier in force.
@@ -207,6 +222,7 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 		}
 	}
 	scale := env("MARKETPLACE_RATE_LIMIT_SCALE", "1")
+	mapMB := env("MARKETPLACE_SQLITE_MMAP_MB", strconv.Itoa(DefaultSQLiteMapMB))
 	fs := flag.NewFlagSet("marketplace", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (MARKETPLACE_ADDR)")
@@ -219,6 +235,7 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (MARKETPLACE_LOG_LEVEL)")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "Prometheus /metrics listener; empty turns it off (MARKETPLACE_METRICS_ADDR)")
 	fs.StringVar(&scale, "rate-limit-scale", scale, "multiplies every rate limit; 0 switches them off, not in live mode (MARKETPLACE_RATE_LIMIT_SCALE)")
+	fs.StringVar(&mapMB, "sqlite-mmap-mb", mapMB, "MiB of the SQLite file each connection reads through a memory map; 0: none (MARKETPLACE_SQLITE_MMAP_MB)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -227,6 +244,11 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 		return c, fmt.Errorf("MARKETPLACE_RATE_LIMIT_SCALE must be a number from 0 to 1000, not %q", scale)
 	}
 	c.RateLimitScale = &f
+	mb, err := strconv.Atoi(strings.TrimSpace(mapMB))
+	if err != nil || mb < 0 || mb > 1<<20 {
+		return c, fmt.Errorf("MARKETPLACE_SQLITE_MMAP_MB must be a whole number of MiB from 0 to 1048576, not %q", mapMB)
+	}
+	c.SQLiteMapMB = &mb
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}

@@ -201,3 +201,31 @@ func TestRateLimitScale(t *testing.T) {
 		t.Fatalf("live 0.5: %v %v", c.LimitScale(), err)
 	}
 }
+
+func TestSQLiteMapSize(t *testing.T) {
+	load := func(env map[string]string, args ...string) (Config, error) {
+		return Load(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, args, io.Discard)
+	}
+	if got := (Config{}).SQLiteMapBytes(); got != DefaultSQLiteMapMB<<20 {
+		t.Fatalf("zero Config: %d", got)
+	}
+	for _, c := range []struct {
+		env  string
+		args []string
+		want int64
+	}{{"", nil, 1 << 30}, {"64", nil, 64 << 20}, {"0", nil, 0}, {"64", []string{"-sqlite-mmap-mb", "8"}, 8 << 20}} {
+		env := map[string]string{}
+		if c.env != "" {
+			env["MARKETPLACE_SQLITE_MMAP_MB"] = c.env
+		}
+		cfg, err := load(env, c.args...)
+		if err != nil || cfg.SQLiteMapBytes() != c.want {
+			t.Errorf("env %q args %v: %d %v, want %d", c.env, c.args, cfg.SQLiteMapBytes(), err, c.want)
+		}
+	}
+	for _, bad := range []string{"-1", "x", "1.5", "1048577"} {
+		if _, err := load(map[string]string{"MARKETPLACE_SQLITE_MMAP_MB": bad}); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -58,6 +58,15 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 // are enqueued inside the same transaction as the change they follow.
 func (db *DB) WritePool() *sql.DB { return db.write }
 
+// ReadPool is the pool reads go through (the write pool on PostgreSQL),
+// for tests that check its connections' settings.
+func (db *DB) ReadPool() *sql.DB {
+	if db.read != nil {
+		return db.read
+	}
+	return db.write
+}
+
 // Close closes the cached statements and both pools.
 func (db *DB) Close() error {
 	if db.checkpoints != nil {
