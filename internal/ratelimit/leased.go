@@ -25,8 +25,6 @@ import (
 // unused slots as free.
 type Leased struct {
 	redis *Redis
-	lease time.Duration
-	most  int
 
 	mu      sync.Mutex
 	keys    map[string]*lease
@@ -54,7 +52,7 @@ const (
 
 // NewLeased leases slots of r's windows.
 func NewLeased(r *Redis) *Leased {
-	return &Leased{redis: r, lease: leaseFor, most: leaseMost, keys: make(map[string]*lease), sweepAt: minSweepLen}
+	return &Leased{redis: r, keys: make(map[string]*lease), sweepAt: minSweepLen}
 }
 
 // ForRequests is the limiter to count requests with over l: leased when l
@@ -79,12 +77,12 @@ func (l *Leased) Allow(ctx context.Context, key string, lim Limit) (Decision, er
 		return d, nil
 	}
 	want := 1
-	if e != nil && e.limit == lim && e.slots == 0 && now.Before(e.until.Add(l.lease)) {
+	if e != nil && e.limit == lim && e.slots == 0 && now.Before(e.until.Add(leaseFor)) {
 		want = e.size // the last lease was used up, and recently
 	}
 	l.mu.Unlock()
 
-	taken, count, d, err := l.redis.take(ctx, key, lim, want, l.lease)
+	taken, count, d, err := l.redis.take(ctx, key, lim, want, leaseFor)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -107,11 +105,11 @@ func (l *Leased) Allow(ctx context.Context, key string, lim Limit) (Decision, er
 		return d, nil
 	}
 	e.slots += taken - 1
-	e.until = now.Add(l.lease)
+	e.until = now.Add(leaseFor)
 	e.count, e.reset = max(e.count, count), d.Reset
 	e.size = taken
 	if e.slots == 0 {
-		e.size = min(2*taken, l.most) // a single slot, used at once
+		e.size = min(2*taken, leaseMost) // a single slot, used at once
 	}
 	// This reply's own count and spare slots: exact when the replies of
 	// concurrent takes arrive out of order (each count is one moment's).
@@ -135,7 +133,7 @@ func (e *lease) use(now time.Time, lim Limit) (Decision, bool) {
 // be used, and a key asks for one slot again after a pause anyway.
 func (l *Leased) sweep(now time.Time) {
 	for k, e := range l.keys {
-		if !now.Before(e.until.Add(l.lease)) {
+		if !now.Before(e.until.Add(leaseFor)) {
 			delete(l.keys, k)
 		}
 	}

@@ -120,22 +120,9 @@ func call(s *testkit.Server, method, path string, body any, h testkit.Header) an
 	return out
 }
 
-// race runs every call at once (released together) and returns the answers
-// in call order.
-func race(n int, fn func(i int) answer) []answer {
-	out := make([]answer, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			out[i] = fn(i)
-		})
-	}
-	close(start)
-	wg.Wait()
-	return out
-}
+// race runs every call at once (testkit.Race) and returns the answers in
+// call order.
+func race(n int, fn func(i int) answer) []answer { return testkit.Race(n, fn) }
 
 // fee is the buyer's service fee of CONTRACT.md section 3 for a free-shipping
 // item: max(99, round half up of 3.5%).

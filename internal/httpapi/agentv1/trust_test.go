@@ -1,7 +1,6 @@
 package agentv1_test
 
 import (
-	"fmt"
 	"net/http"
 	"testing"
 
@@ -12,20 +11,12 @@ import (
 
 func wantTrustB(t *testing.T, what string, obj map[string]any, source, flags, fields string) {
 	t.Helper()
-	ct, _ := obj["content_trust"].(map[string]any)
-	if ct == nil || ct["untrusted"] != true || ct["source"] != source || fmt.Sprint(ct["flags"]) != flags ||
-		fmt.Sprint(ct["fields"]) != fields {
-		t.Fatalf("%s: content_trust = %v, want %s %s %s", what, obj["content_trust"], source, flags, fields)
-	}
+	testkit.WantTrust(t, "content_trust", what, obj, source, flags, fields)
 }
 
 func wantNoTrustB(t *testing.T, what string, objs ...map[string]any) {
 	t.Helper()
-	for _, o := range objs {
-		if o["content_trust"] != nil {
-			t.Fatalf("%s: content_trust %v on %v", what, o["content_trust"], o)
-		}
-	}
+	testkit.WantNoTrust(t, "content_trust", what, objs...)
 }
 
 // Content from others (CONTRACT section 16) on Variant B: listing reads,

@@ -140,6 +140,14 @@ func TestAdminConfig(t *testing.T) {
 // status and body.
 func mcpCall(t *testing.T, s *testkit.Server, secret, tool string) (int, []byte) {
 	t.Helper()
+	resp, out := mcpPost(t, s, secret, tool)
+	return resp.StatusCode, out
+}
+
+// mcpPost is one JSON-RPC tools/call POST to /mcp with an agent key and no
+// arguments: the answer and its body.
+func mcpPost(t *testing.T, s *testkit.Server, secret, tool string) (*http.Response, []byte) {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": tool, "arguments": map[string]any{}}})
 	req, _ := http.NewRequest("POST", s.URL+"/mcp", bytes.NewReader(body))
@@ -153,7 +161,7 @@ func mcpCall(t *testing.T, s *testkit.Server, secret, tool string) (int, []byte)
 	}
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, out
+	return resp, out
 }
 
 // A flag switched off through one replica closes its feature's routes and

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"marketplace/internal/store"
@@ -75,21 +74,10 @@ func buyHelperPost(s *testkit.Server, key *testkit.Key, body map[string]any) buy
 	return out
 }
 
-// buyHelperRace sends all calls at once (released together by a closed
-// channel) and returns their answers in call order.
+// buyHelperRace sends all calls at once (testkit.Race) and returns their
+// answers in call order.
 func buyHelperRace(n int, call func(i int) buyHelperAnswer) []buyHelperAnswer {
-	out := make([]buyHelperAnswer, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			out[i] = call(i)
-		})
-	}
-	close(start)
-	wg.Wait()
-	return out
+	return testkit.Race(n, call)
 }
 
 // buyHelperBody is a purchase of listing at up to maxPrice, shipped.

@@ -1,11 +1,9 @@
 package apiv1_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -470,19 +468,7 @@ func TestRateLimitSharedByReplicas(t *testing.T) {
 // rate-limit headers.
 func rlMCP(t *testing.T, s *testkit.Server, secret, tool string) (int, http.Header) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": tool, "arguments": map[string]any{}}})
-	req, _ := http.NewRequest("POST", s.URL+"/mcp", bytes.NewReader(body))
-	req.Header.Set("X-Agent-Key", secret)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
+	resp, _ := mcpPost(t, s, secret, tool)
 	return resp.StatusCode, resp.Header
 }
 

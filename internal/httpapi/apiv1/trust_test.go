@@ -1,7 +1,6 @@
 package apiv1_test
 
 import (
-	"fmt"
 	"net/http"
 	"testing"
 
@@ -19,20 +18,12 @@ const (
 // fields as given.
 func wantTrust(t *testing.T, what string, obj map[string]any, source, flags, fields string) {
 	t.Helper()
-	ct, _ := obj["contentTrust"].(map[string]any)
-	if ct == nil || ct["untrusted"] != true || ct["source"] != source || fmt.Sprint(ct["flags"]) != flags ||
-		fmt.Sprint(ct["fields"]) != fields {
-		t.Fatalf("%s: contentTrust = %v, want %s %s %s", what, obj["contentTrust"], source, flags, fields)
-	}
+	testkit.WantTrust(t, "contentTrust", what, obj, source, flags, fields)
 }
 
 func wantNoTrust(t *testing.T, what string, objs ...map[string]any) {
 	t.Helper()
-	for _, o := range objs {
-		if o["contentTrust"] != nil {
-			t.Fatalf("%s: contentTrust %v on %v", what, o["contentTrust"], o)
-		}
-	}
+	testkit.WantNoTrust(t, "contentTrust", what, objs...)
 }
 
 // Content from others (CONTRACT section 16) on Variant A: an agent key

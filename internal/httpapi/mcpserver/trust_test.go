@@ -11,10 +11,7 @@ import (
 
 func mcpTrust(t *testing.T, what string, obj map[string]any, source, flags string) {
 	t.Helper()
-	ct, _ := obj["content_trust"].(map[string]any)
-	if ct == nil || ct["untrusted"] != true || ct["source"] != source || fmt.Sprint(ct["flags"]) != flags {
-		t.Fatalf("%s: content_trust = %v, want %s %s", what, obj["content_trust"], source, flags)
-	}
+	testkit.WantTrust(t, "content_trust", what, obj, source, flags, "")
 }
 
 // Content from others over MCP (CONTRACT section 16): listings read,
