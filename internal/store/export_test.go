@@ -1,10 +1,50 @@
 package store
 
-import "testing"
+import (
+	"context"
+	"marketplace/internal/listings"
+	"testing"
+	"time"
+)
 
 // SetTitleWalk sets how many of the newest orders a common title search
 // looks through (titleWalk) until t ends.
 func SetTitleWalk(t testing.TB, n int64) {
 	old := titleWalk.Swap(n)
 	t.Cleanup(func() { titleWalk.Store(old) })
+}
+
+// SetCatalogueSize pins db's estimate of the catalogue's size (the
+// threshold of a price walk grows with it) until t ends.
+func SetCatalogueSize(t testing.TB, db *DB, n int64) {
+	c := &db.search.catalogue
+	c.mu.Lock()
+	c.size, c.at = n, time.Now().Add(time.Hour)
+	c.mu.Unlock()
+	t.Cleanup(func() {
+		c.mu.Lock()
+		c.size, c.at = 0, time.Time{}
+		c.mu.Unlock()
+	})
+}
+
+// PriceWalks says whether a price-sorted page of q's text search walks
+// the price index (its match set is broad) rather than reading every
+// match.
+func PriceWalks(t testing.TB, db *DB, q listings.SearchQuery) bool {
+	t.Helper()
+	tx := db.Read()
+	m, err := tx.match(q, listings.ParseText(q.Text), listings.StatusActive, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	least := priceBroadMin
+	if db.dialect == Postgres {
+		least = pgPriceBroadMin
+	}
+	broad, err := tx.broadMatch(context.Background(), m, least)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return broad
 }

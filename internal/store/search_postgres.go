@@ -135,7 +135,11 @@ func tsRelevanceQuery(m *matchSet, idOrder string, after bool, cur *searchCursor
 // sort index, whose walk can pass many thousand rows before it finds a few
 // matches that are rare, or cluster at the other end of the order).
 func (tx *Tx) tsOrderKey(ctx context.Context, m *matchSet, key string) (string, error) {
-	broad, err := tx.broadMatch(ctx, m, pgBroadMin)
+	least := pgBroadMin
+	if key == m.price {
+		least = pgPriceBroadMin
+	}
+	broad, err := tx.broadMatch(ctx, m, least)
 	if err != nil {
 		return "", err
 	}

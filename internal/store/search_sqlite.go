@@ -183,16 +183,20 @@ func idsJSON(list []listings.Listing) string {
 // the text index, and sorts the page's ids before reading their rows (a
 // walk would pass too many listings).
 func (tx *Tx) sortedFTSPage(ctx context.Context, m *matchSet, sort listings.Sort, cur *searchCursor, n int) ([]listings.Listing, error) {
+	key, curKey := sortKey(m, sort, cur)
 	// A filter on the seller or many categories would read a row of
 	// search_docs for every listing walked, which may be all of them.
 	broad := false
 	if !m.uncovered {
+		least := broadMin
+		if key == m.price {
+			least = priceBroadMin
+		}
 		var err error
-		if broad, err = tx.broadMatch(ctx, m, broadMin); err != nil {
+		if broad, err = tx.broadMatch(ctx, m, least); err != nil {
 			return nil, err
 		}
 	}
-	key, curKey := sortKey(m, sort, cur)
 	orderBy, after := order(sort, key, m.id, docValue)
 	from, where, args := m.from, slices.Clone(m.where), slices.Clone(m.args)
 	if broad {
