@@ -48,3 +48,18 @@ func PriceWalks(t testing.TB, db *DB, q listings.SearchQuery) bool {
 	}
 	return broad
 }
+
+// SetWalkMin sets the shortest bounded walk of a broad PostgreSQL text
+// search (walkMin) until t ends.
+func SetWalkMin(t testing.TB, n int64) {
+	old := walkMin.Swap(n)
+	t.Cleanup(func() { walkMin.Store(old) })
+}
+
+// ResetSearchCache empties db's search cache, so the next search runs its
+// plan.
+func ResetSearchCache(db *DB) {
+	db.search.mu.Lock()
+	db.search.entries = nil
+	db.search.mu.Unlock()
+}

@@ -16,7 +16,8 @@ import (
 // A price-sorted text search walks the price index only when its matches
 // are dense enough in the catalogue (the threshold grows with the
 // catalogue's size), and both plans page the same listings in the same
-// order on both engines, as does the date walk beside them.
+// order on both engines, as does the date walk beside them; on PostgreSQL
+// a walk that comes back short is read whole.
 func TestSearchBreadth(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -41,6 +42,11 @@ func TestSearchBreadth(t *testing.T) {
 			t.Fatal("3,000 matches in 10,000,000 listings should be read whole, not walked")
 		}
 		read := pages(t, db, q)
+		// A walk of 10 listings comes back short: PostgreSQL reads every
+		// match instead (SQLite's walk has no bound).
+		store.SetCatalogueSize(t, db, 0)
+		store.SetWalkMin(t, 10)
+		short := pages(t, db, q)
 
 		for _, sort := range []listings.Sort{listings.SortPriceAsc, listings.SortPriceDesc, listings.SortNewest} {
 			want := ordered(all, sort)[:40]
@@ -50,13 +56,18 @@ func TestSearchBreadth(t *testing.T) {
 			if !slices.Equal(read[sort], want) {
 				t.Errorf("%s, read whole: got %v, want %v", sort, read[sort][:3], want[:3])
 			}
+			if !slices.Equal(short[sort], want) {
+				t.Errorf("%s, after a short walk: got %v, want %v", sort, short[sort][:3], want[:3])
+			}
 		}
 	})
 }
 
-// pages is the ids of the first two pages of q in each sort.
+// pages is the ids of the first two pages of q in each sort, read by the
+// plan the store takes now (not from its cache).
 func pages(t *testing.T, db *store.DB, q listings.SearchQuery) map[listings.Sort][]string {
 	t.Helper()
+	store.ResetSearchCache(db)
 	out := map[listings.Sort][]string{}
 	for _, sort := range []listings.Sort{listings.SortPriceAsc, listings.SortPriceDesc, listings.SortNewest} {
 		q := q

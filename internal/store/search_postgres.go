@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
@@ -128,40 +129,64 @@ func tsRelevanceQuery(m *matchSet, idOrder string, after bool, cur *searchCursor
 }
 
 // tsOrderKey is the key a price or newest page of a text search orders by
-// on PostgreSQL, key or an expression of it, after the size of the match
-// set: a broad one is left to the planner, which walks the sort index and
-// keeps what matches; a narrow one is read whole from the text index and
-// sorted (the key expression, not a bare column, keeps the planner off the
-// sort index, whose walk can pass many thousand rows before it finds a few
+// on PostgreSQL after the size of the match set, and how far a walk of
+// the sort index may go (0: no walk). A broad set is walked (boundedWalk)
+// for up to four times the listings a page of n should take at its
+// density; a narrow one is read whole from the text index and sorted (the
+// key expression, not a bare column, keeps the planner off the sort
+// index, whose walk can pass many thousand rows before it finds a few
 // matches that are rare, or cluster at the other end of the order).
-func (tx *Tx) tsOrderKey(ctx context.Context, m *matchSet, key string) (string, error) {
+func (tx *Tx) tsOrderKey(ctx context.Context, m *matchSet, key string, n int) (string, int, error) {
 	least := pgBroadMin
 	if key == m.price {
 		least = pgPriceBroadMin
 	}
-	broad, err := tx.broadMatch(ctx, m, least)
+	n0, err := tx.leastOf(ctx, least)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	if broad {
-		return key, nil
+	est, err := tx.tsEstimate(ctx, m)
+	if err != nil || est < int64(n0) {
+		return narrowKey(m, key), 0, err
 	}
+	size, err := tx.catalogueSize(ctx)
+	if err != nil {
+		return "", 0, err
+	}
+	return key, max(int(walkMin.Load()), int(4*int64(n)*size/max(est, 1))), nil
+}
+
+// walkMin is the shortest bounded walk: a page of matches a few in a
+// hundred apart (a variable for tests).
+var walkMin atomic.Int64
+
+func init() { walkMin.Store(2000) }
+
+// narrowKey is key as an expression, which keeps PostgreSQL's planner off
+// the sort index: every match is read and sorted.
+func narrowKey(m *matchSet, key string) string {
 	if key == m.created {
-		return `(` + key + ` + interval '0 s')`, nil
+		return `(` + key + ` + interval '0 s')`
 	}
-	return `(` + key + ` + 0)`, nil
+	return `(` + key + ` + 0)`
 }
 
 // tsBroadMatch says whether m holds at least least listings. PostgreSQL
-// takes the planner's estimate, which its statistics of the tsvector
-// lexemes make close for words, from EXPLAIN: a count of even a capped
-// number of matches visits that many heap pages, which cost more than the
-// walk it chooses.
+// takes the planner's estimate (tsEstimate).
 func (tx *Tx) tsBroadMatch(ctx context.Context, m *matchSet, least int) (bool, error) {
+	est, err := tx.tsEstimate(ctx, m)
+	return est >= int64(least), err
+}
+
+// tsEstimate is the planner's estimate of m's size, which its statistics
+// of the tsvector lexemes make close for words, from EXPLAIN: a count of
+// even a capped number of matches visits that many heap pages, which cost
+// more than the walk it chooses.
+func (tx *Tx) tsEstimate(ctx context.Context, m *matchSet) (int64, error) {
 	var plan []byte
 	err := tx.queryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1 FROM `+m.from+` WHERE `+m.whereSQL(), m.args...).Scan(&plan)
 	if err != nil {
-		return false, wrap(err)
+		return 0, wrap(err)
 	}
 	var est []struct {
 		Plan struct {
@@ -169,9 +194,9 @@ func (tx *Tx) tsBroadMatch(ctx context.Context, m *matchSet, least int) (bool, e
 		}
 	}
 	if err := json.Unmarshal(plan, &est); err != nil || len(est) == 0 {
-		return false, market.Internal(fmt.Errorf("search: reading a plan estimate: %v", err))
+		return 0, market.Internal(fmt.Errorf("search: reading a plan estimate: %v", err))
 	}
-	return est[0].Plan.Rows >= float64(least), nil
+	return int64(est[0].Plan.Rows), nil
 }
 
 // tsSearchVersion reads the version of the data the search cache keys on:
