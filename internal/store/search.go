@@ -344,7 +344,7 @@ func (tx *Tx) relevancePage(ctx context.Context, q listings.SearchQuery, terms [
 	idOrder := `l.id DESC`
 	if tx.db.dialect == Postgres {
 		var err error
-		if idOrder, err = tx.tsRelevanceOrder(ctx, all); err != nil {
+		if idOrder, err = tx.tsRelevanceOrder(ctx, all, len(terms)); err != nil {
 			return nil, err
 		}
 	}

@@ -101,15 +101,21 @@ func (tx *Tx) tsCursorTiers(ctx context.Context, id string, terms []listings.Tex
 }
 
 // tsRelevanceOrder is the ORDER BY of a relevance page's tiers on
-// PostgreSQL. When all (every tier) is narrow, each tier is read whole and
-// sorted (ordering by an expression keeps the planner off the primary key):
-// the planner would walk the key backwards, expecting its estimate of the
-// matches spread evenly, and words that seldom meet in one title (two
-// colours) pass tens of thousands of rows before the page fills.
-func (tx *Tx) tsRelevanceOrder(ctx context.Context, all *matchSet) (string, error) {
-	broad, err := tx.broadMatch(ctx, all, relevanceBroadMin)
-	if err != nil {
-		return "", err
+// PostgreSQL. When all (every tier) is narrow, or the text has more than
+// one term, each tier is read whole and sorted (ordering by an expression
+// keeps the planner off the primary key): the planner would walk the key
+// backwards, expecting its estimate of the matches spread evenly, and
+// words that seldom meet in one title (two colours, two adjectives) pass
+// tens of thousands of rows before the page fills, or every listing when
+// they never meet (7.9 s at 1,000,000 listings). One word's estimate is
+// close, and it meets itself.
+func (tx *Tx) tsRelevanceOrder(ctx context.Context, all *matchSet, terms int) (string, error) {
+	broad := false
+	if terms == 1 {
+		var err error
+		if broad, err = tx.broadMatch(ctx, all, relevanceBroadMin); err != nil {
+			return "", err
+		}
 	}
 	if !broad {
 		return `(l.id || '') DESC`, nil // the same order: the same text, the same collation
