@@ -336,3 +336,35 @@ func postgresEngine() (Engine, bool) {
 	}
 	return Engine{}, false
 }
+
+// TestCreateListingsSplits: more listings than one statement's parameters
+// allow (1,213 rows on SQLite, 2,427 on PostgreSQL) go in several
+// statements, every one inserted and counted.
+func TestCreateListingsSplits(t *testing.T) {
+	Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newBulkFixture(t, db)
+		ls := make([]*listings.Listing, 5000)
+		for i := range ls {
+			ls[i] = f.listing(i)
+		}
+		if err := db.InTx(ctx, func(tx *store.Tx) error { return tx.CreateListings(ctx, ls) }); err != nil {
+			t.Fatal(err)
+		}
+		var rows int
+		if err := db.WritePool().QueryRowContext(ctx, `SELECT COUNT(DISTINCT id) FROM listings`).Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
+		_, total, err := db.Read().AdminListings(ctx, listings.AdminFilter{Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows != len(ls) || total != len(ls) {
+			t.Fatalf("%d listings, admin total %d, want %d", rows, total, len(ls))
+		}
+		last, err := db.Read().ListingByID(ctx, ls[len(ls)-1].ID)
+		if err != nil || last.Title != ls[len(ls)-1].Title {
+			t.Fatalf("last listing %+v, %v", last, err)
+		}
+	})
+}
