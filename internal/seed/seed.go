@@ -30,10 +30,14 @@ type Result struct {
 	Sold     int
 }
 
-// batch is how many rows one transaction inserts.
+// batch is how many listings are made and inserted at a time (a
+// transaction on SQLite; one statement of the single transaction on
+// PostgreSQL, see store.BulkLoadListings).
 const batch = 1000
 
-// Run inserts the sellers and listings, reporting progress after each batch.
+// Run inserts the sellers and listings through the store's bulk path,
+// reporting progress after each batch. On PostgreSQL the listings commit
+// together at the end: a failed run leaves none of them.
 func Run(ctx context.Context, db *store.DB, now time.Time, opts Options, progress func(done int)) (Result, error) {
 	if opts.Listings < 0 || opts.SoldPercent < 0 || opts.SoldPercent > 100 {
 		return Result{}, fmt.Errorf("seed: bad options %+v", opts)
@@ -72,67 +76,33 @@ func Run(ctx context.Context, db *store.DB, now time.Time, opts Options, progres
 	if err != nil {
 		return Result{}, err
 	}
-	if db.Dialect() == store.SQLite {
-		restore, err := sqliteBulk(ctx, db)
-		if err != nil {
-			return Result{}, err
-		}
-		defer restore()
-	}
 	res := Result{Sellers: len(sellers)}
-	for done := 0; done < opts.Listings; {
-		n := min(batch, opts.Listings-done)
-		err := db.InTx(ctx, func(tx *store.Tx) error {
-			for i := range n {
+	err = db.BulkLoadListings(ctx, opts.Listings, func(insert func([]*listings.Listing) error) error {
+		ls := make([]*listings.Listing, 0, batch)
+		for done := 0; done < opts.Listings; {
+			ls = ls[:0]
+			for i := range min(batch, opts.Listings-done) {
 				l := synth(rng, tax, leaves, sellers, now, done+i, opts.SoldPercent)
-				if err := tx.CreateListing(ctx, l); err != nil {
-					return err
-				}
 				if l.Status == listings.StatusSold {
 					res.Sold++
 				}
+				ls = append(ls, l)
 			}
-			return nil
-		})
-		if err != nil {
-			return res, err
+			if err := insert(ls); err != nil {
+				return err
+			}
+			done += len(ls)
+			res.Listings = done
+			if progress != nil {
+				progress(done)
+			}
 		}
-		done += n
-		res.Listings = done
-		if progress != nil {
-			progress(done)
-		}
+		return nil
+	})
+	if err != nil {
+		return res, err
 	}
 	return res, db.Analyze(ctx)
-}
-
-// sqliteBulk gives the store's one write connection a page cache of 128 MiB
-// and in-memory temporary files for the seed, and returns what puts the
-// previous settings back. With the default cache (2 MB) a transaction of a
-// thousand listings, which touches pages of the listings table, ten indexes
-// and the full-text index, spills dirty pages into the WAL before it commits
-// and writes the statement journal of every insert's triggers to a file:
-// about 40% of a seed's time (30,000 listings: 8-9 s, 5 s with these).
-func sqliteBulk(ctx context.Context, db *store.DB) (func(), error) {
-	var cacheSize, tempStore int64
-	if err := db.WritePool().QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cacheSize); err != nil {
-		return nil, err
-	}
-	if err := db.WritePool().QueryRowContext(ctx, "PRAGMA temp_store").Scan(&tempStore); err != nil {
-		return nil, err
-	}
-	if _, err := db.WritePool().ExecContext(ctx, "PRAGMA cache_size = -131072"); err != nil {
-		return nil, err
-	}
-	if _, err := db.WritePool().ExecContext(ctx, "PRAGMA temp_store = MEMORY"); err != nil {
-		return nil, err
-	}
-	return func() {
-		// A fresh context: the settings go back even when ctx was cancelled.
-		bg := context.WithoutCancel(ctx)
-		_, _ = db.WritePool().ExecContext(bg, fmt.Sprintf("PRAGMA cache_size = %d", cacheSize))
-		_, _ = db.WritePool().ExecContext(bg, fmt.Sprintf("PRAGMA temp_store = %d", tempStore))
-	}, nil
 }
 
 // synth makes one listing in a random leaf category.

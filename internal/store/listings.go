@@ -21,17 +21,25 @@ const listingColumns = `id, seller_id, status, title, description, brief, brand,
 
 // CreateListing inserts l.
 func (tx *Tx) CreateListing(ctx context.Context, l *listings.Listing) error {
-	photos, err := photoJSON(l.PhotoIDs)
+	args, err := listingArgs(l)
 	if err != nil {
 		return err
 	}
-	_, err = tx.exec(ctx, `INSERT INTO listings (`+listingColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		l.ID, l.SellerID, string(l.Status), l.Title, l.Description, l.Brief, l.Brand, l.Price, l.PriceSource, l.Condition,
-		l.CategoryID, string(l.ShippingType), l.ShippingCost, l.AcceptOffers, l.MinOfferAmount, l.FloorPrice, l.CostBasis,
-		l.WeightOz, l.Dimensions.L, l.Dimensions.W, l.Dimensions.H, photos, l.Generator, l.WatchersCount, l.CreatedAt,
-		l.UpdatedAt, l.SoldAt)
+	_, err = tx.exec(ctx, `INSERT INTO listings (`+listingColumns+`) VALUES (`+placeholders(len(args))+`)`, args...)
 	return wrap(err)
+}
+
+// listingArgs is l's values in listingColumns' order, for CreateListing and
+// CreateListings (listings_bulk.go).
+func listingArgs(l *listings.Listing) ([]any, error) {
+	photos, err := photoJSON(l.PhotoIDs)
+	if err != nil {
+		return nil, err
+	}
+	return []any{l.ID, l.SellerID, string(l.Status), l.Title, l.Description, l.Brief, l.Brand, l.Price, l.PriceSource,
+		l.Condition, l.CategoryID, string(l.ShippingType), l.ShippingCost, l.AcceptOffers, l.MinOfferAmount, l.FloorPrice,
+		l.CostBasis, l.WeightOz, l.Dimensions.L, l.Dimensions.W, l.Dimensions.H, photos, l.Generator, l.WatchersCount,
+		l.CreatedAt, l.UpdatedAt, l.SoldAt}, nil
 }
 
 // UpdateListing writes every mutable field of l (watchers_count is kept by
