@@ -85,6 +85,7 @@ const (
 type matchSet struct {
 	fts        bool // SQLite full text: search_fts joined to search_docs d
 	text       bool // a full-text match (either engine)
+	terms      int  // PostgreSQL: how many terms the text has
 	from       string
 	where      []string
 	args       []any
@@ -125,7 +126,7 @@ func (tx *Tx) match(q listings.SearchQuery, terms []listings.TextTerm, status li
 	if len(terms) > 0 && tx.db.dialect == SQLite {
 		return tx.ftsMatch(q, terms, status, tier), nil
 	}
-	m := &matchSet{text: len(terms) > 0}
+	m := &matchSet{text: len(terms) > 0, terms: len(terms)}
 	m.from = `listings l`
 	m.id, m.price, m.created = `l.id`, `l.price`, `l.created_at`
 	m.add(`l.status = '` + string(status) + `'`)
