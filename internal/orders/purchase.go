@@ -586,7 +586,10 @@ func (s *Service) finish(ctx context.Context, o *Order, pay *payments.Payment) (
 
 // settle marks a charged order paid and its listing sold, with their
 // events, in one transaction. Settling an order that is already paid is a
-// no-op, so the purchase, the reconciler and a webhook may all try.
+// no-op, so the purchase, the reconciler and a webhook may all try. The
+// transaction is a grouped one: concurrent settles (and the other small
+// writes of purchases) share a commit; all it does stays inside tx, so it
+// may run again alone if the shared transaction fails.
 func (s *Service) settle(ctx context.Context, orderID string, pay *payments.Payment) (*Order, error) {
 	if s.opts.BeforeSettle != nil {
 		if err := s.opts.BeforeSettle(ctx, orderID); err != nil {
@@ -594,7 +597,7 @@ func (s *Service) settle(ctx context.Context, orderID string, pay *payments.Paym
 		}
 	}
 	var o *Order
-	err := s.store.InTx(ctx, func(tx Tx) error {
+	err := s.inTxGrouped(ctx, func(tx Tx) error {
 		var err error
 		if o, err = tx.OrderByID(ctx, orderID); err != nil {
 			return err
@@ -628,6 +631,19 @@ func (s *Service) settle(ctx context.Context, orderID string, pay *payments.Paym
 		return s.recordPaid(ctx, tx, o, pay, now)
 	})
 	return o, err
+}
+
+// groupedStore is a Store whose transactions can share one commit with
+// concurrent ones (store.DB: on SQLite's one write connection).
+type groupedStore interface {
+	InTxGrouped(ctx context.Context, fn func(Tx) error) error
+}
+
+func (s *Service) inTxGrouped(ctx context.Context, fn func(Tx) error) error {
+	if g, ok := s.store.(groupedStore); ok {
+		return g.InTxGrouped(ctx, fn)
+	}
+	return s.store.InTx(ctx, fn)
 }
 
 func (s *Service) recordPaid(ctx context.Context, tx Tx, o *Order, pay *payments.Payment, now time.Time) error {
