@@ -3,6 +3,7 @@ package orders
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -318,17 +319,17 @@ type purchaseSetup struct {
 	velocity int64 // agents.SpendRequest.MaxPurchasesPerHour; 0: no rule
 }
 
+// The settings come from one read of the config (one version check).
 func (s *Service) purchaseSetup(ctx context.Context) (purchaseSetup, error) {
-	rates, err := feeRates(ctx, s.opts.Settings)
-	if err != nil {
-		return purchaseSetup{}, err
-	}
-	su := purchaseSetup{rates: rates}
-	if s.opts.Settings != nil {
-		if su.velocity, err = s.opts.Settings.Int(ctx, admin.KeyAnomalyMaxPurchasesPerHour); err != nil {
+	su := purchaseSetup{rates: DefaultFeeRates}
+	if cfg := s.opts.Settings; cfg != nil {
+		v, err := cfg.Ints(ctx, slices.Concat(feeKeys, []string{admin.KeyAnomalyMaxPurchasesPerHour})...)
+		if err != nil {
 			return purchaseSetup{}, err
 		}
+		su.rates, su.velocity = ratesOf(v), v[len(feeKeys)]
 	}
+	var err error
 	su.tax, err = s.taxonomy(ctx)
 	return su, err
 }
@@ -428,8 +429,12 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 	var approval *Approval
 	var a *authorized
 	now := s.clock.Now()
-	err = s.store.InTx(ctx, func(tx Tx) error {
+	err = s.inTxGrouped(ctx, func(tx Tx) error {
 		var err error
+		if o != nil { // a grouped function may run twice: forget the first run
+			s.charging.done(o.ID)
+		}
+		o, approval = nil, nil
 		if a, err = s.authorize(ctx, tx, b, &in, su, now); err != nil {
 			return err
 		}

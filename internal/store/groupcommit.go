@@ -15,12 +15,13 @@ import (
 // transaction, so they share one commit.
 //
 // Each caller still waits for the commit of its own work, so a caller that
-// returns nil has its work committed, as with InTx. When the shared
-// transaction fails (one function's error, a constraint, the commit), it is
-// rolled back and every function in it runs again in a transaction of its
-// own: errors stay per caller, and a function's work commits only with its
-// own success. Functions must therefore keep their effects inside tx (or be
-// safe to run twice), as a rolled-back InTx already requires.
+// returns nil has its work committed, as with InTx. Functions run one after
+// the other, each in a savepoint: a function's error (or panic) rolls back
+// its own work alone and comes back to its own caller. When the shared
+// transaction itself fails (a savepoint, the commit), it is rolled back and
+// every function in it runs again in a transaction of its own. Functions
+// must therefore keep their effects inside tx (or be safe to run twice), as
+// a rolled-back InTx already requires.
 //
 // On PostgreSQL transactions run on a pool in parallel and the server
 // already flushes concurrent commits together, so InTxGrouped is InTx.
@@ -86,16 +87,23 @@ func (r groupResult) answer() error {
 	return r.err
 }
 
-// runBatch runs the pending functions in one transaction and answers each;
-// after a failure it runs each in a transaction of its own.
+// runBatch runs the pending functions in one transaction, each in a
+// savepoint of its own, and answers each; after a failure of the
+// transaction itself it runs each in a transaction of its own.
 func (db *DB) runBatch(ctx context.Context, g *group) {
 	var batch []*groupItem
+	var errs []error // each function's own error, once the batch committed
 	err := db.InTx(ctx, func(tx *Tx) error {
 		g.mu.Lock()
 		batch, g.pending = g.pending, nil
 		g.mu.Unlock()
-		for _, it := range batch {
-			if err := call(it.fn, tx); err != nil {
+		if len(batch) == 1 { // alone: its error rolls the transaction back
+			return call(batch[0].fn, tx)
+		}
+		errs = make([]error, len(batch))
+		for i, it := range batch {
+			var err error
+			if errs[i], err = tx.isolated(ctx, it.fn); err != nil {
 				return err
 			}
 		}
@@ -106,6 +114,12 @@ func (db *DB) runBatch(ctx context.Context, g *group) {
 		batch, g.pending = g.pending, nil
 		g.mu.Unlock()
 	}
+	if err == nil && errs != nil {
+		for i, it := range batch {
+			it.done <- groupResult{err: errs[i]}
+		}
+		return
+	}
 	if err == nil || len(batch) == 1 {
 		for _, it := range batch {
 			it.done <- groupResult{err: err}
@@ -115,6 +129,24 @@ func (db *DB) runBatch(ctx context.Context, g *group) {
 	for _, it := range batch {
 		it.done <- groupResult{err: db.InTx(ctx, func(tx *Tx) error { return call(it.fn, tx) })}
 	}
+}
+
+// isolated runs fn inside a savepoint of tx: fn's error (returned as
+// fnErr) rolls back fn's work alone, and drops the after-commit hooks fn
+// added. err is a failure of the savepoint, which ends the transaction.
+func (tx *Tx) isolated(ctx context.Context, fn func(*Tx) error) (fnErr, err error) {
+	if _, err := tx.sqlTx.ExecContext(ctx, "SAVEPOINT grouped_item"); err != nil {
+		return nil, err
+	}
+	hooks := len(tx.afterCommit)
+	if fnErr = call(fn, tx); fnErr != nil {
+		tx.afterCommit = tx.afterCommit[:hooks]
+		if _, err := tx.sqlTx.ExecContext(ctx, "ROLLBACK TO grouped_item"); err != nil {
+			return fnErr, err
+		}
+	}
+	_, err = tx.sqlTx.ExecContext(ctx, "RELEASE grouped_item")
+	return fnErr, err
 }
 
 // panicked carries a function's panic to its own caller: the leader that ran
