@@ -45,8 +45,7 @@ type groupResult struct {
 }
 
 // InTxGrouped runs fn in a transaction that may be shared with other
-// InTxGrouped callers' functions (see above); fn must not return an error
-// it expects to be rolled back alone without being run again.
+// InTxGrouped callers' functions (see above); fn may run twice.
 func (db *DB) InTxGrouped(ctx context.Context, fn func(*Tx) error) error {
 	if db.dialect != SQLite {
 		return db.InTx(ctx, fn)
