@@ -432,11 +432,12 @@ func clockAdvancer(mode config.Mode, c market.Clock, db *store.DB) (*sandbox.Clo
 	return sandbox.NewClock(ac, db), nil
 }
 
-// auditWriter writes audit entries in their own small transaction.
+// auditWriter writes each audit entry in a grouped transaction: its own, or
+// (SQLite) one it shares with the writes committing at the same time.
 type auditWriter struct{ db *store.DB }
 
 func (w auditWriter) AppendAudit(ctx context.Context, e *admin.AuditEntry) error {
-	return w.db.InTx(ctx, func(tx *store.Tx) error { return tx.AppendAudit(ctx, e) })
+	return w.db.InTxGrouped(ctx, func(tx *store.Tx) error { return tx.AppendAudit(ctx, e) })
 }
 
 // Handler is the service's HTTP handler.

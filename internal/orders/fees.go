@@ -57,12 +57,17 @@ func feeRates(ctx context.Context, cfg *admin.Config) (FeeRates, error) {
 	if cfg == nil {
 		return DefaultFeeRates, nil
 	}
-	v, err := cfg.Ints(ctx, admin.KeyFeesBuyerRateBps, admin.KeyFeesBuyerMinimum, admin.KeyFeesSellerRateBps)
+	v, err := cfg.Ints(ctx, feeKeys...)
 	if err != nil {
 		return FeeRates{}, err
 	}
-	return FeeRates{BuyerBps: v[0], BuyerMin: v[1], SellerBps: v[2]}, nil
+	return ratesOf(v), nil
 }
+
+// feeKeys are the config keys of FeeRates, in the order ratesOf reads them.
+var feeKeys = []string{admin.KeyFeesBuyerRateBps, admin.KeyFeesBuyerMinimum, admin.KeyFeesSellerRateBps}
+
+func ratesOf(v []int64) FeeRates { return FeeRates{BuyerBps: v[0], BuyerMin: v[1], SellerBps: v[2]} }
 
 // BuyerTotals returns what a purchase at an item price with a shipping cost
 // would charge the buyer in all, at the rates in force now (offers reserve

@@ -3,6 +3,7 @@ package orders
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -318,17 +319,17 @@ type purchaseSetup struct {
 	velocity int64 // agents.SpendRequest.MaxPurchasesPerHour; 0: no rule
 }
 
+// The settings come from one read of the config (one version check).
 func (s *Service) purchaseSetup(ctx context.Context) (purchaseSetup, error) {
-	rates, err := feeRates(ctx, s.opts.Settings)
-	if err != nil {
-		return purchaseSetup{}, err
-	}
-	su := purchaseSetup{rates: rates}
-	if s.opts.Settings != nil {
-		if su.velocity, err = s.opts.Settings.Int(ctx, admin.KeyAnomalyMaxPurchasesPerHour); err != nil {
+	su := purchaseSetup{rates: DefaultFeeRates}
+	if cfg := s.opts.Settings; cfg != nil {
+		v, err := cfg.Ints(ctx, slices.Concat(feeKeys, []string{admin.KeyAnomalyMaxPurchasesPerHour})...)
+		if err != nil {
 			return purchaseSetup{}, err
 		}
+		su.rates, su.velocity = ratesOf(v), v[len(feeKeys)]
 	}
+	var err error
 	su.tax, err = s.taxonomy(ctx)
 	return su, err
 }
@@ -428,8 +429,12 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 	var approval *Approval
 	var a *authorized
 	now := s.clock.Now()
-	err = s.store.InTx(ctx, func(tx Tx) error {
+	err = s.inTxGrouped(ctx, func(tx Tx) error {
 		var err error
+		if o != nil { // a grouped function may run twice: forget the first run
+			s.charging.done(o.ID)
+		}
+		o, approval = nil, nil
 		if a, err = s.authorize(ctx, tx, b, &in, su, now); err != nil {
 			return err
 		}
@@ -586,7 +591,10 @@ func (s *Service) finish(ctx context.Context, o *Order, pay *payments.Payment) (
 
 // settle marks a charged order paid and its listing sold, with their
 // events, in one transaction. Settling an order that is already paid is a
-// no-op, so the purchase, the reconciler and a webhook may all try.
+// no-op, so the purchase, the reconciler and a webhook may all try. The
+// transaction is a grouped one: concurrent settles (and the other small
+// writes of purchases) share a commit; all it does stays inside tx, so it
+// may run again alone if the shared transaction fails.
 func (s *Service) settle(ctx context.Context, orderID string, pay *payments.Payment) (*Order, error) {
 	if s.opts.BeforeSettle != nil {
 		if err := s.opts.BeforeSettle(ctx, orderID); err != nil {
@@ -594,7 +602,7 @@ func (s *Service) settle(ctx context.Context, orderID string, pay *payments.Paym
 		}
 	}
 	var o *Order
-	err := s.store.InTx(ctx, func(tx Tx) error {
+	err := s.inTxGrouped(ctx, func(tx Tx) error {
 		var err error
 		if o, err = tx.OrderByID(ctx, orderID); err != nil {
 			return err
@@ -628,6 +636,19 @@ func (s *Service) settle(ctx context.Context, orderID string, pay *payments.Paym
 		return s.recordPaid(ctx, tx, o, pay, now)
 	})
 	return o, err
+}
+
+// groupedStore is a Store whose transactions can share one commit with
+// concurrent ones (store.DB: on SQLite's one write connection).
+type groupedStore interface {
+	InTxGrouped(ctx context.Context, fn func(Tx) error) error
+}
+
+func (s *Service) inTxGrouped(ctx context.Context, fn func(Tx) error) error {
+	if g, ok := s.store.(groupedStore); ok {
+		return g.InTxGrouped(ctx, fn)
+	}
+	return s.store.InTx(ctx, fn)
 }
 
 func (s *Service) recordPaid(ctx context.Context, tx Tx, o *Order, pay *payments.Payment, now time.Time) error {

@@ -93,6 +93,12 @@ func (a Area[T]) InTx(ctx context.Context, fn func(T) error) error {
 	return a.db.InTx(ctx, func(tx *Tx) error { return fn(a.as(tx)) })
 }
 
+// InTxGrouped runs fn in a transaction it may share with other grouped
+// callers (DB.InTxGrouped).
+func (a Area[T]) InTxGrouped(ctx context.Context, fn func(T) error) error {
+	return a.db.InTxGrouped(ctx, func(tx *Tx) error { return fn(a.as(tx)) })
+}
+
 // Read returns a handle for reads outside any transaction.
 func (a Area[T]) Read() T { return a.as(a.db.Read()) }
 

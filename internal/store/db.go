@@ -44,6 +44,7 @@ type DB struct {
 	// (webhooks and mail are enqueued there); committed hears, after the
 	// commit, which users got new events (the feed's waiters).
 	hooks atomic.Pointer[eventHooks]
+	group group // InTxGrouped's batches (SQLite only)
 }
 
 type stmtKey struct {

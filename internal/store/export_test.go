@@ -2,9 +2,10 @@ package store
 
 import (
 	"context"
-	"marketplace/internal/listings"
 	"testing"
 	"time"
+
+	"marketplace/internal/listings"
 )
 
 // SetTitleWalk sets how many of the newest orders a common title search
@@ -62,4 +63,11 @@ func ResetSearchCache(db *DB) {
 	db.search.mu.Lock()
 	db.search.entries = nil
 	db.search.mu.Unlock()
+}
+
+// GroupPending is how many grouped functions wait for their batch.
+func GroupPending(db *DB) int {
+	db.group.mu.Lock()
+	defer db.group.mu.Unlock()
+	return len(db.group.pending)
 }

@@ -11,11 +11,14 @@ const idemColumns = `owner_id, idem_key, route, request_hash, state, status, bod
 
 // ClaimIdempotency inserts rec as started unless its key is already held.
 // Two concurrent claims of one key meet at the primary key: one inserts, the
-// other reads what the first stored.
+// other reads what the first stored (in a grouped transaction too: the
+// second sees the first's row). Claims and answers are grouped commits: on
+// SQLite they share the commit of whatever else is writing then.
 func (db *DB) ClaimIdempotency(ctx context.Context, rec *idempotency.Record, now time.Time) (*idempotency.Record, bool, error) {
 	var prior *idempotency.Record
 	claimed := false
-	err := db.InTx(ctx, func(tx *Tx) error {
+	err := db.InTxGrouped(ctx, func(tx *Tx) error {
+		prior, claimed = nil, false // a grouped function may run twice
 		res, err := tx.exec(ctx, `INSERT INTO idempotency_keys (owner_id, idem_key, route, request_hash, state, created_at, expires_at,
 			lease_owner, lease_until)
 			VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?) ON CONFLICT (owner_id, idem_key) DO UPDATE SET
@@ -39,7 +42,7 @@ func (db *DB) ClaimIdempotency(ctx context.Context, rec *idempotency.Record, now
 
 // FinishIdempotency stores the answer of a claimed key.
 func (db *DB) FinishIdempotency(ctx context.Context, ownerID, key string, status int, body []byte) error {
-	return db.InTx(ctx, func(tx *Tx) error {
+	return db.InTxGrouped(ctx, func(tx *Tx) error {
 		_, err := tx.exec(ctx, `UPDATE idempotency_keys SET state = 'done', status = ?, body = ? WHERE owner_id = ? AND idem_key = ?`,
 			status, string(body), ownerID, key)
 		return wrap(err)

@@ -38,8 +38,11 @@ func OpenSQLiteMapped(path string, mapSize int64) (*DB, error) {
 	u := "file:" + (&url.URL{Path: path}).EscapedPath()
 	// Checkpoints run in the background (checkpointWAL), not in whichever
 	// request's commit crosses the threshold: that commit paid for the
-	// WAL's pages and two fsyncs.
-	write, err := sql.Open("sqlite", u+"?"+pragmas+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)")
+	// WAL's pages and two fsyncs. Statement and savepoint journals (a
+	// grouped transaction's savepoints, triggers' statements) stay in
+	// memory: past 64 KiB SQLite would spill them to a temporary file,
+	// written at each change; they only ever undo one transaction's work.
+	write, err := sql.Open("sqlite", u+"?"+pragmas+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(MEMORY)")
 	if err != nil {
 		return nil, err
 	}

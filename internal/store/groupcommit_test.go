@@ -1,0 +1,143 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"marketplace/internal/store"
+	"marketplace/internal/store/storetest"
+)
+
+// Grouped transactions that arrive while the write connection is busy share
+// one transaction on SQLite; on both engines each caller gets its own
+// answer: its work commits only if its function succeeded, its error and
+// its panic come back to it alone.
+func TestInTxGrouped(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		if _, err := db.WritePool().ExecContext(ctx, `CREATE TABLE group_test (n INTEGER PRIMARY KEY)`); err != nil {
+			t.Fatal(err)
+		}
+		insert := func(tx *store.Tx, n int) error {
+			_, err := tx.SQLTx().ExecContext(ctx, fmt.Sprintf(`INSERT INTO group_test (n) VALUES (%d)`, n))
+			return err
+		}
+		const callers = 8
+		errBad := errors.New("refused")
+		txs := make([]*store.Tx, callers)
+		errs := make([]error, callers)
+		panics := make([]any, callers)
+		run := func(wg *sync.WaitGroup, i int) {
+			wg.Go(func() {
+				defer func() { panics[i] = recover() }()
+				errs[i] = db.InTxGrouped(ctx, func(tx *store.Tx) error {
+					txs[i] = tx
+					if err := insert(tx, i); err != nil {
+						return err
+					}
+					switch i {
+					case 3:
+						return errBad
+					case 5:
+						panic("boom")
+					}
+					return nil
+				})
+			})
+		}
+		// Hold the write connection until every caller waits, so that on
+		// SQLite they all fall into one batch.
+		release := make(chan struct{})
+		held := make(chan struct{})
+		var hold sync.WaitGroup
+		hold.Go(func() {
+			_ = db.InTx(ctx, func(tx *store.Tx) error {
+				close(held)
+				<-release
+				return nil
+			})
+		})
+		<-held
+		var wg sync.WaitGroup
+		for i := range callers {
+			run(&wg, i)
+		}
+		if db.Dialect() == store.SQLite {
+			for deadline := time.Now().Add(10 * time.Second); store.GroupPending(db) < callers; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d grouped callers waiting, want %d", store.GroupPending(db), callers)
+				}
+			}
+		}
+		close(release)
+		hold.Wait()
+		wg.Wait()
+
+		for i := range callers {
+			switch i {
+			case 3:
+				if !errors.Is(errs[i], errBad) {
+					t.Errorf("caller %d: err %v, want its own error", i, errs[i])
+				}
+			case 5:
+				if panics[i] != "boom" {
+					t.Errorf("caller %d: panic %v, want its own", i, panics[i])
+				}
+			default:
+				if errs[i] != nil || panics[i] != nil {
+					t.Errorf("caller %d: err %v, panic %v", i, errs[i], panics[i])
+				}
+			}
+		}
+		var got []int
+		rows, err := db.WritePool().QueryContext(ctx, `SELECT n FROM group_test ORDER BY n`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n int
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, n)
+		}
+		if want := []int{0, 1, 2, 4, 6, 7}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("committed %v, want %v", got, want)
+		}
+
+		// Without a failure the batch commits as one transaction.
+		if db.Dialect() != store.SQLite {
+			return
+		}
+		release, held = make(chan struct{}), make(chan struct{})
+		hold.Go(func() {
+			_ = db.InTx(ctx, func(tx *store.Tx) error {
+				close(held)
+				<-release
+				return nil
+			})
+		})
+		<-held
+		for i := range callers {
+			wg.Go(func() {
+				errs[i] = db.InTxGrouped(ctx, func(tx *store.Tx) error { txs[i] = tx; return insert(tx, 100+i) })
+			})
+		}
+		for store.GroupPending(db) < callers {
+			time.Sleep(time.Millisecond)
+		}
+		close(release)
+		hold.Wait()
+		wg.Wait()
+		for i := range callers {
+			if errs[i] != nil || txs[i] != txs[0] {
+				t.Errorf("caller %d: err %v, shared transaction %v", i, errs[i], txs[i] == txs[0])
+			}
+		}
+	})
+}
