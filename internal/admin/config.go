@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"marketplace/internal/events"
+	"marketplace/internal/fresh"
 	"marketplace/internal/market"
 )
 
@@ -202,6 +203,8 @@ type Config struct {
 	// process's changes at once (Changes).
 	changes atomic.Int64
 
+	versions fresh.Group[struct{}, int64] // config version reads, shared by concurrent callers
+
 	mu      sync.Mutex
 	loaded  bool
 	version int64
@@ -305,7 +308,9 @@ func (c *Config) All(ctx context.Context) ([]ConfigEntry, error) {
 // costs one extra reload).
 func (c *Config) stored(ctx context.Context) (map[string]ConfigValue, error) {
 	read := c.store.Read()
-	v, err := read.ConfigVersion(ctx)
+	// A version read that began after the caller arrived is as good as its
+	// own (a change holds from the next request); concurrent callers share one.
+	v, err := c.versions.Do(ctx, struct{}{}, read.ConfigVersion)
 	if err != nil {
 		return nil, err
 	}

@@ -184,6 +184,22 @@ func (s *Service) Get(ctx context.Context, actor market.Actor, id string) (*List
 	return s.visible(ctx, s.store.Read(), actor, id)
 }
 
+// GetWithSeller is Get with the seller's public face (Sellers), read in the
+// same statement: the public listing read, one query instead of two.
+func (s *Service) GetWithSeller(ctx context.Context, actor market.Actor, id string) (*Listing, Seller, error) {
+	if !market.ValidID(id) {
+		return nil, Seller{}, notFoundListing()
+	}
+	l, seller, err := s.store.Read().ListingWithSeller(ctx, id)
+	if err != nil {
+		return nil, Seller{}, err
+	}
+	if hidden(l, actor) {
+		return nil, Seller{}, notFoundListing()
+	}
+	return l, seller, nil
+}
+
 // Owned returns a listing of the actor's, for owner views: FORBIDDEN when it
 // is someone else's.
 func (s *Service) Owned(ctx context.Context, actor market.Actor, id string) (*Listing, error) {

@@ -110,6 +110,10 @@ type Tx interface {
 	CreateListing(ctx context.Context, l *Listing) error
 	UpdateListing(ctx context.Context, l *Listing) error
 	ListingByID(ctx context.Context, id string) (*Listing, error)
+	// ListingWithSeller is ListingByID, without a lock, with the seller's
+	// public face (empty when the seller row is missing, as Sellers leaves
+	// it out), in one read.
+	ListingWithSeller(ctx context.Context, id string) (*Listing, Seller, error)
 	ListingsBySeller(ctx context.Context, sellerID string, statuses []Status, limit, offset int) ([]Listing, int, error)
 
 	CreatePhotoUpload(ctx context.Context, p *PhotoUpload) error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"marketplace/internal/fresh"
 	"marketplace/internal/market"
 )
 
@@ -41,8 +42,9 @@ type Options struct {
 type Service struct {
 	store     Store
 	clock     market.Clock
-	seed      *Taxonomy    // the built-in tree, seeded into the table
-	live      liveTaxonomy // the table's tree, cached per config version
+	seed      *Taxonomy                    // the built-in tree, seeded into the table
+	live      liveTaxonomy                 // the table's tree, cached per config version
+	version   fresh.Group[struct{}, int64] // config version reads, shared by concurrent requests
 	gen       Generator
 	settings  Settings
 	photos    *Photos

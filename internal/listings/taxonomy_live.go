@@ -14,7 +14,8 @@ import (
 // The category tree in force is the categories table, not the built-in
 // taxonomy (which only seeds it): admins add, rename and switch categories
 // off (CONTRACT.md 14). Every replica keeps the tree it built cached and,
-// before each use, reads the config version (one row by primary key) that
+// before each use, reads (internal/fresh: or shares a read begun after the
+// request arrived of) the config version (one row by primary key) that
 // every category change bumps in its own transaction; when the version
 // moved it rebuilds the tree, so a change holds from the next request
 // everywhere.
@@ -98,7 +99,10 @@ func (s *Service) taxonomies(ctx context.Context) (all, usable *Taxonomy, err er
 // version it is filed under (at worst newer, which costs one reload).
 func (s *Service) loadTaxonomies(ctx context.Context) (all, usable *Taxonomy, err error) {
 	read := s.store.Read()
-	v, err := read.ConfigVersion(ctx)
+	// A version read that began after this request arrived is as good as
+	// the request's own (a change holds from the next request), and under
+	// load concurrent requests share one.
+	v, err := s.version.Do(ctx, struct{}{}, read.ConfigVersion)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -67,8 +67,14 @@ func (s *Service) visible(ctx context.Context, tx Tx, actor market.Actor, id str
 	if err != nil {
 		return nil, err
 	}
-	if !l.Status.Visible() && (l.Status == StatusDeleted || (l.SellerID != actor.UserID && !actor.Admin)) {
+	if hidden(l, actor) {
 		return nil, notFoundListing()
 	}
 	return l, nil
+}
+
+// hidden reports whether actor may not see l: deleted listings are gone for
+// everyone, the other invisible ones show to their seller and admins only.
+func hidden(l *Listing, actor market.Actor) bool {
+	return !l.Status.Visible() && (l.Status == StatusDeleted || (l.SellerID != actor.UserID && !actor.Admin))
 }

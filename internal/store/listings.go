@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"marketplace/internal/listings"
@@ -71,6 +72,35 @@ func (tx *Tx) ListingByID(ctx context.Context, id string) (*listings.Listing, er
 	return l, err
 }
 
+// listingWithSellerQuery adds the seller's public face (as Sellers reads it)
+// to the listing; a seller row that is missing reads as empty, as Sellers
+// leaves it out. Subqueries, not a LEFT JOIN: SQLite re-prepared the join
+// at nearly every execution once several connections ran it at once.
+var listingWithSellerQuery = `SELECT ` + prefixed("l.", listingColumns) + `,
+	COALESCE((SELECT u.username FROM users u WHERE u.id = l.seller_id), ''),
+	COALESCE((SELECT u.display_name FROM users u WHERE u.id = l.seller_id), '')
+	FROM listings l WHERE l.id = ?`
+
+// ListingWithSeller is ListingByID outside any lock with the seller's public
+// face, in one statement: the public listing read needs both, and a second
+// query cost as much as the first.
+func (tx *Tx) ListingWithSeller(ctx context.Context, id string) (*listings.Listing, listings.Seller, error) {
+	var d listingDest
+	var s listings.Seller
+	if err := tx.queryRow(ctx, listingWithSellerQuery, id).Scan(d.targets(&s.Username, &s.DisplayName)...); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, s, market.Errorf(market.CodeListingNotFound, "listing not found")
+		}
+		return nil, s, wrap(err)
+	}
+	l, err := d.listing()
+	if err != nil {
+		return nil, s, err
+	}
+	s.ID = l.SellerID
+	return l, s, nil
+}
+
 // ListingsBySeller lists a seller's listings in the given statuses (all when
 // none), newest first, with the total.
 func (tx *Tx) ListingsBySeller(ctx context.Context, sellerID string, statuses []Status, limit, offset int) ([]listings.Listing, int, error) {
@@ -98,23 +128,40 @@ func (tx *Tx) listingRows(ctx context.Context, query string, args ...any) ([]lis
 }
 
 func scanListing(row scanner) (*listings.Listing, error) {
-	var l listings.Listing
-	var status, shipping, photos string
-	var shipCost, minOffer, floor, cost sql.NullInt64
-	var sold sql.NullTime
-	if err := row.Scan(&l.ID, &l.SellerID, &status, &l.Title, &l.Description, &l.Brief, &l.Brand, &l.Price, &l.PriceSource,
-		&l.Condition, &l.CategoryID, &shipping, &shipCost, &l.AcceptOffers, &minOffer, &floor, &cost, &l.WeightOz,
-		&l.Dimensions.L, &l.Dimensions.W, &l.Dimensions.H, &photos, &l.Generator, &l.WatchersCount, &l.CreatedAt,
-		&l.UpdatedAt, &sold); err != nil {
+	var d listingDest
+	if err := row.Scan(d.targets()...); err != nil {
 		return nil, notFound(err, "listing")
 	}
-	l.Status, l.ShippingType = listings.Status(status), listings.ShippingType(shipping)
-	l.ShippingCost, l.MinOfferAmount, l.FloorPrice, l.CostBasis = nullInt(shipCost), nullInt(minOffer), nullInt(floor), nullInt(cost)
-	l.CreatedAt, l.UpdatedAt, l.SoldAt = l.CreatedAt.UTC(), l.UpdatedAt.UTC(), nullTime(sold)
-	if err := json.Unmarshal([]byte(photos), &l.PhotoIDs); err != nil {
+	return d.listing()
+}
+
+// listingDest receives the listingColumns of one row.
+type listingDest struct {
+	l                               listings.Listing
+	status, shipping, photos        string
+	shipCost, minOffer, floor, cost sql.NullInt64
+	sold                            sql.NullTime
+}
+
+// targets are the Scan destinations, in listingColumns order.
+func (d *listingDest) targets(more ...any) []any {
+	l := &d.l
+	return append([]any{&l.ID, &l.SellerID, &d.status, &l.Title, &l.Description, &l.Brief, &l.Brand, &l.Price, &l.PriceSource,
+		&l.Condition, &l.CategoryID, &d.shipping, &d.shipCost, &l.AcceptOffers, &d.minOffer, &d.floor, &d.cost, &l.WeightOz,
+		&l.Dimensions.L, &l.Dimensions.W, &l.Dimensions.H, &d.photos, &l.Generator, &l.WatchersCount, &l.CreatedAt,
+		&l.UpdatedAt, &d.sold}, more...)
+}
+
+// listing is the scanned row as a listing.
+func (d *listingDest) listing() (*listings.Listing, error) {
+	l := &d.l
+	l.Status, l.ShippingType = listings.Status(d.status), listings.ShippingType(d.shipping)
+	l.ShippingCost, l.MinOfferAmount, l.FloorPrice, l.CostBasis = nullInt(d.shipCost), nullInt(d.minOffer), nullInt(d.floor), nullInt(d.cost)
+	l.CreatedAt, l.UpdatedAt, l.SoldAt = l.CreatedAt.UTC(), l.UpdatedAt.UTC(), nullTime(d.sold)
+	if err := json.Unmarshal([]byte(d.photos), &l.PhotoIDs); err != nil {
 		return nil, market.Internal(err)
 	}
-	return &l, nil
+	return l, nil
 }
 
 const uploadColumns = `id, owner_id, expires_at, uploaded_at, content_type, width, height, size, listing_id, created_at`

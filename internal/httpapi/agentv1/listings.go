@@ -185,11 +185,12 @@ func (a *API) updateListing(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getListing(w http.ResponseWriter, r *http.Request) error {
-	l, err := a.Listings.Get(r.Context(), actor(r), r.PathValue("id"))
+	viewer := actor(r)
+	l, seller, err := a.Listings.GetWithSeller(r.Context(), viewer, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return a.writeListing(w, r, http.StatusOK, l)
+	return httpapi.OK(w, r, http.StatusOK, a.view(r.Context(), viewer, l, seller))
 }
 
 // archiveListing is DELETE /listings/{id}: the listing leaves sale.

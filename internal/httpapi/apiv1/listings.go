@@ -185,11 +185,12 @@ func (a *API) writeListing(w http.ResponseWriter, r *http.Request, status int, l
 
 // getListing is the public read; the seller sees the owner fields too.
 func (a *API) getListing(w http.ResponseWriter, r *http.Request) error {
-	l, err := a.Listings.Get(r.Context(), httpapi.ActorOf(r), r.PathValue("id"))
+	viewer := httpapi.ActorOf(r)
+	l, seller, err := a.Listings.GetWithSeller(r.Context(), viewer, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return a.writeListing(w, r, http.StatusOK, l)
+	return httpapi.OK(w, r, http.StatusOK, a.view(r.Context(), viewer, l, seller))
 }
 
 // ownerListing is the agent's owner detail.

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -72,6 +73,46 @@ func TestListings(t *testing.T) {
 		if total != 3 {
 			t.Fatalf("all statuses: %d", total)
 		}
+	})
+}
+
+// ListingWithSeller reads what ListingByID and Sellers read, in one
+// statement: the same listing, every field, and the same seller face.
+func TestListingWithSeller(t *testing.T) {
+	Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		var seller *accounts.User
+		l := newListing("", t0, 2500)
+		floor, sold := int64(900), t0.Add(time.Hour)
+		l.FloorPrice, l.SoldAt, l.PhotoIDs, l.Brand, l.Status = &floor, &sold, []string{"p1", "p2"}, "Acme", listings.StatusSold
+		err := db.InTx(ctx, func(tx *store.Tx) error {
+			seller = newUser(t, tx, "face@example.com", "face")
+			l.SellerID = seller.ID
+			return tx.CreateListing(ctx, l)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := db.Read().ListingByID(ctx, l.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		faces, err := db.Read().Sellers(ctx, []string{seller.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, face, err := db.Read().ListingWithSeller(ctx, l.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("listing:\n got %+v\nwant %+v", got, want)
+		}
+		if face != faces[seller.ID] || face.Username != "face" || face.DisplayName != "D face" || face.ID != seller.ID {
+			t.Fatalf("seller %+v, Sellers says %+v", face, faces[seller.ID])
+		}
+		_, _, err = db.Read().ListingWithSeller(ctx, market.NewID())
+		wantCode(t, err, market.CodeListingNotFound)
 	})
 }
 
