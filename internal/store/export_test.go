@@ -41,7 +41,7 @@ func PriceWalks(t testing.TB, db *DB, q listings.SearchQuery) bool {
 	}
 	least := priceBroadMin
 	if db.dialect == Postgres {
-		least = pgPriceBroadMin
+		least = pgBroadMin
 	}
 	broad, err := tx.broadMatch(context.Background(), m, least)
 	if err != nil {

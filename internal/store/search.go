@@ -466,18 +466,20 @@ func (tx *Tx) boundedWalk(ctx context.Context, m *matchSet, sort listings.Sort, 
 // with 3,400 matches (one in 260) walked the price index for 3 s on
 // PostgreSQL against 30 ms read whole, and 6,500 matches 0.5 s on SQLite
 // against 70 ms, so a price walk's threshold grows with the catalogue.
-// Dates and ids do not cluster by word: their walks keep fixed numbers.
+// Dates and ids do not cluster by word, and SQLite's date walk is cheap
+// (an index of search_docs): it keeps the fixed number.
 type breadth struct{ least, per int }
 
 // The thresholds: at the fixed number a page of 20 is found within a few
 // thousand listings. PostgreSQL's walk costs more per row (a heap row and
-// its vector), so it needs a denser set; a walk of the primary key for
-// relevance reads only the title vector, so it needs less.
+// its vector, and the row of a price bound when the walk is by date: 2 to
+// 4 s under load at a million), so it needs a denser set by either sort;
+// a walk of the primary key for relevance reads only the title vector, so
+// it needs less.
 var (
 	broadMin          = breadth{least: 1000}
 	priceBroadMin     = breadth{least: 1000, per: 100}
-	pgBroadMin        = breadth{least: 1500}
-	pgPriceBroadMin   = breadth{least: 1500, per: 100}
+	pgBroadMin        = breadth{least: 1500, per: 100}
 	relevanceBroadMin = breadth{least: 500}
 )
 
