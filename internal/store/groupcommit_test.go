@@ -49,32 +49,37 @@ func TestInTxGrouped(t *testing.T) {
 				})
 			})
 		}
-		// Hold the write connection until every caller waits, so that on
-		// SQLite they all fall into one batch.
-		release := make(chan struct{})
-		held := make(chan struct{})
-		var hold sync.WaitGroup
-		hold.Go(func() {
-			_ = db.InTx(ctx, func(tx *store.Tx) error {
-				close(held)
-				<-release
-				return nil
+		// holdWriter holds the write connection until release, so that
+		// on SQLite the callers that wait meanwhile fall into one batch.
+		holdWriter := func() (release func()) {
+			held, done := make(chan struct{}), make(chan struct{})
+			var hold sync.WaitGroup
+			hold.Go(func() {
+				_ = db.InTx(ctx, func(tx *store.Tx) error {
+					close(held)
+					<-done
+					return nil
+				})
 			})
-		})
-		<-held
-		var wg sync.WaitGroup
-		for i := range callers {
-			run(&wg, i)
+			<-held
+			return func() { close(done); hold.Wait() }
 		}
-		if db.Dialect() == store.SQLite {
+		awaitPending := func() {
 			for deadline := time.Now().Add(10 * time.Second); store.GroupPending(db) < callers; time.Sleep(time.Millisecond) {
 				if time.Now().After(deadline) {
 					t.Fatalf("%d grouped callers waiting, want %d", store.GroupPending(db), callers)
 				}
 			}
 		}
-		close(release)
-		hold.Wait()
+		release := holdWriter()
+		var wg sync.WaitGroup
+		for i := range callers {
+			run(&wg, i)
+		}
+		if db.Dialect() == store.SQLite {
+			awaitPending()
+		}
+		release()
 		wg.Wait()
 
 		for i := range callers {
@@ -114,25 +119,14 @@ func TestInTxGrouped(t *testing.T) {
 		if db.Dialect() != store.SQLite {
 			return
 		}
-		release, held = make(chan struct{}), make(chan struct{})
-		hold.Go(func() {
-			_ = db.InTx(ctx, func(tx *store.Tx) error {
-				close(held)
-				<-release
-				return nil
-			})
-		})
-		<-held
+		release = holdWriter()
 		for i := range callers {
 			wg.Go(func() {
 				errs[i] = db.InTxGrouped(ctx, func(tx *store.Tx) error { txs[i] = tx; return insert(tx, 100+i) })
 			})
 		}
-		for store.GroupPending(db) < callers {
-			time.Sleep(time.Millisecond)
-		}
-		close(release)
-		hold.Wait()
+		awaitPending()
+		release()
 		wg.Wait()
 		for i := range callers {
 			if errs[i] != nil || txs[i] != txs[0] {
