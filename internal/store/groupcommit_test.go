@@ -49,35 +49,13 @@ func TestInTxGrouped(t *testing.T) {
 				})
 			})
 		}
-		// holdWriter holds the write connection until release, so that
-		// on SQLite the callers that wait meanwhile fall into one batch.
-		holdWriter := func() (release func()) {
-			held, done := make(chan struct{}), make(chan struct{})
-			var hold sync.WaitGroup
-			hold.Go(func() {
-				_ = db.InTx(ctx, func(tx *store.Tx) error {
-					close(held)
-					<-done
-					return nil
-				})
-			})
-			<-held
-			return func() { close(done); hold.Wait() }
-		}
-		awaitPending := func() {
-			for deadline := time.Now().Add(10 * time.Second); store.GroupPending(db) < callers; time.Sleep(time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("%d grouped callers waiting, want %d", store.GroupPending(db), callers)
-				}
-			}
-		}
-		release := holdWriter()
+		release := holdWriter(db)
 		var wg sync.WaitGroup
 		for i := range callers {
 			run(&wg, i)
 		}
 		if db.Dialect() == store.SQLite {
-			awaitPending()
+			awaitPending(t, db, callers)
 		}
 		release()
 		wg.Wait()
@@ -119,13 +97,13 @@ func TestInTxGrouped(t *testing.T) {
 		if db.Dialect() != store.SQLite {
 			return
 		}
-		release = holdWriter()
+		release = holdWriter(db)
 		for i := range callers {
 			wg.Go(func() {
 				errs[i] = db.InTxGrouped(ctx, func(tx *store.Tx) error { txs[i] = tx; return insert(tx, 100+i) })
 			})
 		}
-		awaitPending()
+		awaitPending(t, db, callers)
 		release()
 		wg.Wait()
 		for i := range callers {
@@ -134,4 +112,101 @@ func TestInTxGrouped(t *testing.T) {
 			}
 		}
 	})
+}
+
+// When the shared transaction itself fails (here a function releases the
+// batch's savepoint, so the batch cannot), nothing of it commits and every
+// function runs again in a transaction of its own: the others commit once,
+// and only the culprit gets an error.
+func TestInTxGroupedRerun(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		if _, err := db.WritePool().ExecContext(ctx, `CREATE TABLE group_rerun (n INTEGER PRIMARY KEY)`); err != nil {
+			t.Fatal(err)
+		}
+		const callers, culprit = 6, 5 // the culprit runs last: every other has run in the batch
+		runs := make([]int, callers)
+		errs := make([]error, callers)
+		release := holdWriter(db)
+		var wg sync.WaitGroup
+		for i := range callers {
+			if i == culprit && db.Dialect() == store.SQLite {
+				awaitPending(t, db, culprit) // a batch runs in the order of arrival
+			}
+			wg.Go(func() {
+				errs[i] = db.InTxGrouped(ctx, func(tx *store.Tx) error {
+					runs[i]++
+					if _, err := tx.SQLTx().ExecContext(ctx, fmt.Sprintf(`INSERT INTO group_rerun (n) VALUES (%d)`, i)); err != nil {
+						return err
+					}
+					if i == culprit {
+						// Ends the savepoint the batch runs this function in; alone, an error.
+						_, err := tx.SQLTx().ExecContext(ctx, `RELEASE grouped_item`)
+						if err == nil && db.Dialect() == store.Postgres {
+							err = errors.New("no savepoint expected")
+						}
+						return err
+					}
+					return nil
+				})
+			})
+		}
+		if db.Dialect() == store.SQLite {
+			awaitPending(t, db, callers)
+		}
+		release()
+		wg.Wait()
+
+		var got []int
+		rows, err := db.WritePool().QueryContext(ctx, `SELECT n FROM group_rerun ORDER BY n`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n int
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, n)
+		}
+		if want := []int{0, 1, 2, 3, 4}; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("committed %v, want %v", got, want)
+		}
+		for i := range callers {
+			if (errs[i] != nil) != (i == culprit) {
+				t.Errorf("caller %d: err %v", i, errs[i])
+			}
+			// SQLite: once in the failed batch, once alone.
+			if want := map[bool]int{true: 2, false: 1}[db.Dialect() == store.SQLite]; runs[i] != want {
+				t.Errorf("caller %d ran %d times, want %d", i, runs[i], want)
+			}
+		}
+	})
+}
+
+// holdWriter holds the write connection until release, so that on SQLite
+// the grouped callers that wait meanwhile fall into one batch.
+func holdWriter(db *store.DB) (release func()) {
+	held, done := make(chan struct{}), make(chan struct{})
+	var hold sync.WaitGroup
+	hold.Go(func() {
+		_ = db.InTx(context.Background(), func(tx *store.Tx) error {
+			close(held)
+			<-done
+			return nil
+		})
+	})
+	<-held
+	return func() { close(done); hold.Wait() }
+}
+
+// awaitPending waits until n grouped callers wait for their batch.
+func awaitPending(t *testing.T, db *store.DB, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); store.GroupPending(db) < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d grouped callers waiting, want %d", store.GroupPending(db), n)
+		}
+	}
 }
