@@ -136,24 +136,25 @@ func tsRelevanceQuery(m *matchSet, idOrder string, after bool, cur *searchCursor
 
 // tsOrderKey is the key a price or newest page of a text search orders by
 // on PostgreSQL after the size of the match set, and how far a walk of
-// the sort index may go (0: no walk). Text of two or more terms is read
-// whole. A broad set is walked (boundedWalk) for up to four times the
-// listings a page of n should take at its density; a narrow one is read whole from the text index and sorted (the
-// key expression, not a bare column, keeps the planner off the sort
-// index, whose walk can pass many thousand rows before it finds a few
-// matches that are rare, or cluster at the other end of the order).
+// the sort index may go (0: no walk). A broad set is walked (boundedWalk)
+// for up to four times the listings a page of n should take at its
+// density. A narrow one, and text of two or more terms, is read whole
+// from the text index and sorted (the key expression, not a bare column,
+// keeps the planner off the sort index, whose walk can pass many thousand
+// rows before it finds a few matches that are rare, or cluster at the
+// other end of the order).
 func (tx *Tx) tsOrderKey(ctx context.Context, m *matchSet, key string, n int) (string, int, error) {
-	n0, err := tx.leastOf(ctx, pgBroadMin)
-	if err != nil {
-		return "", 0, err
-	}
 	if m.terms > 1 {
 		// The estimate of two words assumes they meet as often as
 		// chance says (see tsRelevanceOrder).
 		return narrowKey(m, key), 0, nil
 	}
+	least, err := tx.leastOf(ctx, pgBroadMin)
+	if err != nil {
+		return "", 0, err
+	}
 	est, err := tx.tsEstimate(ctx, m)
-	if err != nil || est < int64(n0) {
+	if err != nil || est < int64(least) {
 		return narrowKey(m, key), 0, err
 	}
 	size, err := tx.catalogueSize(ctx)
