@@ -76,19 +76,7 @@ func TestInTxGrouped(t *testing.T) {
 				}
 			}
 		}
-		var got []int
-		rows, err := db.WritePool().QueryContext(ctx, `SELECT n FROM group_test ORDER BY n`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var n int
-			if err := rows.Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, n)
-		}
+		got := committed(t, db, "group_test")
 		if want := []int{0, 1, 2, 4, 6, 7}; fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("committed %v, want %v", got, want)
 		}
@@ -157,19 +145,7 @@ func TestInTxGroupedRerun(t *testing.T) {
 		release()
 		wg.Wait()
 
-		var got []int
-		rows, err := db.WritePool().QueryContext(ctx, `SELECT n FROM group_rerun ORDER BY n`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var n int
-			if err := rows.Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, n)
-		}
+		got := committed(t, db, "group_rerun")
 		if want := []int{0, 1, 2, 3, 4}; fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("committed %v, want %v", got, want)
 		}
@@ -209,4 +185,23 @@ func awaitPending(t *testing.T, db *store.DB, n int) {
 			t.Fatalf("%d grouped callers waiting, want %d", store.GroupPending(db), n)
 		}
 	}
+}
+
+// committed is the numbers in table, in order.
+func committed(t *testing.T, db *store.DB, table string) []int {
+	t.Helper()
+	rows, err := db.WritePool().QueryContext(context.Background(), `SELECT n FROM `+table+` ORDER BY n`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []int
+	for rows.Next() {
+		var n int
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, n)
+	}
+	return got
 }
