@@ -20,46 +20,14 @@ type Resolver interface {
 }
 
 // Guard is the policy for where webhooks may go (CONTRACT.md section 9):
-// https only in live mode, and no loopback, private, link-local (the cloud
-// metadata address among them), unspecified or multicast address unless
-// AllowPrivate. URLs are checked when they are set, and the dialer checks
+// https only in live mode, and only public unicast addresses (Private)
+// unless AllowPrivate. URLs are checked when they are set, and the dialer checks
 // the address it actually connects to, so a name that later resolves
 // elsewhere (DNS rebinding) cannot reach them either.
 type Guard struct {
 	Live         bool
 	AllowPrivate bool
 	Resolver     Resolver
-}
-
-// blocked are the ranges refused unless AllowPrivate.
-var blocked = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("10.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT
-	netip.MustParsePrefix("127.0.0.0/8"),
-	netip.MustParsePrefix("169.254.0.0/16"), // link-local, 169.254.169.254 metadata
-	netip.MustParsePrefix("172.16.0.0/12"),
-	netip.MustParsePrefix("192.168.0.0/16"),
-	netip.MustParsePrefix("224.0.0.0/4"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("::/128"),
-	netip.MustParsePrefix("::1/128"),
-	netip.MustParsePrefix("fc00::/7"),
-	netip.MustParsePrefix("fe80::/10"),
-	netip.MustParsePrefix("ff00::/8"),
-}
-
-// Private reports whether ip is an address webhooks may not reach unless
-// private addresses are allowed. IPv4-mapped IPv6 addresses count as
-// their IPv4 address.
-func Private(ip netip.Addr) bool {
-	ip = ip.Unmap().WithZone("")
-	for _, p := range blocked {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
 }
 
 func urlError(msg string) error {

@@ -94,14 +94,75 @@ func TestCheckURLSandbox(t *testing.T) {
 	}
 }
 
+// TestPrivate judges every form an address can take: the standard
+// library's classes, each special-purpose range, and IPv4 addresses inside
+// IPv6 ones (mapped, compatible, translated, NAT64, 6to4, ISATAP), private
+// inside refused, public inside allowed.
 func TestPrivate(t *testing.T) {
-	for s, want := range map[string]bool{
-		"127.0.0.1": true, "10.255.0.1": true, "172.16.5.4": true, "172.32.0.1": false, "192.168.3.3": true,
-		"169.254.169.254": true, "::1": true, "fc00::1": true, "fe80::1": true, "0.0.0.0": true, "::": true,
-		"224.0.0.1": true, "8.8.8.8": false, "2606:4700::1111": false, "::ffff:127.0.0.1": true,
+	for _, c := range []struct {
+		addr string
+		want bool
+	}{
+		// IPv4: the standard library's classes.
+		{"127.0.0.1", true}, {"127.255.255.254", true}, {"10.255.0.1", true}, {"172.16.5.4", true},
+		{"172.31.255.255", true}, {"172.32.0.1", false}, {"192.168.3.3", true}, {"169.254.169.254", true},
+		{"0.0.0.0", true}, {"224.0.0.1", true}, {"239.255.255.250", true}, {"255.255.255.255", true},
+		// IPv4: the special-purpose registry.
+		{"0.1.2.3", true}, {"100.64.0.1", true}, {"100.127.255.254", true}, {"100.128.0.1", false},
+		{"192.0.0.1", true}, {"192.0.0.170", true}, {"192.0.1.1", false}, {"192.0.2.10", true},
+		{"192.88.99.1", true}, {"198.18.0.1", true}, {"198.19.255.254", true}, {"198.17.255.255", false},
+		{"198.20.0.1", false}, {"198.51.100.7", true}, {"203.0.113.9", true}, {"240.0.0.1", true},
+		{"8.8.8.8", false}, {"93.184.216.34", false},
+		// IPv6: the standard library's classes and the registry.
+		{"::1", true}, {"::", true}, {"fc00::1", true}, {"fd12:3456::1", true}, {"fe80::1", true},
+		{"fe80::1%eth0", true}, {"fec0::1", true}, {"ff02::1", true}, {"ff05::2", true}, {"100::1", true},
+		{"100:0:0:1::1", true}, {"2001::1", true}, {"2001:0:4136:e378:8000:63bf:3fff:fdd2", true},
+		{"2001:2::1", true}, {"2001:db8::1", true}, {"3fff::1", true}, {"5f00::1", true},
+		{"64:ff9b:1::1", true}, {"2606:4700::1111", false}, {"2a00:1450:4001:81b::200e", false},
+		// IPv4 inside IPv6: mapped, compatible and translated.
+		{"::ffff:127.0.0.1", true}, {"::ffff:10.0.0.1", true}, {"::ffff:8.8.8.8", false},
+		{"::127.0.0.1", true}, {"::7f00:1", true}, {"::8.8.8.8", true}, {"::ffff:0:7f00:1", true},
+		{"::ffff:0:808:808", false},
+		// NAT64's well-known prefix carries the address it reaches.
+		{"64:ff9b::7f00:1", true}, {"64:ff9b::a9fe:a9fe", true}, {"64:ff9b::c612:1", true},
+		{"64:ff9b::c000:1", true}, {"64:ff9b::808:808", false},
+		// 6to4 carries its gateway in bits 16 to 47.
+		{"2002:7f00:1::", true}, {"2002:7f00:1::1", true}, {"2002:a00:1::1", true}, {"2002:c0a8:101::1", true},
+		{"2002:a9fe:a9fe::1", true}, {"2002:c612:1::1", true}, {"2002:808:808::1", false},
+		// ISATAP interface identifiers carry an IPv4 address on any prefix.
+		{"2606:4700::5efe:7f00:1", true}, {"2606:4700::200:5efe:a00:1", true}, {"2606:4700::5efe:808:808", false},
 	} {
-		if got := Private(netip.MustParseAddr(s)); got != want {
-			t.Errorf("Private(%s) = %v, want %v", s, got, want)
+		if got := Private(netip.MustParseAddr(c.addr)); got != c.want {
+			t.Errorf("Private(%s) = %v, want %v", c.addr, got, c.want)
+		}
+	}
+}
+
+// TestEmbeddedForms refuses the URL forms that reach a loopback or special
+// address through IPv6, both when a URL is set and when the dialer
+// connects.
+func TestEmbeddedForms(t *testing.T) {
+	g := &Guard{Live: true, Resolver: resolver}
+	for _, host := range []string{
+		"[64:ff9b::7f00:1]", "[2002:7f00:1::]", "[::127.0.0.1]", "[::ffff:0:7f00:1]", "[::ffff:127.0.0.1]",
+		"[2606:4700::5efe:7f00:1]", "198.18.0.1", "198.19.1.1", "192.0.0.8", "[64:ff9b::c612:1]",
+	} {
+		u := "https://" + host + "/hook"
+		err := g.CheckURL(context.Background(), u)
+		if e := market.ErrorOf(err); err == nil || e.Code != market.CodeValidation || e.Fields[0].Field != "url" {
+			t.Errorf("%s: want VALIDATION_ERROR on url, got %v", u, err)
+		}
+		addr := strings.Trim(host, "[]")
+		if err := g.Control("tcp", net.JoinHostPort(addr, "443"), nil); err == nil {
+			t.Errorf("dial to %s: allowed", addr)
+		}
+	}
+	for _, host := range []string{"[64:ff9b::808:808]", "[2002:808:808::1]", "[2606:4700::1111]"} {
+		if err := g.CheckURL(context.Background(), "https://"+host+"/hook"); err != nil {
+			t.Errorf("%s: want accepted, got %v", host, err)
+		}
+		if err := g.Control("tcp", net.JoinHostPort(strings.Trim(host, "[]"), "443"), nil); err != nil {
+			t.Errorf("dial to %s: %v", host, err)
 		}
 	}
 }
