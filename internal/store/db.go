@@ -39,7 +39,12 @@ type DB struct {
 	preparing sync.Map
 	// checkpoints stops the background WAL checkpointer (SQLite only).
 	checkpoints func()
-	search      searchCache
+	// checkpointing is held by each background checkpoint, and by a bulk
+	// load for its whole length (SQLite only).
+	checkpointing sync.Mutex
+	// walPath is the SQLite write-ahead log's file (SQLite only).
+	walPath string
+	search  searchCache
 	// sinks see each public event inside the transaction that records it
 	// (webhooks and mail are enqueued there); committed hears, after the
 	// commit, which users got new events (the feed's waiters).

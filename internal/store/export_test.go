@@ -71,3 +71,10 @@ func GroupPending(db *DB) int {
 	defer db.group.mu.Unlock()
 	return len(db.group.pending)
 }
+
+// SetBulkWALLimit sets the WAL size past which a SQLite bulk load
+// truncates the WAL (bulkWALLimit) until t ends.
+func SetBulkWALLimit(t testing.TB, n int64) {
+	old := bulkWALLimit.Swap(n)
+	t.Cleanup(func() { bulkWALLimit.Store(old) })
+}

@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
+	"sync/atomic"
 
 	"marketplace/internal/listings"
 )
@@ -82,8 +84,9 @@ func (tx *Tx) insertListings(ctx context.Context, ls []*listings.Listing) error 
 // the dropped definitions kept somewhere to recover from a crash.
 //
 // On SQLite each batch is a transaction of its own (one transaction of a
-// million listings would hold the whole load in the WAL) and the write
-// connection gets a larger page cache for the duration.
+// million listings would hold the whole load in the WAL), the write
+// connection gets a larger page cache for the duration, and the WAL is
+// emptied whenever it passes bulkWALLimit (sqliteBulkLoad).
 func (db *DB) BulkLoadListings(ctx context.Context, total int, load func(insert func([]*listings.Listing) error) error) error {
 	if db.dialect == SQLite {
 		return db.sqliteBulkLoad(ctx, load)
@@ -183,7 +186,48 @@ func (db *DB) sqliteBulkLoad(ctx context.Context, load func(insert func([]*listi
 	if _, err := db.write.ExecContext(ctx, "PRAGMA temp_store = MEMORY"); err != nil {
 		return wrap(err)
 	}
+	limit := bulkWALLimit.Load()
+	if limit > 0 {
+		db.checkpointing.Lock() // the load's own checkpoints replace the background ones
+		defer db.checkpointing.Unlock()
+	}
 	return load(func(ls []*listings.Listing) error {
-		return db.InTx(ctx, func(tx *Tx) error { return tx.CreateListings(ctx, ls) })
+		if err := db.InTx(ctx, func(tx *Tx) error { return tx.CreateListings(ctx, ls) }); err != nil {
+			return err
+		}
+		if limit > 0 && db.walSize() > limit {
+			return db.truncateWAL(ctx)
+		}
+		return nil
 	})
+}
+
+// bulkWALLimit is how large the WAL may grow during a bulk load before it
+// is checkpointed and truncated (0: never). The background checkpointer's
+// passive checkpoints copy the WAL back but never start it over: that
+// happens only when a writer begins while every frame is copied, and batch
+// follows batch too closely for that, so a million listings left a 22 GB
+// WAL beside a 2 GB database. A variable for tests.
+var bulkWALLimit atomic.Int64
+
+func init() { bulkWALLimit.Store(256 << 20) }
+
+// walSize is the size of the SQLite WAL file (0 when there is none).
+func (db *DB) walSize() int64 {
+	fi, err := os.Stat(db.walPath)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// truncateWAL copies the whole WAL into the database and truncates it, on
+// the write connection between two transactions, so no writer waits for
+// it. A reader still in an old snapshot makes the checkpoint busy (after
+// the busy timeout); the load goes on and tries again after its next
+// batch.
+func (db *DB) truncateWAL(ctx context.Context) error {
+	var busy, logFrames, done int64
+	err := db.write.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done)
+	return wrap(err)
 }

@@ -55,7 +55,7 @@ func OpenSQLiteMapped(path string, mapSize int64) (*DB, error) {
 	}
 	read.SetMaxOpenConns(8)
 	read.SetMaxIdleConns(8)
-	db := &DB{dialect: SQLite, write: write, read: read}
+	db := &DB{dialect: SQLite, write: write, read: read, walPath: path + "-wal"}
 	if err := db.Ping(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
@@ -66,7 +66,7 @@ func OpenSQLiteMapped(path string, mapSize int64) (*DB, error) {
 		return nil, err
 	}
 	ckpt.SetMaxOpenConns(1)
-	db.checkpoints = checkpointWAL(ckpt, checkpointEvery)
+	db.checkpoints = checkpointWAL(ckpt, checkpointEvery, &db.checkpointing)
 	return db, nil
 }
 
@@ -96,7 +96,14 @@ const checkpointEvery = 200 * time.Millisecond
 // checkpointWAL runs passive checkpoints on their own connection until the
 // returned stop function is called (which waits for the last one and closes
 // the connection). Passive checkpoints never block readers or the writer.
-func checkpointWAL(conn *sql.DB, every time.Duration) (stop func()) {
+// Each holds mu, which a bulk load holds to run its own checkpoints
+// instead: SQLite answers one checkpoint busy while another runs.
+func checkpointWAL(conn *sql.DB, every time.Duration, mu *sync.Mutex) (stop func()) {
+	passive := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = conn.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+	}
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -106,10 +113,10 @@ func checkpointWAL(conn *sql.DB, every time.Duration) (stop func()) {
 		for {
 			select {
 			case <-done:
-				_, _ = conn.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+				passive()
 				return
 			case <-t.C:
-				_, _ = conn.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+				passive()
 			}
 		}
 	}()
