@@ -216,12 +216,13 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		gen = newGenerator(cfg, db, a.Log)
 	}
 	a.Shipping = shipping.NewService(store.Shipping(db), a.Clock, []byte(cfg.JWTSecret))
+	bridge := &offerPurchases{accounts: a.Accounts, agents: a.Agents, clock: a.Clock}
 	a.Listings = listings.NewService(store.Listings(db), a.Clock, listings.Options{
-		Generator: gen, Settings: a.Settings, Photos: a.Photos, Budget: opts.GenerationBudget, Packages: sellerPackages{a.Shipping}})
+		Generator: gen, Settings: a.Settings, Photos: a.Photos, Budget: opts.GenerationBudget, Packages: sellerPackages{a.Shipping},
+		Offers: bridge.ListingChanged})
 	if err := a.Listings.SeedCategories(ctx); err != nil {
 		return nil, fmt.Errorf("seed categories: %w", err)
 	}
-	bridge := &offerPurchases{accounts: a.Accounts, agents: a.Agents, clock: a.Clock}
 	a.Orders = orders.NewService(store.Orders(db), a.Clock, orders.Options{
 		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping}, Offers: bridge,
 		Labels:   &labelMaker{shipping: a.Shipping, objects: objects},
@@ -285,7 +286,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
 		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
 		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock),
-		Users: users.NewUsers(store.AdminUsers(db), a.Clock, a.Agents),
+		Users: users.NewUsers(store.AdminUsers(db), a.Clock, a.Agents).FollowOffers(bridge.ListingChanged),
 		Audit: admin.NewAudit(store.AdminAudit(db)), Settings: a.Settings}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {

@@ -1,12 +1,14 @@
 package app
 
 import (
-	"time"
-
 	"context"
+	"errors"
+	"time"
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
+	"marketplace/internal/events"
+	"marketplace/internal/listings"
 	"marketplace/internal/market"
 	"marketplace/internal/offers"
 	"marketplace/internal/orders"
@@ -28,10 +30,11 @@ var (
 	_ orders.Offers    = (*offerPurchases)(nil)
 )
 
-// BuyOffer buys an accepted offer with its payment method and address (the
-// buyer's defaults when it names none). The offer id is the purchase's
-// idempotency key, so the purchase is never made twice for one offer.
-func (p *offerPurchases) BuyOffer(ctx context.Context, o *offers.Offer) (string, error) {
+// BuyOffer buys an offer with its payment method and address (the buyer's
+// defaults when it names none), running accept first in the purchase's
+// transaction. The offer id is the purchase's idempotency key, so the
+// purchase is never made twice for one offer.
+func (p *offerPurchases) BuyOffer(ctx context.Context, o *offers.Offer, accept func(context.Context, offers.Tx) error) (string, error) {
 	u, err := p.accounts.User(ctx, o.BuyerID)
 	if err != nil {
 		return "", err
@@ -49,7 +52,16 @@ func (p *offerPurchases) BuyOffer(ctx context.Context, o *offers.Offer) (string,
 	}
 	agreed := *o.AgreedPrice
 	in := orders.PurchaseInput{ListingID: o.ListingID, MaxPrice: &agreed, OfferID: o.ID,
-		PaymentMethodID: o.PaymentMethodID, ShippingAddressID: o.ShippingAddressID}
+		PaymentMethodID: o.PaymentMethodID, ShippingAddressID: o.ShippingAddressID,
+		Within: func(ctx context.Context, tx orders.Tx) error {
+			// One store transaction serves every area: the purchase's is
+			// the offers area's too.
+			otx, ok := tx.(offers.Tx)
+			if !ok {
+				return market.Internal(errNotOffersTx)
+			}
+			return accept(ctx, otx)
+		}}
 	ctx = market.WithIdempotencyKey(context.WithoutCancel(ctx), "offer:"+o.ID)
 	ord, err := p.orders.Purchase(ctx, b, in)
 	if ord != nil && err == nil {
@@ -57,6 +69,8 @@ func (p *offerPurchases) BuyOffer(ctx context.Context, o *offers.Offer) (string,
 	}
 	return "", err
 }
+
+var errNotOffersTx = errors.New("app: the transaction does not serve the offers area")
 
 // BuyerTotals is the orders area's fee rule.
 func (p *offerPurchases) BuyerTotals(ctx context.Context) (func(itemPrice, shippingCost int64) int64, error) {
@@ -75,4 +89,15 @@ func (p *offerPurchases) Used(ctx context.Context, tx orders.Tx, offerID, orderI
 
 func (p *offerPurchases) ListingSold(ctx context.Context, tx orders.Tx, listingID string) error {
 	return offers.ListingSold(ctx, tx, listingID, p.clock.Now())
+}
+
+// ListingChanged is the listings area's offers hook (listings.OffersFollow):
+// the offers a change to a listing leaves no room for end, in the change's
+// transaction.
+func (p *offerPurchases) ListingChanged(ctx context.Context, tx events.Tx, l *listings.Listing) error {
+	otx, ok := tx.(offers.PurchaseTx)
+	if !ok {
+		return market.Internal(errNotOffersTx)
+	}
+	return offers.ListingChanged(ctx, otx, l, p.clock.Now())
 }

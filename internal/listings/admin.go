@@ -192,7 +192,10 @@ func (s *Service) AdminUpdate(ctx context.Context, actor market.Actor, id string
 		if err := tx.UpdateListing(ctx, l); err != nil {
 			return nil, err
 		}
-		return nil, s.recordAdminChange(ctx, tx, actor, &before, l, changes)
+		if err := s.recordAdminChange(ctx, tx, actor, &before, l, changes); err != nil {
+			return nil, err
+		}
+		return nil, s.followed(ctx, tx, &before, l)
 	})
 }
 
@@ -308,6 +311,7 @@ func (s *Service) Delist(ctx context.Context, actor market.Actor, id, reason str
 // remove takes l off sale by moderation: listing.removed for the seller,
 // listing.updated for watchers.
 func (s *Service) remove(ctx context.Context, tx Tx, actor market.Actor, l *Listing, reason string) error {
+	before := *l
 	from := l.Status
 	l.Status, l.UpdatedAt = StatusRemoved, s.clock.Now()
 	if err := tx.UpdateListing(ctx, l); err != nil {
@@ -317,7 +321,10 @@ func (s *Service) remove(ctx context.Context, tx Tx, actor market.Actor, l *List
 		map[string]any{"reason": reason, "from": string(from)}, l.SellerID); err != nil {
 		return err
 	}
-	return GoneForWatchers(ctx, tx, actor, l, from)
+	if err := GoneForWatchers(ctx, tx, actor, l, from); err != nil {
+		return err
+	}
+	return s.followed(ctx, tx, &before, l)
 }
 
 // Rejections lists moderation rejections, newest first.

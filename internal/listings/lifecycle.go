@@ -268,9 +268,13 @@ func (s *Service) Update(ctx context.Context, actor market.Actor, id string, in 
 			if err := s.reject(ctx, tx, actor, l, rejection); err != nil {
 				return nil, nil, err
 			}
-			return l, rejection, GoneForWatchers(ctx, tx, actor, l, before.Status)
+			if err := GoneForWatchers(ctx, tx, actor, l, before.Status); err != nil {
+				return nil, nil, err
+			}
+		} else if err := s.recordUpdate(ctx, tx, actor, &before, l, changes); err != nil {
+			return nil, nil, err
 		}
-		return l, nil, s.recordUpdate(ctx, tx, actor, &before, l, changes)
+		return l, rejection, s.followed(ctx, tx, &before, l)
 	})
 }
 
@@ -379,15 +383,18 @@ func (s *Service) retire(ctx context.Context, actor market.Actor, id string, to 
 				return market.Errorf(market.CodeInvalidState, "a %s listing cannot be archived", l.Status)
 			}
 		}
-		from := l.Status
+		before := *l
 		l.Status, l.UpdatedAt = to, s.clock.Now()
 		if err := tx.UpdateListing(ctx, l); err != nil {
 			return err
 		}
-		if err := events.Record(ctx, tx, l.UpdatedAt, actor, event, "listing", l.ID, map[string]any{"from": string(from)}); err != nil {
+		if err := events.Record(ctx, tx, l.UpdatedAt, actor, event, "listing", l.ID, map[string]any{"from": string(before.Status)}); err != nil {
 			return err
 		}
-		return GoneForWatchers(ctx, tx, actor, l, from)
+		if err := GoneForWatchers(ctx, tx, actor, l, before.Status); err != nil {
+			return err
+		}
+		return s.followed(ctx, tx, &before, l)
 	})
 	return out, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"marketplace/internal/events"
 	"marketplace/internal/fresh"
 	"marketplace/internal/market"
 )
@@ -35,7 +36,17 @@ type Options struct {
 	// Packages fills a new listing's missing weight and size from the
 	// seller's package defaults; nil: generation alone fills them.
 	Packages PackageDefaults
+	// Offers keeps a listing's offers in line with it; nil: nothing follows.
+	Offers OffersFollow
 }
+
+// OffersFollow ends the offers a change to listing l leaves no room for: all
+// open ones when l left sale, those at or above a lowered price (the offers
+// area's ListingChanged, wired by the app: offers builds on listings, so
+// listings cannot call it). It runs in the transaction of every change to a
+// listing's price or status, after l is written, whatever made the change
+// (the seller on any surface, an admin, moderation, a ban).
+type OffersFollow func(ctx context.Context, tx events.Tx, l *Listing) error
 
 // Service is the listings area: the category tree, the listing lifecycle,
 // generation, search and watches.
@@ -51,6 +62,7 @@ type Service struct {
 	budget    time.Duration
 	scheduler Scheduler
 	packages  PackageDefaults
+	offers    OffersFollow
 }
 
 // NewService builds the listings service; the categories table, seeded
@@ -62,11 +74,20 @@ func NewService(store Store, clock market.Clock, opts Options) *Service {
 		panic("listings: NewService needs Options.Generator")
 	}
 	s := &Service{store: store, clock: clock, seed: DefaultTaxonomy(), gen: opts.Generator, settings: opts.Settings,
-		photos: opts.Photos, budget: opts.Budget, packages: opts.Packages}
+		photos: opts.Photos, budget: opts.Budget, packages: opts.Packages, offers: opts.Offers}
 	if s.budget <= 0 {
 		s.budget = DefaultBudget
 	}
 	return s
+}
+
+// followed runs the offers hook for l, changed in tx from before: only a
+// change of price or status can leave an offer out of line.
+func (s *Service) followed(ctx context.Context, tx Tx, before, l *Listing) error {
+	if s.offers == nil || before.Price == l.Price && before.Status == l.Status {
+		return nil
+	}
+	return s.offers(ctx, tx, l)
 }
 
 // SetScheduler hands the service its job queue, which is built after it.

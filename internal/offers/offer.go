@@ -178,11 +178,16 @@ type Caller struct {
 	Key   *agents.Key    // set for agents
 }
 
-// Purchaser buys an accepted offer through the purchase path: the buyer
-// (the agent key, when KeyID is set) buys the listing at the agreed price
-// with the offer's payment method and address, or the buyer's defaults.
+// Purchaser buys an offer through the purchase path: the buyer (the agent
+// key, when BuyerKeyID is set) buys the listing at the agreed price (or the
+// list price, when that is lower) with the offer's payment method and
+// address, or the buyer's defaults. accept runs first inside the purchase's
+// transaction, before the purchase locks anything (it takes the listing's
+// lock, then the offer's), and makes the offer accepted: the acceptance
+// commits with the purchase's reservation of the listing, or not at all.
+// Its error ends the purchase with nothing done.
 type Purchaser interface {
-	BuyOffer(ctx context.Context, o *Offer) (orderID string, err error)
+	BuyOffer(ctx context.Context, o *Offer, accept func(ctx context.Context, tx Tx) error) (orderID string, err error)
 }
 
 // Fees gives the rule of what the buyer would be charged in all for an item

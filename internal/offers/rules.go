@@ -386,8 +386,9 @@ func (a *Answer) check() error {
 }
 
 // Respond is the answer of the party asked: accept, reject or counter. An
-// acceptance with autoPurchaseOnAccept buys at once; a failed purchase
-// leaves the offer accepted, to be bought with offerId within RoundTTL.
+// acceptance with autoPurchaseOnAccept buys at once (acceptAndBuy); a
+// purchase refused for the buyer's reasons leaves the offer accepted, to be
+// bought with offerId within RoundTTL.
 func (s *Service) Respond(ctx context.Context, c Caller, id string, a Answer) (*Offer, error) {
 	if err := a.check(); err != nil {
 		return nil, err
@@ -401,28 +402,25 @@ func (s *Service) Respond(ctx context.Context, c Caller, id string, a Answer) (*
 	// them (it settles a sale by moving the listing, then expiring its
 	// offers): the other order deadlocks an answer against a purchase of
 	// the listing. An offer's listing never changes, so it is read first.
-	var listingID string
+	var pre *Offer
 	if market.ValidID(id) {
-		if pre, err := s.store.Read().OfferByID(ctx, id); err == nil {
-			listingID = pre.ListingID
+		if pre, err = s.store.Read().OfferByID(ctx, id); err != nil {
+			pre = nil
+		}
+	}
+	// Only the party asked, on an offer that waits for it, starts a purchase:
+	// anyone else is refused by the answer's own checks below.
+	if a.Action == ActionAccept && pre != nil && pre.AutoPurchase && s.opts.Purchaser != nil &&
+		pre.Role(c.User.ID) != "" && answerable(pre, pre.Role(c.User.ID), now) == nil {
+		if o, done, err := s.acceptAndBuy(ctx, c, pre, a.Message, p, now); done {
+			return o, err
 		}
 	}
 	var o *Offer
 	err = s.store.InTx(ctx, func(tx Tx) error {
-		if listingID != "" {
-			if _, err := tx.ListingByID(ctx, listingID); err != nil && market.CodeOf(err) != market.CodeListingNotFound {
-				return err
-			}
-		}
 		var role Party
 		var err error
-		if o, role, err = participant(ctx, tx, c, id); err != nil {
-			return err
-		}
-		if err := may(c, role); err != nil {
-			return err
-		}
-		if err := answerable(o, role, now); err != nil {
+		if o, role, err = s.answering(ctx, tx, c, pre, id, now); err != nil {
 			return err
 		}
 		switch a.Action {
@@ -436,10 +434,97 @@ func (s *Service) Respond(ctx context.Context, c Caller, id string, a Answer) (*
 	if err != nil {
 		return nil, err
 	}
-	if a.Action == ActionAccept && o.AutoPurchase && s.opts.Purchaser != nil {
-		return s.buy(ctx, o)
-	}
 	return o, nil
+}
+
+// answering locks the offer's listing (pre, read before the transaction,
+// names it), then the offer, and checks that the caller may answer it now.
+func (s *Service) answering(ctx context.Context, tx Tx, c Caller, pre *Offer, id string, now time.Time) (*Offer, Party, error) {
+	if pre != nil {
+		if _, err := tx.ListingByID(ctx, pre.ListingID); err != nil && market.CodeOf(err) != market.CodeListingNotFound &&
+			market.CodeOf(err) != market.CodeNotFound {
+			return nil, "", err
+		}
+	}
+	o, role, err := participant(ctx, tx, c, id)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := may(c, role); err != nil {
+		return nil, "", err
+	}
+	if err := answerable(o, role, now); err != nil {
+		return nil, "", err
+	}
+	return o, role, nil
+}
+
+// acceptAndBuy accepts an offer with autoPurchaseOnAccept inside the
+// purchase's own transaction, so the acceptance commits with the
+// purchase's reservation of the listing or not at all. Another buyer's
+// purchase of the listing then comes either first (the acceptance is
+// refused as the listing is taken, and the sale expires the offer) or after
+// (that purchase is refused): the answer is what happened, never an
+// acceptance the sale then undoes. The purchase pays with the offer's card
+// and address (or the buyer's defaults) as the buyer whose commitment the
+// acceptance completes: the seller accepting the buyer's amount, or the
+// buyer (in person or by this agent key) accepting the seller's counter.
+//
+// done is false when the purchase was refused for reasons of its own (the
+// buyer's caps or card, a calculated shipping rate to quote, a key no longer
+// active) and nothing committed: the caller then accepts alone, and the
+// buyer has RoundTTL to buy with offerId. A charge refused after the
+// reservation committed leaves the offer accepted, and that is the answer.
+func (s *Service) acceptAndBuy(ctx context.Context, c Caller, pre *Offer, msg string, p pricing, now time.Time) (*Offer, bool, error) {
+	buyer := *pre
+	if pre.Role(c.User.ID) == Buyer {
+		buyer.BuyerKeyID = c.Actor.KeyID // "" for the human
+	}
+	agreed := pre.CurrentPrice
+	buyer.AgreedPrice = &agreed
+	var refused error // the acceptance's own refusal: the answer
+	ran := false
+	orderID, err := s.opts.Purchaser.BuyOffer(ctx, &buyer, func(ctx context.Context, tx Tx) error {
+		ran, refused = true, nil // a grouped transaction may run this twice
+		o, role, err := s.answering(ctx, tx, c, pre, pre.ID, now)
+		if err == nil && o.CurrentPrice != agreed {
+			err = market.Errorf(market.CodeInvalidState, "the offer changed meanwhile; read it again")
+		}
+		if err == nil {
+			err = s.accept(ctx, tx, c, o, role, msg, p, now)
+		}
+		refused = err
+		return err
+	})
+	switch {
+	case refused != nil:
+		return nil, true, refused
+	case !ran:
+		// Refused before its transaction (the buyer's key no longer
+		// active, the owner unverified): the acceptance alone.
+		return nil, false, nil
+	}
+	if err != nil {
+		s.opts.Log.Info("automatic purchase of an accepted offer did not go through", "offer_id", pre.ID,
+			"code", string(market.CodeOf(err)))
+	}
+	fresh, rerr := s.store.Read().OfferByID(ctx, pre.ID)
+	if rerr != nil {
+		return nil, true, rerr
+	}
+	switch {
+	case err == nil:
+		if fresh.OrderID == "" && orderID != "" {
+			fresh.OrderID = orderID // paid but not settled yet: the order is on its way
+		}
+		return fresh, true, nil
+	case fresh.Status == StatusAccepted:
+		// The acceptance committed with the reservation and the charge
+		// failed (or waits for the owner's approval): the offer stays
+		// accepted, to be bought with offerId.
+		return fresh, true, nil
+	}
+	return nil, false, nil
 }
 
 func (s *Service) reject(ctx context.Context, tx Tx, c Caller, o *Offer, role Party, msg string, now time.Time) error {
@@ -459,6 +544,9 @@ func (s *Service) reject(ctx context.Context, tx Tx, c Caller, o *Offer, role Pa
 func (s *Service) accept(ctx context.Context, tx Tx, c Caller, o *Offer, role Party, msg string, p pricing, now time.Time) error {
 	l, err := listing(ctx, tx, o.ListingID)
 	if err != nil {
+		return err
+	}
+	if err := stale(o, l); err != nil {
 		return err
 	}
 	if role == Buyer { // the buyer commits to the seller's counter
@@ -487,6 +575,9 @@ func (s *Service) counter(ctx context.Context, tx Tx, c Caller, o *Offer, role P
 	}
 	l, err := listing(ctx, tx, o.ListingID)
 	if err != nil {
+		return err
+	}
+	if err := stale(o, l); err != nil {
 		return err
 	}
 	if amount >= l.Price {
@@ -525,24 +616,6 @@ func (s *Service) counter(ctx context.Context, tx Tx, c Caller, o *Offer, role P
 		return record(ctx, tx, now, market.System, "offer.rejected", o, nil)
 	}
 	return nil
-}
-
-// buy runs the automatic purchase of an accepted offer. Its failure is not
-// the answer's: the offer stays accepted and the buyer may buy with offerId.
-func (s *Service) buy(ctx context.Context, o *Offer) (*Offer, error) {
-	orderID, err := s.opts.Purchaser.BuyOffer(ctx, o)
-	if err != nil {
-		s.opts.Log.Info("automatic purchase of an accepted offer did not go through", "offer_id", o.ID,
-			"code", string(market.CodeOf(err)))
-	}
-	fresh, rerr := s.store.Read().OfferByID(ctx, o.ID)
-	if rerr != nil {
-		return nil, rerr
-	}
-	if fresh.OrderID == "" && orderID != "" && err == nil {
-		fresh.OrderID = orderID // paid but not settled yet: the order is on its way
-	}
-	return fresh, nil
 }
 
 // Withdraw ends the buyer's offer while it waits for an answer.

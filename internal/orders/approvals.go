@@ -224,7 +224,7 @@ func (s *Service) prepareApproved(ctx context.Context, tx Tx, b Buyer, in *Purch
 	}
 	price := l.Price
 	if queued.OfferID != "" && s.opts.Offers != nil {
-		if price, err = s.opts.Offers.AgreedPrice(ctx, tx, queued.OfferID, queued.BuyerID, l.ID, now); err != nil {
+		if price, err = s.offerPrice(ctx, tx, queued.OfferID, queued.BuyerID, l, now); err != nil {
 			return nil, err
 		}
 	}

@@ -34,6 +34,10 @@ type transition struct {
 	from  []Status
 	to    Status
 	event string
+	// check, when set, validates the move's input once the caller is known
+	// to be allowed to make it: a stranger learns nothing of the order,
+	// not even that the input would have been refused.
+	check func() error
 	// only, when set, is the one kind of order the move is for (checked
 	// before anything else about the order's state, so a pickup order is
 	// never "already delivered" by a shipping move, nor the reverse).
@@ -59,6 +63,11 @@ func (s *Service) move(ctx context.Context, actor market.Actor, id string, t tra
 			t.by == bySeller && o.SellerID != actor.UserID && !privileged(actor),
 			t.by == byBuyer && o.BuyerID != actor.UserID && !privileged(actor):
 			return market.Errorf(market.CodeForbidden, "only the %s may %s", [...]string{"seller", "buyer", "admin"}[t.by], t.name)
+		}
+		if t.check != nil {
+			if err := t.check(); err != nil {
+				return err
+			}
 		}
 		if t.only != "" && o.Fulfillment != t.only {
 			return market.Errorf(market.CodeInvalidState, "cannot %s a %s order", t.name, strings.ReplaceAll(string(o.Fulfillment), "_", " ")).
@@ -114,25 +123,32 @@ type TrackingChecker func(carrier, number string) (string, string, error)
 
 // Ship marks a paid order shipped with the seller's carrier and tracking
 // number (POST /orders/{id}/ship and /shipping/manual).
+// The carrier and number are checked once the caller is known to be the
+// seller (or an admin), before the order's state.
 func (s *Service) Ship(ctx context.Context, actor market.Actor, id string, in Shipment) (*Order, error) {
-	var c market.Check
-	c.Require(in.Carrier != "", "carrier", "is required")
-	c.Require(in.TrackingNumber != "", "tracking_number", "is required")
-	if err := c.Err(); err != nil {
-		return nil, err
-	}
 	carrier, number := in.Carrier, in.TrackingNumber
-	if s.opts.Tracking != nil {
-		var err error
-		if carrier, number, err = s.opts.Tracking(carrier, number); err != nil {
-			return nil, err
+	data := map[string]any{}
+	check := func() error {
+		var c market.Check
+		c.Require(in.Carrier != "", "carrier", "is required")
+		c.Require(in.TrackingNumber != "", "tracking_number", "is required")
+		if err := c.Err(); err != nil {
+			return err
 		}
+		if s.opts.Tracking != nil {
+			var err error
+			if carrier, number, err = s.opts.Tracking(in.Carrier, in.TrackingNumber); err != nil {
+				return err
+			}
+		}
+		data["carrier"], data["trackingNumber"] = carrier, number
+		return nil
 	}
 	return s.move(ctx, actor, id, transition{name: "ship", by: bySeller, from: []Status{StatusPaid}, to: StatusShipped,
-		event: "order.shipped", only: FulfillShipping, apply: func(_ context.Context, _ Tx, o *Order, now time.Time) error {
+		event: "order.shipped", check: check, only: FulfillShipping, apply: func(_ context.Context, _ Tx, o *Order, now time.Time) error {
 			o.ShipmentCarrier, o.TrackingNumber, o.ShippedAt = carrier, number, &now
 			return nil
-		}}, map[string]any{"carrier": carrier, "trackingNumber": number})
+		}}, data)
 }
 
 // PickupReady is the seller saying a local pickup order can be collected.

@@ -86,16 +86,17 @@ const EventLabelPurchased = "label.purchased"
 // and the timeline gets label.purchased and order.shipped. An order that
 // has a label answers it again: the platform never pays twice.
 func (s *Service) BuyLabel(ctx context.Context, actor market.Actor, orderID string, in LabelRequest) (*Order, *Label, error) {
+	rd := s.store.Read()
+	o, err := s.labelOrder(ctx, rd, actor, orderID)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The input is checked once the caller is known to be the seller.
 	in.Carrier, in.Service = strings.ToLower(strings.TrimSpace(in.Carrier)), strings.ToLower(strings.TrimSpace(in.Service))
 	var c market.Check
 	c.Require(len(in.Carrier) <= maxLabelCarrier, "carrier", "is not a carrier the platform buys labels from")
 	c.Require(len(in.Service) <= maxLabelService, "service", "is not a service the platform buys labels for")
 	if err := c.Err(); err != nil {
-		return nil, nil, err
-	}
-	rd := s.store.Read()
-	o, err := s.labelOrder(ctx, rd, actor, orderID)
-	if err != nil {
 		return nil, nil, err
 	}
 	switch l, err := s.labelOf(ctx, rd, o); {

@@ -38,6 +38,10 @@ type PurchaseInput struct {
 	PaymentMethodID      string
 	BuyerZip             string // fee estimates: stands in for an address
 	RequestID            string // the call's request id, for the authorization record
+	// Within, when set, runs first in the purchase's transaction (Purchase
+	// only): an offer's acceptance, which then commits with the
+	// reservation or not at all. Its error ends the purchase.
+	Within func(ctx context.Context, tx Tx) error
 
 	estimate bool
 }
@@ -108,10 +112,7 @@ func (s *Service) prepare(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput
 	}
 	price := l.Price
 	if in.OfferID != "" {
-		if s.opts.Offers == nil {
-			return nil, market.NotFound("offer")
-		}
-		if price, err = s.opts.Offers.AgreedPrice(ctx, tx, in.OfferID, b.User.ID, l.ID, now); err != nil {
+		if price, err = s.offerPrice(ctx, tx, in.OfferID, b.User.ID, l, now); err != nil {
 			return nil, err
 		}
 	}
@@ -137,6 +138,22 @@ func (s *Service) prepare(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput
 	}
 	o.Fees = Compute(rates, price, cost)
 	return &draft{listing: l, order: o}, nil
+}
+
+// offerPrice is what buying l with an accepted offer pays: the agreed
+// price, or the list price when the seller has since lowered it below that
+// (an offer never costs more than buying without it). It is read in the
+// purchase's transaction, on the locked listing, so a price cut committed
+// before the purchase always counts.
+func (s *Service) offerPrice(ctx context.Context, tx Tx, offerID, buyerID string, l *listings.Listing, now time.Time) (int64, error) {
+	if s.opts.Offers == nil {
+		return 0, market.NotFound("offer")
+	}
+	agreed, err := s.opts.Offers.AgreedPrice(ctx, tx, offerID, buyerID, l.ID, now)
+	if err != nil {
+		return 0, err
+	}
+	return min(agreed, l.Price), nil
 }
 
 // buyable loads a listing that can be bought now. Deleted and generating
@@ -435,6 +452,11 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 			s.charging.done(o.ID)
 		}
 		o, approval = nil, nil
+		if in.Within != nil {
+			if err := in.Within(ctx, tx); err != nil {
+				return err
+			}
+		}
 		if a, err = s.authorize(ctx, tx, b, &in, su, now); err != nil {
 			return err
 		}

@@ -62,12 +62,20 @@ type Users struct {
 	store  UsersStore
 	clock  market.Clock
 	agents *agents.Service
+	offers listings.OffersFollow
 }
 
 // NewUsers returns the admin's user service; spending controls go through
 // the agents service, which owns them.
 func NewUsers(store UsersStore, clock market.Clock, agentsSvc *agents.Service) *Users {
 	return &Users{store: store, clock: clock, agents: agentsSvc}
+}
+
+// FollowOffers has a ban end the open offers on the listings it removes, as
+// every other removal does (listings.OffersFollow); it returns s.
+func (s *Users) FollowOffers(f listings.OffersFollow) *Users {
+	s.offers = f
+	return s
 }
 
 // Request is what the audit entry records of the HTTP request.
@@ -347,6 +355,11 @@ func (s *Users) banEffects(ctx context.Context, tx UsersTx, actor market.Actor, 
 			}
 			if err := listings.GoneForWatchers(ctx, tx, actor, l, from); err != nil {
 				return nil, nil, err
+			}
+			if s.offers != nil {
+				if err := s.offers(ctx, tx, l); err != nil {
+					return nil, nil, err
+				}
 			}
 			removed = append(removed, l.ID)
 		}

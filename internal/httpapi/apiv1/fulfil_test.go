@@ -339,3 +339,38 @@ func TestOrderPayoutFields(t *testing.T) {
 		buyerSees()
 	})
 }
+
+// Shipping checks who asks before what they send: a stranger (or the buyer)
+// posting a bad tracking number or carrier to someone's order is refused as
+// not the seller, on every ship route, and learns nothing of the input's
+// fate; the seller's bad input is still VALIDATION_ERROR, and nothing
+// changed.
+func TestShipChecksCallerFirst(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		sc := fulfilPaid(t, s, "shipauth", nil)
+		stranger := s.NewShopper("shipstranger", "pm_card_visa")
+		badNumber := map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456785"} // wrong check digit
+		badCarrier := map[string]any{"carrier": "pony", "trackingNumber": "1Z999AA10123456784"}
+		for _, bad := range []map[string]any{badNumber, badCarrier} {
+			snake := map[string]any{"carrier": bad["carrier"], "tracking_number": bad["trackingNumber"]}
+			for _, who := range []*testkit.Shopper{stranger, sc.buyer} {
+				s.Do("POST", "/api/v1/orders/"+sc.order+"/ship", bad, who.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
+				s.Do("POST", "/api/v1/orders/"+sc.order+"/shipping/manual", bad, who.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
+				s.Do("POST", "/api/v1/agent/orders/"+sc.order+"/ship", bad, who.Key.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
+				s.Do("POST", "/v1/orders/"+sc.order+"/ship", snake, who.Key.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
+				args := map[string]any{"order_id": sc.order, "carrier": bad["carrier"], "tracking_number": bad["trackingNumber"]}
+				if out, refused := mcpTool(t, s, who.Key.Secret, "create_shipment", args); !refused || out["code"] != "FORBIDDEN" {
+					t.Fatalf("create_shipment by a non-seller with %v: %v", bad, out)
+				}
+			}
+			s.Do("POST", "/api/v1/orders/"+sc.order+"/ship", bad, sc.seller.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
+		}
+		// The label route too: a carrier no platform label comes from.
+		long := map[string]any{"carrier": strings.Repeat("x", 21)}
+		s.Do("POST", "/api/v1/orders/"+sc.order+"/shipping/label", long, stranger.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
+		s.Do("POST", "/api/v1/orders/"+sc.order+"/shipping/label", long, sc.seller.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
+		if o := fulfilStatus(t, s, sc); o["status"] != "paid" || o["trackingNumber"] != nil {
+			t.Fatalf("order after refused shipments: %v", o)
+		}
+	})
+}

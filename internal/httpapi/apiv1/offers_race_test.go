@@ -13,11 +13,16 @@ import (
 
 // offerPost sends a POST off the test goroutine (it never touches t).
 func offerPost(s *testkit.Server, path string, body any, h testkit.Header) buyHelperAnswer {
+	return offerDo(s, "POST", path, body, h)
+}
+
+// offerDo sends a request off the test goroutine (it never touches t).
+func offerDo(s *testkit.Server, method, path string, body any, h testkit.Header) buyHelperAnswer {
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return buyHelperAnswer{Err: err}
 	}
-	req, err := http.NewRequest("POST", s.URL+path, bytes.NewReader(raw))
+	req, err := http.NewRequest(method, s.URL+path, bytes.NewReader(raw))
 	if err != nil {
 		return buyHelperAnswer{Err: err}
 	}
@@ -75,17 +80,23 @@ func TestOfferRaceAcceptWithdraw(t *testing.T) {
 	})
 }
 
-// The seller accepts one buyer's offer while another buyer buys the listing:
-// one sale, one charge, and the offer never ends accepted without its order.
+// The seller accepts one buyer's offer (with its automatic purchase) while
+// another buyer buys the listing: one sale, one charge, and the seller's
+// answer is what the offer ends as. Either the acceptance came first (200
+// accepted, with the order; the other purchase is refused), or the other
+// purchase did (the acceptance is refused as the listing is taken, and the
+// offer ends expired): never "accepted" for an offer the sale then expires.
 func TestOfferRaceAcceptVersusPurchase(t *testing.T) {
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		other := s.NewShopper("racebuyer", "pm_card_visa")
-		s.SetControls(other.User, map[string]any{"perTransactionLimit": 20000, "dailyLimit": 200000})
-		for i := range 5 {
+		s.SetControls(other.User, map[string]any{"perTransactionLimit": 20000, "dailyLimit": 2000000, "weeklyLimit": 2000000,
+			"monthlyLimit": 2000000})
+		tally := map[string]int{}
+		for i := range 30 {
 			sc := newOfferScene(t, s, fmt.Sprintf("rap%d", i))
 			id := sc.offer(t, s, 6000)["id"].(string)
 			charges := s.Charges()
-			got := buyHelperRace(2, func(i int) buyHelperAnswer {
+			got := testkit.Race(2, func(i int) buyHelperAnswer {
 				if i == 0 {
 					return offerPost(s, "/api/v1/offers/"+id+"/accept", map[string]any{}, sc.seller.Auth())
 				}
@@ -96,26 +107,38 @@ func TestOfferRaceAcceptVersusPurchase(t *testing.T) {
 					t.Fatal(a.Err)
 				}
 			}
+			accept, buy := got[0], got[1]
+			answers := fmt.Sprintf("accept %d %s / purchase %d %s", accept.Status, accept.Body, buy.Status, buy.Body)
 			if n := s.Charges() - charges; n != 1 {
-				t.Fatalf("%d charges (answers %d %s / %d %s)", n, got[0].Status, got[0].Body, got[1].Status, got[1].Body)
+				t.Fatalf("%d charges (%s)", n, answers)
 			}
 			o := offerNow(t, s, sc, id)
 			switch {
-			case got[1].Status == 201:
-				if o["status"] == "accepted" && o["orderId"] != nil {
-					t.Fatalf("both bought: offer %v", o)
+			case accept.Status == 200:
+				told, _ := accept.JSON["data"].(map[string]any)
+				if told["status"] != o["status"] || told["orderId"] != o["orderId"] {
+					t.Fatalf("the seller was told %v/%v, the offer ends %v/%v (%s)", told["status"], told["orderId"], o["status"], o["orderId"], answers)
 				}
-				if o["status"] != "expired" {
-					t.Fatalf("the other buyer bought; offer = %v", o)
+				if o["status"] != "accepted" || o["orderId"] == nil {
+					t.Fatalf("a 200 answer is the accepted offer with its order, not %v (%s)", o, answers)
 				}
-			case got[0].Status == 200 && o["orderId"] != nil:
-				if c := got[1].code(); c != "LISTING_SOLD" && c != "LISTING_NOT_AVAILABLE" {
-					t.Fatalf("the losing purchase answered %d %s", got[1].Status, got[1].Body)
+				if c := buy.code(); c != "LISTING_SOLD" && c != "LISTING_NOT_AVAILABLE" {
+					t.Fatalf("the losing purchase: %s", answers)
 				}
+				tally["accept first"]++
+			case accept.Status == 409:
+				if c := accept.code(); c != "LISTING_SOLD" && c != "LISTING_NOT_AVAILABLE" && c != "OFFER_EXPIRED" {
+					t.Fatalf("the refused acceptance: %s", answers)
+				}
+				if buy.Status != 201 || o["status"] != "expired" {
+					t.Fatalf("the acceptance was refused, yet offer %v (%s)", o, answers)
+				}
+				tally["purchase first"]++
 			default:
-				t.Fatalf("answers %d %s / %d %s; offer %v", got[0].Status, got[0].Body, got[1].Status, got[1].Body, o)
+				t.Fatalf("%s; offer %v", answers, o)
 			}
 		}
+		t.Logf("outcomes: %v", tally)
 	})
 }
 
