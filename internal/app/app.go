@@ -206,7 +206,9 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if err != nil {
 		return nil, err
 	}
-	ph, err := newPhotos(cfg, db, a.Clock, objects)
+	// Photos and avatars share the bounds on uploads held in memory.
+	intake := photos.NewIntake()
+	ph, err := newPhotos(cfg, db, a.Clock, objects, intake)
 	if err != nil {
 		return nil, err
 	}
@@ -380,14 +382,14 @@ func newObjects(ctx context.Context, cfg config.Config) (photos.Store, error) {
 }
 
 // newPhotos builds the photo service on the object store.
-func newPhotos(cfg config.Config, db *store.DB, clock market.Clock, objects photos.Store) (*listings.Photos, error) {
+func newPhotos(cfg config.Config, db *store.DB, clock market.Clock, objects photos.Store, intake *photos.Intake) (*listings.Photos, error) {
 	// The signer derives its own key from the JWT secret, so neither kind
 	// of token verifies as the other.
 	signer, err := photos.NewSigner([]byte(cfg.JWTSecret))
 	if err != nil {
 		return nil, fmt.Errorf("MARKETPLACE_JWT_SECRET: %w", err)
 	}
-	return listings.NewPhotos(store.Listings(db), clock, signer, objects, cfg.PublicURL), nil
+	return listings.NewPhotos(store.Listings(db), clock, signer, objects, intake, cfg.PublicURL), nil
 }
 
 // shippingRates lets the purchase path verify the shipping service's signed
