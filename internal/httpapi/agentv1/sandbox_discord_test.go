@@ -43,6 +43,13 @@ func TestSandboxDiscordCode(t *testing.T) {
 			t.Fatalf("account discord = %v", acct["discord"])
 		}
 
+		// The bot route's camelCase body works too.
+		camel := s.Do("POST", sbDiscordPath, map[string]any{"discordUserId": "515151515151515151", "discordUsername": "camel"},
+			owner.Auth()).Want(t, http.StatusOK, "").Data()
+		if !sbCodeRE.MatchString(camel["code"].(string)) {
+			t.Fatalf("camelCase body: %v", camel)
+		}
+
 		testkit.WantFields(t, s.Do("POST", sbDiscordPath, map[string]any{}, key.Auth()), "discord_user_id", "discord_username")
 		testkit.WantFields(t, s.Do("POST", sbDiscordPath, map[string]any{"discord_user_id": "a b", "discord_username": "x"}, key.Auth()),
 			"discord_user_id")
