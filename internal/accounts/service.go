@@ -25,12 +25,17 @@ type Service struct {
 	clock   market.Clock
 	tokens  *Tokens
 	limiter ratelimit.Limiter
+	avatars *Avatars // what a profile's avatarUrl may name (SetAvatars)
 }
 
 // NewService builds the accounts service.
 func NewService(store Store, clock market.Clock, tokens *Tokens, limiter ratelimit.Limiter) *Service {
 	return &Service{store: store, clock: clock, tokens: tokens, limiter: limiter}
 }
+
+// SetAvatars names the avatar service whose uploads a profile's avatarUrl
+// may point at; without one, only clearing the avatar is possible.
+func (s *Service) SetAvatars(a *Avatars) { s.avatars = a }
 
 // Tokens returns the token issuer.
 func (s *Service) Tokens() *Tokens { return s.tokens }
@@ -211,7 +216,13 @@ func (s *Service) Login(ctx context.Context, email, password, ip string) (*User,
 }
 
 func (s *Service) throttle(ctx context.Context, key string, l ratelimit.Limit) error {
-	d, err := s.limiter.Allow(ctx, key, l)
+	return throttleAttempts(ctx, s.limiter, key, l, "too many login attempts; try again later")
+}
+
+// throttleAttempts counts one attempt against key: RATE_LIMITED with
+// message and details {retry_after} once l is spent.
+func throttleAttempts(ctx context.Context, limiter ratelimit.Limiter, key string, l ratelimit.Limit, message string) error {
+	d, err := limiter.Allow(ctx, key, l)
 	if err != nil {
 		return market.Internal(err)
 	}
@@ -220,7 +231,7 @@ func (s *Service) throttle(ctx context.Context, key string, l ratelimit.Limit) e
 		if secs < 1 {
 			secs = 1
 		}
-		return market.Errorf(market.CodeRateLimited, "too many login attempts; try again later").
+		return market.Errorf(market.CodeRateLimited, "%s", message).
 			WithDetails(map[string]any{"retry_after": secs})
 	}
 	return nil
@@ -288,7 +299,9 @@ type ProfileUpdate struct {
 	AvatarURL   *string
 }
 
-// UpdateProfile changes the caller's display name, username or avatar.
+// UpdateProfile changes the caller's display name, username or avatar. An
+// avatar URL must be one of the caller's completed avatar uploads
+// (Avatars.UploadedBy); "" removes the avatar.
 func (s *Service) UpdateProfile(ctx context.Context, actor market.Actor, upd ProfileUpdate) (*User, error) {
 	var c market.Check
 	if upd.DisplayName != nil {
@@ -301,7 +314,14 @@ func (s *Service) UpdateProfile(ctx context.Context, actor market.Actor, upd Pro
 	}
 	if upd.AvatarURL != nil {
 		*upd.AvatarURL = strings.TrimSpace(*upd.AvatarURL)
-		checkURL(&c, "avatar_url", *upd.AvatarURL)
+		if *upd.AvatarURL != "" {
+			ok, err := s.avatars.UploadedBy(ctx, actor.UserID, *upd.AvatarURL)
+			if err != nil {
+				return nil, err
+			}
+			c.Require(ok, "avatar_url", "must be the avatarUrl of an avatar you uploaded here "+
+				"(POST /auth/me/avatar-upload-url, then PUT the image to its uploadUrl)")
+		}
 	}
 	if err := c.Err(); err != nil {
 		return nil, err

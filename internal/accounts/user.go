@@ -59,6 +59,7 @@ type User struct {
 	TrustTier        TrustTier
 	IdentityVerified bool
 	ShipFrom         *Address
+	Discord          *DiscordLink // the linked chat account, or nil
 	CreatedAt        time.Time
 	UpdatedAt        time.Time
 }
@@ -100,6 +101,29 @@ type Tx interface {
 	CreateAddress(ctx context.Context, a *Address) error
 	DeleteAddress(ctx context.Context, userID, id string) error
 	SetDefaultAddress(ctx context.Context, userID, id string) error
+
+	// The chat link (discord.go). SetDiscordLink writes only the link
+	// (nil removes it), so a profile change racing it loses nothing; a chat
+	// account another user holds is INVALID_STATE.
+	UserByDiscordID(ctx context.Context, discordUserID string) (*User, error)
+	SetDiscordLink(ctx context.Context, userID string, link *DiscordLink, updatedAt time.Time) error
+	CreateDiscordCode(ctx context.Context, c *DiscordCode) error
+	// DiscordCodeByHash finds a code, locking it inside a transaction.
+	DiscordCodeByHash(ctx context.Context, hash string) (*DiscordCode, error)
+	// UseDiscordCode marks an unused code used; false when it was used
+	// already.
+	UseDiscordCode(ctx context.Context, hash string, at time.Time) (bool, error)
+	// DeleteDiscordCodes removes the codes of discordUserID and every code
+	// that expired before cutoff.
+	DeleteDiscordCodes(ctx context.Context, discordUserID string, cutoff time.Time) error
+
+	// Avatar uploads (avatar.go).
+	CreateAvatarUpload(ctx context.Context, a *AvatarUpload) error
+	// AvatarUploadByID finds an upload slot, locking it inside a
+	// transaction.
+	AvatarUploadByID(ctx context.Context, id string) (*AvatarUpload, error)
+	// MarkAvatarUploaded fills a slot once (INVALID_STATE when used).
+	MarkAvatarUploaded(ctx context.Context, a *AvatarUpload) error
 }
 
 // Store opens transactions and read handles over accounts' Tx.

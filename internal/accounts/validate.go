@@ -54,14 +54,6 @@ func checkDisplayName(c *market.Check, field, s string) {
 	c.Require(n >= 1 && n <= MaxNameLen, field, "must be 1 to 80 characters")
 }
 
-func checkURL(c *market.Check, field, s string) {
-	if s == "" {
-		return
-	}
-	ok := len(s) <= MaxURLLen && (strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")) && !strings.ContainsAny(s, " \n\r\t")
-	c.Require(ok, field, "must be an http(s) URL")
-}
-
 // CheckAddress validates a postal address; prefix names the field (for
 // example "shipping_address.") in errors.
 func CheckAddress(c *market.Check, prefix string, a *Address) {

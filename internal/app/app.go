@@ -85,6 +85,10 @@ type App struct {
 	MCP      *mcpserver.Server
 	Feed     *events.FeedService
 
+	// The accounts area's avatar uploads and chat link.
+	Avatars   *accounts.Avatars
+	ChatLinks *accounts.ChatLinks
+
 	redis        *redis.Client
 	sandboxClock *sandbox.Clock // sandbox mode only
 	metrics      http.Handler
@@ -206,11 +210,19 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if err != nil {
 		return nil, err
 	}
-	ph, err := newPhotos(cfg, db, a.Clock, objects)
+	// Photos and avatars share the bounds on uploads held in memory.
+	intake := photos.NewIntake()
+	ph, err := newPhotos(cfg, db, a.Clock, objects, intake)
 	if err != nil {
 		return nil, err
 	}
 	a.Photos = ph
+	if a.Avatars, err = newAvatars(cfg, db, a.Clock, realTime, objects, intake); err != nil {
+		return nil, err
+	}
+	a.Accounts.SetAvatars(a.Avatars)
+	a.ChatLinks = accounts.NewChatLinks(store.Accounts(db), a.Clock, realTime, ratelimit.NewScaled(limiter, cfg.LimitScale()),
+		cfg.DiscordBotSecret)
 	gen := opts.Generator
 	if gen == nil {
 		gen = newGenerator(cfg, db, a.Log)
@@ -283,7 +295,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Settings: a.Settings,
 	}
 	opsAPI.Register(a.Router)
-	(&apiv1.API{Accounts: a.Accounts, Agents: a.Agents, Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
+	(&apiv1.API{Accounts: a.Accounts, Avatars: a.Avatars, ChatLinks: a.ChatLinks, Agents: a.Agents, Payments: a.Payments,
+		Listings: a.Listings, Photos: a.Photos,
 		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
 		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock),
 		Users: users.NewUsers(store.AdminUsers(db), a.Clock, a.Agents).FollowOffers(bridge.ListingChanged),
@@ -299,7 +312,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		}
 		a.sandboxClock, advancer = sandboxClock, sandboxClock
 	}
-	agentAPI := &agentv1.API{Accounts: a.Accounts, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
+	agentAPI := &agentv1.API{Accounts: a.Accounts, ChatLinks: a.ChatLinks, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
 		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
 		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed, PublicURL: cfg.PublicURL, Gate: a.Settings.RequireFlag}
 	agentAPI.Register(a.Router)
@@ -381,14 +394,24 @@ func newObjects(ctx context.Context, cfg config.Config) (photos.Store, error) {
 }
 
 // newPhotos builds the photo service on the object store.
-func newPhotos(cfg config.Config, db *store.DB, clock market.Clock, objects photos.Store) (*listings.Photos, error) {
+func newPhotos(cfg config.Config, db *store.DB, clock market.Clock, objects photos.Store, intake *photos.Intake) (*listings.Photos, error) {
 	// The signer derives its own key from the JWT secret, so neither kind
 	// of token verifies as the other.
 	signer, err := photos.NewSigner([]byte(cfg.JWTSecret))
 	if err != nil {
 		return nil, fmt.Errorf("MARKETPLACE_JWT_SECRET: %w", err)
 	}
-	return listings.NewPhotos(store.Listings(db), clock, signer, objects, cfg.PublicURL), nil
+	return listings.NewPhotos(store.Listings(db), clock, signer, objects, intake, cfg.PublicURL), nil
+}
+
+// newAvatars builds the avatar service on the object store and the photos'
+// intake, with a signing key of its own.
+func newAvatars(cfg config.Config, db *store.DB, clock, realTime market.Clock, objects photos.Store, intake *photos.Intake) (*accounts.Avatars, error) {
+	signer, err := photos.NewAvatarSigner([]byte(cfg.JWTSecret))
+	if err != nil {
+		return nil, fmt.Errorf("MARKETPLACE_JWT_SECRET: %w", err)
+	}
+	return accounts.NewAvatars(store.Accounts(db), clock, realTime, signer, objects, intake, cfg.PublicURL), nil
 }
 
 // shippingRates lets the purchase path verify the shipping service's signed

@@ -83,6 +83,10 @@ type Config struct {
 	S3SecretKey string
 	S3Secure    bool // HTTPS to the endpoint (default true)
 
+	// DiscordBotSecret is what the marketplace's chat bot sends as its
+	// bearer token to get chat-link codes; "" switches its route off.
+	DiscordBotSecret string
+
 	// SMTPURL is the server e-mail goes out through
 	// (smtp://user:pass@host:port); "" keeps mails in the outbox only.
 	// MailFrom is their sender (default no-reply@ the public URL's host).
@@ -102,6 +106,9 @@ type Config struct {
 	// read calls only. nil means DefaultSQLiteMapMB.
 	SQLiteMapMB *int
 }
+
+// MinDiscordBotSecretLen is the shortest chat bot secret accepted.
+const MinDiscordBotSecretLen = 16
 
 // DefaultSQLiteMapMB is the SQLite memory map's size unless configured.
 const DefaultSQLiteMapMB = 1024
@@ -190,6 +197,8 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 		S3Bucket:    env("MARKETPLACE_S3_BUCKET", ""),
 		S3AccessKey: env("MARKETPLACE_S3_ACCESS_KEY", ""),
 		S3SecretKey: getenv("MARKETPLACE_S3_SECRET_KEY"),
+
+		DiscordBotSecret: strings.TrimSpace(getenv("MARKETPLACE_DISCORD_BOT_SECRET")),
 
 		SMTPURL:  env("MARKETPLACE_SMTP_URL", ""),
 		MailFrom: env("MARKETPLACE_MAIL_FROM", ""),
@@ -283,6 +292,11 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 	}
 	if c.Mode == Live && c.JWTSecret == "" {
 		return c, errors.New("MARKETPLACE_JWT_SECRET is required in live mode")
+	}
+	// Whoever holds the bot secret can vouch for any chat account, so a
+	// short one is refused rather than left to be guessed.
+	if c.DiscordBotSecret != "" && len(c.DiscordBotSecret) < MinDiscordBotSecretLen {
+		return c, fmt.Errorf("MARKETPLACE_DISCORD_BOT_SECRET must be at least %d characters", MinDiscordBotSecretLen)
 	}
 	if err := c.checkPayments(Payments(strings.ToLower(*processor))); err != nil {
 		return c, err

@@ -229,3 +229,17 @@ func TestSQLiteMapSize(t *testing.T) {
 		}
 	}
 }
+
+func TestDiscordBotSecret(t *testing.T) {
+	c, err := Load(envOf(map[string]string{"MARKETPLACE_DISCORD_BOT_SECRET": "  bot-secret-0123456789  "}), nil, io.Discard)
+	if err != nil || c.DiscordBotSecret != "bot-secret-0123456789" {
+		t.Fatalf("bot secret: %q %v", c.DiscordBotSecret, err)
+	}
+	if c, err := Load(envOf(nil), nil, io.Discard); err != nil || c.DiscordBotSecret != "" {
+		t.Fatalf("no bot secret: %q %v", c.DiscordBotSecret, err)
+	}
+	_, err = Load(envOf(map[string]string{"MARKETPLACE_DISCORD_BOT_SECRET": "short"}), nil, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "MARKETPLACE_DISCORD_BOT_SECRET") {
+		t.Fatalf("a short secret: %v", err)
+	}
+}

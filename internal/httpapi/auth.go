@@ -43,6 +43,11 @@ func (s Services) AuthenticateKey(ctx context.Context, secret string) (*agents.K
 	return s.Agents.Authenticate(ctx, secret)
 }
 
+// BearerToken is the token of an "Authorization: Bearer" header, and
+// whether the request has an Authorization header at all; routes that take
+// a secret of their own (the chat bot's) read it with this.
+func BearerToken(r *http.Request) (string, bool) { return bearerToken(r) }
+
 func bearerToken(r *http.Request) (string, bool) {
 	h := r.Header.Get("Authorization")
 	if h == "" {

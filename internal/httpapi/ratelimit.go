@@ -142,8 +142,8 @@ func RateLimited(method, pattern string) bool {
 	case "/api/v1/", "/api/v1/health", "/api/v1/health/deep", "/api/v1/manifest", "/api/v1/openapi.json", "/v1/openapi.json":
 		return false
 	}
-	// Photos are the static bytes of listing pages.
-	if method == http.MethodGet && strings.HasPrefix(pattern, "/api/v1/photos/") {
+	// Photos and avatars are the static bytes of listing and profile pages.
+	if method == http.MethodGet && (strings.HasPrefix(pattern, "/api/v1/photos/") || strings.HasPrefix(pattern, "/api/v1/avatars/")) {
 		return false
 	}
 	return true

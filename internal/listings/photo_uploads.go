@@ -3,10 +3,8 @@ package listings
 import (
 	"context"
 	"io"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"marketplace/internal/listings/photos"
@@ -17,21 +15,6 @@ import (
 // holds at most 12 photos).
 const MaxUploadSlots = 12
 
-// Photo uploads are bounded twice over. At most maxReceiving bodies are
-// read at once, each at most 10 MiB, so the upload bytes held in memory never
-// pass 80 MiB; an upload that finds every slot taken is refused at once,
-// before its body is read, with 503 SERVICE_UNAVAILABLE and Retry-After. At
-// most maxProcessing of them are decoded at a time: a decode takes up to
-// photos.ProcessBytesPerPixel bytes a pixel, ~1.6 GB for the largest
-// accepted image. Junk is refused after
-// its first bytes (photos.ReadImage), and when the uploads stop the memory
-// they used goes back to the system (reclaimer).
-const (
-	maxReceiving   = 8
-	maxProcessing  = 2
-	busyRetryAfter = 2 // seconds
-)
-
 // Photos issues signed upload slots, takes the uploads and finds the stored
 // photos to serve.
 type Photos struct {
@@ -39,23 +22,14 @@ type Photos struct {
 	clock     market.Clock
 	signer    *photos.Signer
 	objects   photos.Store
+	intake    *photos.Intake // the bounds on uploads in memory, shared with avatars
 	publicURL string
-	receiving chan struct{}
-	sem       chan struct{}
-	reclaim   reclaimer
-
-	// inFlight holds the ids whose PUT is being processed in this process,
-	// so a concurrent second PUT of one slot is refused before it can
-	// overwrite the first one's stored bytes.
-	mu       sync.Mutex
-	inFlight map[string]bool
 }
 
 // NewPhotos builds the photo service; publicURL is the base of every URL it
 // hands out.
-func NewPhotos(store Store, clock market.Clock, signer *photos.Signer, objects photos.Store, publicURL string) *Photos {
-	return &Photos{store: store, clock: clock, signer: signer, objects: objects, publicURL: publicURL,
-		receiving: make(chan struct{}, maxReceiving), sem: make(chan struct{}, maxProcessing), inFlight: map[string]bool{}}
+func NewPhotos(store Store, clock market.Clock, signer *photos.Signer, objects photos.Store, intake *photos.Intake, publicURL string) *Photos {
+	return &Photos{store: store, clock: clock, signer: signer, objects: objects, intake: intake, publicURL: publicURL}
 }
 
 // UploadSlot is one issued upload URL and the URL the photo will have.
@@ -123,12 +97,12 @@ func (p *Photos) Upload(ctx context.Context, id, token string, body io.Reader, s
 	if err := p.checkSlot(ctx, p.store.Read(), id, owner); err != nil {
 		return nil, err
 	}
-	if !p.claim(id) {
+	if !p.intake.Claim(id) {
 		return nil, used()
 	}
-	defer p.release(id)
+	defer p.intake.Release(id)
 
-	processed, err := p.receive(ctx, body, size)
+	processed, err := p.intake.Receive(ctx, body, size, photos.PhotoKind)
 	if err != nil {
 		return nil, err
 	}
@@ -171,57 +145,6 @@ func (p *Photos) checkSlot(ctx context.Context, tx Tx, id, owner string) error {
 
 func used() error {
 	return market.Errorf(market.CodeInvalidState, "this upload URL has already been used")
-}
-
-func (p *Photos) claim(id string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.inFlight[id] {
-		return false
-	}
-	p.inFlight[id] = true
-	return true
-}
-
-func (p *Photos) release(id string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.inFlight, id)
-}
-
-// receive reads and processes one upload body within the bounds above.
-func (p *Photos) receive(ctx context.Context, body io.Reader, size int64) (*photos.Processed, error) {
-	select {
-	case p.receiving <- struct{}{}:
-	default:
-		return nil, market.Errorf(market.CodeUnavailable, "too many photos are being uploaded right now; try again in a few seconds").
-			WithDetails(map[string]any{"retry_after": int64(busyRetryAfter)})
-	}
-	p.reclaim.begin()
-	var held int
-	defer func() {
-		<-p.receiving
-		p.reclaim.end(held)
-	}()
-	// The body is read outside the decode semaphore: a slow client must not
-	// hold a processing slot.
-	data, err := photos.ReadImage(body, size)
-	if err != nil {
-		return nil, err
-	}
-	held = cap(data)
-	return p.process(ctx, data)
-}
-
-// process runs photos.Process under the concurrency limit.
-func (p *Photos) process(ctx context.Context, data []byte) (*photos.Processed, error) {
-	select {
-	case p.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, market.Internal(ctx.Err())
-	}
-	defer func() { <-p.sem }()
-	return photos.Process(data)
 }
 
 // Object finds the stored photo of an uploaded slot (or its thumbnail) for
@@ -298,7 +221,7 @@ func (p *Photos) PhotoIDs(field string, urls []string) ([]string, error) {
 // Put stores an image sent inline (Variant B's multipart create) as an
 // uploaded photo of owner, as if through a slot issued and filled at once.
 func (p *Photos) Put(ctx context.Context, ownerID string, body io.Reader) (string, error) {
-	processed, err := p.receive(ctx, body, -1)
+	processed, err := p.intake.Receive(ctx, body, -1, photos.PhotoKind)
 	if err != nil {
 		return "", err
 	}
@@ -311,52 +234,4 @@ func (p *Photos) Put(ctx context.Context, ownerID string, body io.Reader) (strin
 		Width: processed.Width, Height: processed.Height, Size: int64(processed.Size()), CreatedAt: now}
 	err = p.store.InTx(ctx, func(tx Tx) error { return tx.CreatePhotoUpload(ctx, row) })
 	return id, err
-}
-
-// reclaimer hands memory back to the system once a burst of uploads is over:
-// the binary collects garbage at 5x the live heap (GOGC 400), so the heap a
-// burst grew would otherwise stay mapped.
-type reclaimer struct {
-	mu     sync.Mutex
-	active int
-	held   int // bytes the uploads since the last hand-back read
-	timer  *time.Timer
-}
-
-// reclaimAfter is how many upload bytes make a hand-back worth its full
-// collection; reclaimDelay how long uploads must have stopped.
-const (
-	reclaimAfter = 32 << 20
-	reclaimDelay = time.Second
-)
-
-func (r *reclaimer) begin() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.active++
-	if r.timer != nil {
-		r.timer.Stop()
-		r.timer = nil
-	}
-}
-
-func (r *reclaimer) end(bytes int) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.active--
-	r.held += bytes
-	if r.active == 0 && r.held >= reclaimAfter && r.timer == nil {
-		r.timer = time.AfterFunc(reclaimDelay, r.handBack)
-	}
-}
-
-func (r *reclaimer) handBack() {
-	r.mu.Lock()
-	if r.active > 0 || r.timer == nil {
-		r.mu.Unlock()
-		return
-	}
-	r.held, r.timer = 0, nil
-	r.mu.Unlock()
-	debug.FreeOSMemory()
 }

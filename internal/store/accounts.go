@@ -13,7 +13,7 @@ import (
 // addresses. userDest scans a user for other areas' joins too.
 var _ accounts.Tx = (*Tx)(nil)
 
-const userColumns = `id, email, username, display_name, avatar_url, password_hash, role, status, trust_tier, identity_verified, ship_from, created_at, updated_at`
+const userColumns = `id, email, username, display_name, avatar_url, password_hash, role, status, trust_tier, identity_verified, ship_from, created_at, updated_at, discord_user_id, discord_username, discord_linked_at`
 
 // CreateUser inserts u; a taken e-mail or username is EMAIL_TAKEN or
 // USERNAME_TAKEN.
@@ -22,13 +22,15 @@ func (tx *Tx) CreateUser(ctx context.Context, u *accounts.User) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	d := discordArgs(u.Discord)
+	_, err = tx.exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		u.ID, u.Email, u.Username, u.DisplayName, u.AvatarURL, u.PasswordHash, string(u.Role), string(u.Status),
-		string(u.TrustTier), u.IdentityVerified, shipFrom, u.CreatedAt, u.UpdatedAt)
+		string(u.TrustTier), u.IdentityVerified, shipFrom, u.CreatedAt, u.UpdatedAt, d[0], d[1], d[2])
 	return userConflict(err)
 }
 
-// UpdateUser writes every mutable field of u.
+// UpdateUser writes every mutable field of u but the chat link, which
+// SetDiscordLink writes alone.
 func (tx *Tx) UpdateUser(ctx context.Context, u *accounts.User) error {
 	shipFrom, err := marshalShipFrom(u.ShipFrom)
 	if err != nil {
@@ -99,11 +101,13 @@ func scanUser(row scanner) (*accounts.User, error) {
 func userDest(u *accounts.User) ([]any, func() error) {
 	var role, status, tier string
 	var shipFrom sql.NullString
+	var discord discordDest
 	ptrs := []any{&u.ID, &u.Email, &u.Username, &u.DisplayName, &u.AvatarURL, &u.PasswordHash, &role, &status,
-		&tier, &u.IdentityVerified, &shipFrom, &u.CreatedAt, &u.UpdatedAt}
+		&tier, &u.IdentityVerified, &shipFrom, &u.CreatedAt, &u.UpdatedAt, &discord.id, &discord.username, &discord.linkedAt}
 	return ptrs, func() error {
 		u.Role, u.Status, u.TrustTier = accounts.Role(role), accounts.Status(status), accounts.TrustTier(tier)
 		u.CreatedAt, u.UpdatedAt = u.CreatedAt.UTC(), u.UpdatedAt.UTC()
+		u.Discord = discord.link()
 		u.ShipFrom = nil
 		if shipFrom.Valid && shipFrom.String != "" {
 			u.ShipFrom = new(accounts.Address)

@@ -78,6 +78,9 @@ type Options struct {
 	RateLimits     bool
 	Limiter        func(now func() time.Time) ratelimit.Limiter
 	RateLimitScale *float64
+	// DiscordBotSecret is MARKETPLACE_DISCORD_BOT_SECRET ("": the chat
+	// bot's code route is switched off).
+	DiscordBotSecret string
 }
 
 func init() { accounts.UseTestPasswordCost() }
@@ -99,7 +102,7 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 		Addr: ts.Listener.Addr().String(), DataDir: t.TempDir(), Mode: opts.Mode,
 		PublicURL: "http://" + ts.Listener.Addr().String(), JWTSecret: "test-secret-0123456789abcdef0123456789",
 		AdminEmail: opts.AdminEmail, AdminPassword: opts.Password, LogLevel: "error", SMTPURL: opts.SMTPURL,
-		RateLimitScale: opts.RateLimitScale,
+		RateLimitScale: opts.RateLimitScale, DiscordBotSecret: opts.DiscordBotSecret,
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	if os.Getenv("MARKETPLACE_TEST_LOG") != "" {

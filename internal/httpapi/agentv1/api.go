@@ -58,10 +58,12 @@ type API struct {
 	PublicURL string
 
 	// Sandbox serves the /v1/sandbox helpers (sandbox mode only), which move
-	// Clock and reset data through SandboxStore.
+	// Clock, reset data through SandboxStore and issue chat-link codes
+	// through ChatLinks.
 	Sandbox      bool
 	Clock        SandboxClock
 	SandboxStore sandbox.Store
+	ChatLinks    *accounts.ChatLinks
 	// Gate answers FEATURE_DISABLED while a feature flag is off (ToolFlags).
 	Gate func(ctx context.Context, flag string) error
 
@@ -251,6 +253,7 @@ type account struct {
 	Username         string    `json:"username"`
 	DisplayName      string    `json:"display_name"`
 	AvatarURL        *string   `json:"avatar_url"`
+	Discord          *chatLink `json:"discord" doc:"The linked chat account, or null."`
 	Role             string    `json:"role" enum:"user,admin"`
 	Status           string    `json:"status" enum:"active,suspended,banned"`
 	TrustTier        string    `json:"trust_tier" ref:"TrustTier"`
@@ -267,7 +270,22 @@ func accountOf(p *httpapi.Principal) account {
 	u := p.User
 	return account{ID: u.ID, UserID: u.ID, Email: u.Email, Username: u.Username,
 		DisplayName: u.DisplayName, AvatarURL: strOrNil(u.AvatarURL), Role: string(u.Role), Status: string(u.Status),
-		TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified, CreatedAt: u.CreatedAt}
+		TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified, CreatedAt: u.CreatedAt,
+		Discord: toChatLink(u.Discord)}
+}
+
+// chatLink is the chat account linked to the user (CONTRACT.md section 17).
+type chatLink struct {
+	DiscordUserID   string    `json:"discord_user_id"`
+	DiscordUsername string    `json:"discord_username"`
+	LinkedAt        time.Time `json:"linked_at"`
+}
+
+func toChatLink(l *accounts.DiscordLink) *chatLink {
+	if l == nil {
+		return nil
+	}
+	return &chatLink{DiscordUserID: l.DiscordUserID, DiscordUsername: l.DiscordUsername, LinkedAt: l.LinkedAt}
 }
 
 type spendingStatus struct {

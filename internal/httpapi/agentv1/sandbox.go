@@ -35,6 +35,7 @@ func (a *API) RegisterSandbox(rt *httpapi.Router, clock SandboxClock) {
 	rt.Handle("POST", p+"/reset", httpapi.Either, sb.reset)
 	rt.Handle("POST", p+"/simulate/delivery/{order_id}", httpapi.Either, sb.simulateDelivery)
 	rt.Handle("POST", p+"/simulate/dispute/{order_id}", httpapi.Either, sb.simulateDispute)
+	rt.Handle("POST", p+"/discord/code", httpapi.Either, sb.discordCode)
 }
 
 type sandboxOps struct {

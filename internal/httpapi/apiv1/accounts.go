@@ -86,7 +86,7 @@ func (a *API) me(w http.ResponseWriter, r *http.Request) error {
 type updateMeBody struct {
 	DisplayName *string             `json:"displayName" minLength:"1" maxLength:"80"`
 	Username    *string             `json:"username" ref:"Username"`
-	AvatarURL   httpapi.Opt[string] `json:"avatarUrl" maxLength:"2048" pattern:"^(https?://[^ \\t\\r\\n]*)?$" nullable:"true" doc:"An http(s) URL; null or empty removes the avatar."`
+	AvatarURL   httpapi.Opt[string] `json:"avatarUrl" maxLength:"2048" pattern:"^(https?://[^ \\t\\r\\n]*)?$" nullable:"true" doc:"The 'avatarUrl' of an avatar the caller uploaded (POST /auth/me/avatar-upload-url, then PUT the image); any other URL is refused. Null or empty removes the avatar."`
 }
 
 func (a *API) updateMe(w http.ResponseWriter, r *http.Request) error {

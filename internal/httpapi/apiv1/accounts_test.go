@@ -84,7 +84,7 @@ func wantEq(t *testing.T, what string, got, want any) {
 }
 
 var userKeys = []string{"id", "email", "username", "displayName", "avatarUrl", "role", "status", "trustTier",
-	"identityVerified", "shipFromAddress", "createdAt"}
+	"identityVerified", "shipFromAddress", "createdAt", "discord"}
 
 // wantUser checks every field of a User object; createdAt must be start.
 func wantUser(t *testing.T, u map[string]any, id, email, username, displayName string) {
@@ -106,6 +106,7 @@ func wantUser(t *testing.T, u map[string]any, id, email, username, displayName s
 	wantEq(t, "trustTier", u["trustTier"], "new")
 	wantEq(t, "identityVerified", u["identityVerified"], false)
 	wantEq(t, "shipFromAddress", u["shipFromAddress"], nil)
+	wantEq(t, "discord", u["discord"], nil)
 	wantTime(t, "createdAt", u["createdAt"], start)
 }
 
@@ -538,11 +539,14 @@ func TestUpdateMe(t *testing.T) {
 		})
 
 		t.Run("avatar set and cleared", func(t *testing.T) {
-			d := patch(map[string]any{"avatarUrl": "https://img.example.com/uma.png"}).Want(t, http.StatusOK, "").Data()
-			wantEq(t, "avatarUrl", d["avatarUrl"], "https://img.example.com/uma.png")
+			// Only an avatar uploaded here (avatars_test.go has the rest).
+			testkit.WantFields(t, patch(map[string]any{"avatarUrl": "https://img.example.com/uma.png"}), "avatarUrl")
+			avatar := uploadAvatar(t, s, u, testJPEG(t, 64, 64))
+			d := patch(map[string]any{"avatarUrl": avatar}).Want(t, http.StatusOK, "").Data()
+			wantEq(t, "avatarUrl", d["avatarUrl"], avatar)
 			wantEq(t, "displayName kept", d["displayName"], "Uma Thurman")
 			d = s.Do("GET", "/api/v1/auth/me", nil, u.Auth()).Want(t, http.StatusOK, "").Data()
-			wantEq(t, "avatarUrl on me", d["avatarUrl"], "https://img.example.com/uma.png")
+			wantEq(t, "avatarUrl on me", d["avatarUrl"], avatar)
 			d = patch(map[string]any{"avatarUrl": nil}).Want(t, http.StatusOK, "").Data()
 			wantEq(t, "avatarUrl cleared", d["avatarUrl"], nil)
 		})

@@ -95,6 +95,19 @@ for US addresses 'state' must be a US state code (upper-cased) and 'zip' 12345 o
 		apidoc.Envelope("PayoutDashboardLinkEnvelope", connectDashboard{}, "Meta"),
 		apidoc.Envelope("PayoutLinkSentEnvelope", linkSent{}, "Meta"),
 
+		// Chat link and avatars
+		{Name: "DiscordLink", Of: chatLink{}, Doc: "The chat account linked to a user (CONTRACT section 17)."},
+		{Name: "DiscordCodeInput", Of: discordCodeBody{}, Request: true, Doc: "The chat account the chat bot asks a code for."},
+		{Name: "DiscordCode", Of: discordCode{}, Doc: "A one-time chat-link code: single use, 15 minutes."},
+		{Name: "VerifyDiscordInput", Of: verifyDiscordBody{}, Request: true},
+		{Name: "AvatarUploadInput", Of: avatarUploadInput{}, Request: true},
+		{Name: "AvatarUploadUrl", Of: avatarUploadURL{}, Doc: "A signed, single-use upload URL for an avatar, and the URL the avatar will have."},
+		{Name: "UploadedAvatar", Of: uploadedAvatar{}, Doc: "The stored avatar: a 256-pixel square."},
+		apidoc.Envelope("DiscordLinkEnvelope", chatLink{}, "Meta"),
+		apidoc.Envelope("DiscordCodeEnvelope", discordCode{}, "Meta"),
+		apidoc.Envelope("AvatarUploadUrlEnvelope", avatarUploadURL{}, "Meta"),
+		apidoc.Envelope("UploadedAvatarEnvelope", uploadedAvatar{}, "Meta"),
+
 		// Listings, categories, photos, watches
 		{Name: "Listing", Of: listing{}, Doc: `A listing. While 'pending_ai' the generated fields are still empty (title and
 description '""', price 0 unless the seller gave one, null condition and category).

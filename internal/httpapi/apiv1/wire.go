@@ -18,6 +18,7 @@ type user struct {
 	Username         string    `json:"username"`
 	DisplayName      string    `json:"displayName"`
 	AvatarURL        *string   `json:"avatarUrl"`
+	Discord          *chatLink `json:"discord" doc:"The linked chat account, or null (POST /auth/discord/verify links one)."`
 	Role             string    `json:"role" ref:"Role"`
 	Status           string    `json:"status" ref:"UserStatus"`
 	TrustTier        string    `json:"trustTier" ref:"TrustTier"`
@@ -36,7 +37,7 @@ func strOrNil(s string) *string {
 func toUser(u *accounts.User) user {
 	out := user{ID: u.ID, Email: u.Email, Username: u.Username, DisplayName: u.DisplayName, AvatarURL: strOrNil(u.AvatarURL),
 		Role: string(u.Role), Status: string(u.Status), TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified,
-		CreatedAt: u.CreatedAt}
+		CreatedAt: u.CreatedAt, Discord: toChatLink(u.Discord)}
 	if u.ShipFrom != nil {
 		a := toAddress(*u.ShipFrom)
 		out.ShipFromAddress = &a

@@ -1,12 +1,12 @@
-// Package photos holds listing photos: checking and cleaning uploaded
-// images, storing them (local directory or S3-compatible bucket), signing
-// the upload URLs handed to sellers and serving the stored bytes.
+// Package photos holds uploaded images, listing photos and avatars:
+// checking and cleaning them, storing them (local directory or
+// S3-compatible bucket), signing the upload URLs handed out and serving the
+// stored bytes.
 //
 // A PUT to an upload URL is wired as:
 //
 //	owner, err := signer.Verify(id, token, clock.Now())  // then claim the upload row (single use)
-//	data, err := photos.ReadImage(r.Body, r.ContentLength)
-//	p, err := photos.Process(data)
+//	p, err := intake.Receive(ctx, r.Body, r.ContentLength, photos.PhotoKind)  // read, check, re-encode
 //	saved, err := photos.Save(ctx, store, id, p)
 //
 // and a GET of a photo as photos.ServeObject(w, r, store, key).
@@ -80,7 +80,7 @@ func (p *Processed) Ext() string {
 // ReadLimited reads an upload body, refusing one over MaxUploadBytes with
 // PAYLOAD_TOO_LARGE without reading more than one byte past the limit.
 func ReadLimited(r io.Reader) ([]byte, error) {
-	return readUpTo(r, nil, -1)
+	return readUpTo(r, nil, -1, MaxUploadBytes)
 }
 
 // signatureLen is how many bytes sniff needs to tell an accepted format.
@@ -92,8 +92,15 @@ const signatureLen = 12
 // or -1) sizes the buffer once instead of letting it double as it grows,
 // and one over the limit is refused before anything is read.
 func ReadImage(r io.Reader, sizeHint int64) ([]byte, error) {
-	if sizeHint > MaxUploadBytes { // the request says so: nothing to read
-		return nil, tooLarge()
+	return ReadImageLimit(r, sizeHint, MaxUploadBytes)
+}
+
+// ReadImageLimit is ReadImage with a limit of its own (at most
+// MaxUploadBytes): an avatar is refused past MaxAvatarBytes.
+func ReadImageLimit(r io.Reader, sizeHint int64, limit int) ([]byte, error) {
+	limit = min(limit, MaxUploadBytes)
+	if sizeHint > int64(limit) { // the request says so: nothing to read
+		return nil, tooLarge(limit)
 	}
 	head := make([]byte, signatureLen)
 	n, err := io.ReadFull(r, head)
@@ -106,22 +113,22 @@ func ReadImage(r io.Reader, sizeHint int64) ([]byte, error) {
 	if _, ok := sniff(head[:n]); !ok {
 		return nil, invalid("the file is not a JPEG, PNG or WebP image")
 	}
-	return readUpTo(r, head[:n], sizeHint)
+	return readUpTo(r, head[:n], sizeHint, limit)
 }
 
-// readUpTo reads r after head into one buffer, MaxUploadBytes at most (one
+// readUpTo reads r after head into one buffer, limit bytes at most (one
 // byte more tells the body is too large).
-func readUpTo(r io.Reader, head []byte, sizeHint int64) ([]byte, error) {
-	size := MaxUploadBytes + 1
+func readUpTo(r io.Reader, head []byte, sizeHint int64, limit int) ([]byte, error) {
+	size := limit + 1
 	if sizeHint >= int64(len(head)) && sizeHint < int64(size) {
 		size = int(sizeHint) + 1 // one byte more sees the end
 	}
 	data := append(make([]byte, 0, size), head...)
-	for len(data) <= MaxUploadBytes {
+	for len(data) <= limit {
 		if len(data) == cap(data) { // the hint was short: grow, within the limit
 			data = append(data, 0)[:len(data)]
 		}
-		n, err := r.Read(data[len(data):min(cap(data), MaxUploadBytes+1)])
+		n, err := r.Read(data[len(data):min(cap(data), limit+1)])
 		data = data[:len(data)+n]
 		if err == io.EOF {
 			break
@@ -130,8 +137,8 @@ func readUpTo(r io.Reader, head []byte, sizeHint int64) ([]byte, error) {
 			return nil, unreadable()
 		}
 	}
-	if len(data) > MaxUploadBytes {
-		return nil, tooLarge()
+	if len(data) > limit {
+		return nil, tooLarge(limit)
 	}
 	return data, nil
 }
@@ -140,9 +147,11 @@ func unreadable() error {
 	return market.Invalid(market.FieldError{Field: "file", Message: "the upload could not be read"})
 }
 
-func tooLarge() error {
-	e := market.Errorf(market.CodePayloadTooLarge, "the file is larger than 10 MiB")
-	e.Fields = []market.FieldError{{Field: "file", Message: "must be at most 10 MiB"}}
+// tooLarge refuses a file over limit bytes (a whole number of MiB).
+func tooLarge(limit int) error {
+	mib := limit >> 20
+	e := market.Errorf(market.CodePayloadTooLarge, "the file is larger than %d MiB", mib)
+	e.Fields = []market.FieldError{{Field: "file", Message: fmt.Sprintf("must be at most %d MiB", mib)}}
 	return e
 }
 
@@ -197,7 +206,7 @@ const ProcessBytesPerPixel = 40
 // allocates no pixels.
 func check(data []byte) (format, image.Config, error) {
 	if len(data) > MaxUploadBytes {
-		return format{}, image.Config{}, tooLarge()
+		return format{}, image.Config{}, tooLarge(MaxUploadBytes)
 	}
 	if len(data) == 0 {
 		return format{}, image.Config{}, invalid("the file is empty")
@@ -229,20 +238,9 @@ func Process(data []byte) (*Processed, error) {
 	if err != nil {
 		return nil, err
 	}
-
-	img, err := safeDecode(f, data)
+	img, err := decodeUpright(f, cfg, data)
 	if err != nil {
-		return nil, invalid("the %s image is damaged or truncated", f.name)
-	}
-	// Decoders check the pixel data against the header, but the buffer
-	// actually returned is what the rest of the work sizes from.
-	if b := img.Bounds(); b.Dx() != cfg.Width || b.Dy() != cfg.Height {
-		return nil, invalid("the %s image is damaged", f.name)
-	}
-
-	img = flatten(img)
-	if f.contentType == TypeJPEG {
-		img = orient(img, jpegOrientation(data))
+		return nil, err
 	}
 
 	out := &Processed{SourceType: f.contentType, ThumbContentType: TypeJPEG}
@@ -278,6 +276,26 @@ func Process(data []byte) (*Processed, error) {
 	out.Thumb = tbuf.Bytes()
 	out.ThumbWidth, out.ThumbHeight = thumb.Bounds().Dx(), thumb.Bounds().Dy()
 	return out, nil
+}
+
+// decodeUpright decodes an image check accepted into a type the encoders
+// read a row at a time (flatten), turned upright by a JPEG's EXIF
+// orientation.
+func decodeUpright(f format, cfg image.Config, data []byte) (image.Image, error) {
+	img, err := safeDecode(f, data)
+	if err != nil {
+		return nil, invalid("the %s image is damaged or truncated", f.name)
+	}
+	// Decoders check the pixel data against the header, but the buffer
+	// actually returned is what the rest of the work sizes from.
+	if b := img.Bounds(); b.Dx() != cfg.Width || b.Dy() != cfg.Height {
+		return nil, invalid("the %s image is damaged", f.name)
+	}
+	img = flatten(img)
+	if f.contentType == TypeJPEG {
+		img = orient(img, jpegOrientation(data))
+	}
+	return img, nil
 }
 
 func checkDimensions(w, h int) error {

@@ -32,15 +32,25 @@ type Signer struct {
 // MinSecretLen is the shortest secret NewSigner takes.
 const MinSecretLen = 32
 
-// NewSigner derives the upload-signing key from secret. The derivation
-// keeps this key apart from any other use of the same secret (the JWT
-// secret, say), so a token of one kind never verifies as the other.
+// NewSigner derives the upload-signing key of listing photos from secret.
+// The derivation keeps this key apart from any other use of the same secret
+// (the JWT secret, say), so a token of one kind never verifies as the other.
 func NewSigner(secret []byte) (*Signer, error) {
+	return signerFor(secret, "marketplace photo upload v1")
+}
+
+// NewAvatarSigner derives the signing key of avatar uploads from secret,
+// apart from the photos' key: a photo upload token is no avatar one.
+func NewAvatarSigner(secret []byte) (*Signer, error) {
+	return signerFor(secret, "marketplace avatar upload v1")
+}
+
+func signerFor(secret []byte, purpose string) (*Signer, error) {
 	if len(secret) < MinSecretLen {
 		return nil, errors.New("photos: upload signing secret must be at least 32 bytes")
 	}
 	m := hmac.New(sha256.New, secret)
-	m.Write([]byte("marketplace photo upload v1"))
+	m.Write([]byte(purpose))
 	return &Signer{key: m.Sum(nil)}, nil
 }
 

@@ -128,3 +128,25 @@ func TestNewSignerWantsALongSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Avatar and photo upload tokens come from one secret but never verify as
+// each other: a photo upload URL cannot fill an avatar slot of the same id.
+func TestAvatarSignerIsApart(t *testing.T) {
+	photo := newSigner(t, secretA)
+	avatar, err := NewAvatarSigner([]byte(secretA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	p, a := photo.NewUpload("owner-1", now), avatar.NewUpload("owner-1", now)
+	if owner, err := avatar.Verify(a.ID, a.Token, now); err != nil || owner != "owner-1" {
+		t.Fatalf("avatar token: %q %v", owner, err)
+	}
+	_, err = avatar.Verify(p.ID, p.Token, now)
+	wantErr(t, err, market.CodeNotFound, "")
+	_, err = photo.Verify(a.ID, a.Token, now)
+	wantErr(t, err, market.CodeNotFound, "")
+	if _, err := NewAvatarSigner([]byte("short")); err == nil {
+		t.Fatal("short secret accepted")
+	}
+}
