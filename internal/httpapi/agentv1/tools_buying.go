@@ -160,7 +160,7 @@ func (a *API) buyingTools() []Tool {
 				}
 				return toFeeEstimate(o), nil
 			}),
-		tool(Tool{Name: "get_spending_summary", Title: "Spending summary", Area: "caps", ReadOnly: true, Idempotent: true,
+		tool(Tool{Name: "get_spending_summary", Title: "Spending summary", Area: "spending_controls", ReadOnly: true, Idempotent: true,
 			Description: "The owner's spending controls and where spending stands: spent today, this week and this month, what " +
 				"remains of each cap, and what open offers reserve. Check it before a purchase or an offer; it costs nothing."},
 			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) {
@@ -170,7 +170,7 @@ func (a *API) buyingTools() []Tool {
 				}
 				return toSpendingSummary(st), nil
 			}),
-		tool(Tool{Name: "get_spending_controls", Title: "Spending controls", Area: "caps", ReadOnly: true, Idempotent: true,
+		tool(Tool{Name: "get_spending_controls", Title: "Spending controls", Area: "spending_controls", ReadOnly: true, Idempotent: true,
 			Description: "The spending controls in force for this key as one flat object (per-transaction, daily, weekly and " +
 				"monthly limits, blocked categories, approval threshold, the key's own caps, spent and remaining amounts). " +
 				"Only the owner changes them; reading costs nothing."},
