@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"marketplace/internal/config"
-	"marketplace/internal/httpapi/ops"
 	"marketplace/internal/httpapi/openapi"
+	"marketplace/internal/httpapi/ops"
 )
 
 // TestRouteAreas checks the manifest's capabilities name every area the
