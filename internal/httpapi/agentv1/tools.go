@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	textmsg "golang.org/x/text/message"
 
@@ -129,6 +130,14 @@ func (t *Tool) validate(args json.RawMessage) error {
 	}
 	var fields []market.FieldError
 	for _, leaf := range leaves(ve) {
+		// A missing argument is named itself, not the object that lacks it.
+		if req, ok := leaf.ErrorKind.(*kind.Required); ok {
+			for _, name := range req.Missing {
+				fields = append(fields, market.FieldError{Field: strings.Join(append(slices.Clone(leaf.InstanceLocation), name), "."),
+					Message: "is required", AsSent: true})
+			}
+			continue
+		}
 		field := strings.Join(leaf.InstanceLocation, ".")
 		if field == "" {
 			field = "arguments"
