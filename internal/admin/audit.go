@@ -88,6 +88,7 @@ func NewAudit(store AuditReader) *Audit { return &Audit{store: store} }
 // RFC 3339 instant (CONTRACT.md 14).
 type AuditQuery struct {
 	ActorType, ActorID, Action, EntityType, EntityID, Result string
+	RequestID                                                string
 	StartDate, EndDate                                       string
 	Limit, Offset                                            int
 }
@@ -114,7 +115,7 @@ func (q AuditQuery) filter() (AuditFilter, error) {
 	var c market.Check
 	c.Require(q.ActorType == "" || auditActorTypes[q.ActorType], "actorType", "must be user, agent, admin, system or anonymous")
 	c.Require(q.Result == "" || auditResults[q.Result], "result", "must be allowed, refused or failed")
-	for _, v := range []struct{ field, value string }{{"actorId", q.ActorID}, {"action", q.Action}, {"entityType", q.EntityType}, {"entityId", q.EntityID}} {
+	for _, v := range []struct{ field, value string }{{"actorId", q.ActorID}, {"action", q.Action}, {"entityType", q.EntityType}, {"entityId", q.EntityID}, {"requestId", q.RequestID}} {
 		c.Require(len(v.value) <= 300, v.field, "must be at most 300 characters")
 	}
 	from, okFrom := auditBound(q.StartDate, false)
@@ -129,7 +130,7 @@ func (q AuditQuery) filter() (AuditFilter, error) {
 	}
 	return AuditFilter{
 		ActorType: q.ActorType, ActorID: q.ActorID, Action: q.Action, EntityType: q.EntityType,
-		EntityID: q.EntityID, Result: q.Result, From: from, Until: until, Limit: q.Limit, Offset: q.Offset,
+		EntityID: q.EntityID, Result: q.Result, RequestID: q.RequestID, From: from, Until: until, Limit: q.Limit, Offset: q.Offset,
 	}, nil
 }
 

@@ -298,9 +298,14 @@ func (s *Service) transition(ctx context.Context, actor market.Actor, userID, id
 			return err
 		}
 		now := s.clock.Now()
+		before := keyAudit(k)
 		event, err := change(k, now)
-		if err != nil || event == "" {
+		if err != nil {
 			return err
+		}
+		admin.NoteChange(ctx, admin.Change{Before: before, After: keyAudit(k)})
+		if event == "" {
+			return nil
 		}
 		if err := tx.UpdateKey(ctx, k); err != nil {
 			return err
@@ -309,6 +314,11 @@ func (s *Service) transition(ctx context.Context, actor market.Actor, userID, id
 		return events.Record(ctx, tx, now, actor, event, "agent_key", k.ID, keyEventData(k), k.UserID)
 	})
 	return k, err
+}
+
+// keyAudit is what the audit entry of a change to a key records of it.
+func keyAudit(k *Key) map[string]any {
+	return map[string]any{"status": string(k.Status), "frozenReason": string(k.FrozenReason)}
 }
 
 // touchEvery limits lastUsedAt writes to one a minute per key, keeping the

@@ -5,14 +5,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"reflect"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"marketplace/internal/accounts"
 	"marketplace/internal/admin"
+	"marketplace/internal/httpapi"
+	"marketplace/internal/listings"
 	"marketplace/internal/orders"
 	"marketplace/internal/testkit"
 )
@@ -274,5 +282,242 @@ func TestAuditCoversMoneyAndAgents(t *testing.T) {
 		s.Clock.Advance(orders.SettleGrace)
 		adv := s.Do("POST", "/v1/sandbox/time-advance/1", nil, key.Auth()).Want(t, http.StatusOK, "")
 		log.move(t, "payment.capture", orderR, total, adv.Header.Get("X-Request-Id"))
+	})
+}
+
+// adminChange is one admin route's scenario: the request that changes
+// something, what its audit entry must name, and a field that the change
+// moves in the entry's before and after ("" when they are the values
+// themselves, as for a config key).
+type adminChange struct {
+	path       string
+	body       any
+	entityType string
+	entityID   string
+	field      string
+}
+
+// TestAdminChangesAudited walks every admin route that changes something,
+// as the router lists them (Auth Admin, a mutating method): each is done
+// once, successfully, and its request has exactly one admin entry in the
+// audit log (found by requestId through GET /admin/audit) naming the route,
+// the entity, and details holding "before" and "after" of the same shape
+// that differ where the change happened (CONTRACT.md section 14). A route
+// without a scenario here fails the test, so a new admin route cannot go
+// unaudited.
+func TestAdminChangesAudited(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		adm := s.Admin()
+		log := auditLog{s: s, adm: adm}
+		seller := s.VerifiedOwner("changeseller")
+		buyer := s.NewShopper("changebuyer", "pm_card_visa")
+		n := 0
+		listing := func(price int64) string {
+			n++
+			return s.ActiveListing(seller, fmt.Sprintf("walnut cutting board number %d end grain", n), price)
+		}
+		held := func() string {
+			id := listing(2000)
+			s.EditListing(id, func(l *listings.Listing) { l.Status = listings.StatusHeld })
+			return id
+		}
+		paidOrder := func() string {
+			return s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": listing(2000), "maxPrice": 2000,
+				"shippingAddress": testkit.Address()}, buyer.Key.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+		}
+		// approvals queue purchases of a shopper whose every purchase
+		// needs the owner's approval.
+		waiting := s.NewShopper("changewaiting", "pm_card_visa")
+		s.SetControls(waiting.User, map[string]any{"approvalThreshold": 100})
+		approval := func() string {
+			r := s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": listing(2000), "maxPrice": 2000,
+				"shippingAddress": testkit.Address()}, waiting.Key.Auth()).Want(t, http.StatusAccepted, "APPROVAL_REQUIRED")
+			return r.JSON["error"].(map[string]any)["details"].(map[string]any)["approvalId"].(string)
+		}
+		user := func(name string) *testkit.User { return s.Register(name) }
+		const a = "/api/v1/admin"
+
+		scenarios := map[string]func() adminChange{
+			"POST " + a + "/categories": func() adminChange {
+				return adminChange{path: a + "/categories", body: map[string]any{"name": "Audit Keyboards",
+					"parentId": listings.CategoryID("keyboards-mice")}, entityType: "category",
+					entityID: listings.CategoryID("audit-keyboards"), field: "slug"}
+			},
+			"PATCH " + a + "/categories/{id}": func() adminChange {
+				return adminChange{path: a + "/categories/computers", body: map[string]any{"name": "Computing"},
+					entityType: "category", entityID: listings.CategoryID("computers"), field: "name"}
+			},
+			"PATCH " + a + "/config/{key}": func() adminChange {
+				return adminChange{path: a + "/config/" + admin.KeyOffersMaxRounds, body: map[string]any{"value": 7},
+					entityType: "config", entityID: admin.KeyOffersMaxRounds}
+			},
+			"PATCH " + a + "/feature-flags/{key}": func() adminChange {
+				return adminChange{path: a + "/feature-flags/" + admin.FlagWebhooks, body: map[string]any{"enabled": false},
+					entityType: "feature_flag", entityID: admin.FlagWebhooks, field: "enabled"}
+			},
+			"POST " + a + "/disputes/{id}/resolve": func() adminChange {
+				d := s.Do("POST", "/api/v1/disputes", map[string]any{"orderId": paidOrder(), "reason": "not_as_described",
+					"description": "The board is cracked."}, buyer.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+				return adminChange{path: a + "/disputes/" + d + "/resolve", body: map[string]any{"resolution": "refund_buyer"},
+					entityType: "dispute", entityID: d, field: "status"}
+			},
+			"PATCH " + a + "/listings/{id}": func() adminChange {
+				id := listing(3000)
+				return adminChange{path: a + "/listings/" + id, body: map[string]any{"price": 2500}, entityType: "listing",
+					entityID: id, field: "price"}
+			},
+			"POST " + a + "/listings/{id}/approve": func() adminChange {
+				id := held()
+				return adminChange{path: a + "/listings/" + id + "/approve", entityType: "listing", entityID: id, field: "status"}
+			},
+			"POST " + a + "/listings/{id}/reject": func() adminChange {
+				id := held()
+				return adminChange{path: a + "/listings/" + id + "/reject", body: map[string]any{"reason": "blurry photos"},
+					entityType: "listing", entityID: id, field: "status"}
+			},
+			"POST " + a + "/listings/{id}/delist": func() adminChange {
+				id := listing(2000)
+				return adminChange{path: a + "/listings/" + id + "/delist", body: map[string]any{"reason": "duplicate"},
+					entityType: "listing", entityID: id, field: "status"}
+			},
+			"POST " + a + "/moderation/rejections/{id}/override": func() adminChange {
+				r := s.CreateListing(seller.Auth(), "Gucci leather belt brown", map[string]any{"price": 5000, "condition": "good",
+					"shippingType": "free"}).Want(t, http.StatusUnprocessableEntity, "LISTING_RESTRICTED")
+				id := r.JSON["error"].(map[string]any)["details"].(map[string]any)["rejectionId"].(string)
+				return adminChange{path: a + "/moderation/rejections/" + id + "/override", entityType: "moderation_rejection",
+					entityID: id, field: "status"}
+			},
+			"POST " + a + "/orders/{id}/force-cancel": func() adminChange {
+				id := paidOrder()
+				return adminChange{path: a + "/orders/" + id + "/force-cancel", body: map[string]any{"reason": "fraud"},
+					entityType: "order", entityID: id, field: "status"}
+			},
+			"POST " + a + "/orders/{id}/force-complete": func() adminChange {
+				id := paidOrder()
+				return adminChange{path: a + "/orders/" + id + "/force-complete", entityType: "order", entityID: id, field: "status"}
+			},
+			"PATCH " + a + "/orders/{id}/hold": func() adminChange {
+				id := paidOrder()
+				s.Do("POST", "/api/v1/orders/"+id+"/ship", map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"},
+					seller.Auth()).Want(t, http.StatusOK, "")
+				s.Do("POST", "/api/v1/orders/"+id+"/delivered", nil, buyer.Auth()).Want(t, http.StatusOK, "")
+				return adminChange{path: a + "/orders/" + id + "/hold", body: map[string]any{"holdHours": 1}, entityType: "order",
+					entityID: id, field: "payoutDueAt"}
+			},
+			"POST " + a + "/queue/{id}/approve": func() adminChange {
+				id := approval()
+				return adminChange{path: a + "/queue/" + id + "/approve", entityType: "queue_item", entityID: id, field: "status"}
+			},
+			"POST " + a + "/queue/{id}/reject": func() adminChange {
+				id := approval()
+				return adminChange{path: a + "/queue/" + id + "/reject", body: map[string]any{"reason": "too dear"},
+					entityType: "queue_item", entityID: id, field: "status"}
+			},
+			"PATCH " + a + "/users/{id}": func() adminChange {
+				u := user("changepatched")
+				return adminChange{path: a + "/users/" + u.ID, body: map[string]any{"trustTier": "trusted"}, entityType: "user",
+					entityID: u.ID, field: "trustTier"}
+			},
+			"POST " + a + "/users/{id}/suspend": func() adminChange {
+				u := user("changesuspended")
+				return adminChange{path: a + "/users/" + u.ID + "/suspend", body: map[string]any{"reason": "spam"},
+					entityType: "user", entityID: u.ID, field: "status"}
+			},
+			"POST " + a + "/users/{id}/ban": func() adminChange {
+				u := user("changebanned")
+				return adminChange{path: a + "/users/" + u.ID + "/ban", body: map[string]any{"reason": "fraud"},
+					entityType: "user", entityID: u.ID, field: "status"}
+			},
+			"POST " + a + "/users/{id}/reinstate": func() adminChange {
+				u := user("changereinstated")
+				s.SetStatus(u.ID, accounts.StatusSuspended)
+				return adminChange{path: a + "/users/" + u.ID + "/reinstate", body: map[string]any{"reason": "appeal upheld"},
+					entityType: "user", entityID: u.ID, field: "status"}
+			},
+			"PATCH " + a + "/users/{id}/spending-controls": func() adminChange {
+				u := user("changecapped")
+				return adminChange{path: a + "/users/" + u.ID + "/spending-controls", body: map[string]any{"dailyLimit": 777},
+					entityType: "user", entityID: u.ID, field: "dailyLimit"}
+			},
+			"POST " + a + "/users/{userId}/agent-keys/{keyId}/freeze": func() adminChange {
+				k := s.NewKey(seller, "buy_sell")
+				return adminChange{path: a + "/users/" + seller.ID + "/agent-keys/" + k.ID + "/freeze", entityType: "agent_key",
+					entityID: k.ID, field: "status"}
+			},
+			"POST " + a + "/users/{userId}/agent-keys/{keyId}/revoke": func() adminChange {
+				k := s.NewKey(seller, "buy_sell")
+				return adminChange{path: a + "/users/" + seller.ID + "/agent-keys/" + k.ID + "/revoke", entityType: "agent_key",
+					entityID: k.ID, field: "status"}
+			},
+		}
+
+		var routes []string
+		for _, r := range s.App.Router.Routes() {
+			if r.Auth == httpapi.Admin && r.Method != http.MethodGet && r.Method != http.MethodHead {
+				routes = append(routes, r.Method+" "+r.Pattern)
+			}
+		}
+		for route := range scenarios {
+			if !slices.Contains(routes, route) {
+				t.Errorf("scenario for %s, which is not an admin route the router serves", route)
+			}
+		}
+		if len(routes) < len(scenarios) {
+			t.Fatalf("the router lists %d admin changes, the scenarios %d", len(routes), len(scenarios))
+		}
+		for _, route := range routes {
+			setup, ok := scenarios[route]
+			if !ok {
+				t.Errorf("%s: an admin change with no scenario here; add one", route)
+				continue
+			}
+			c := setup()
+			method, _, _ := strings.Cut(route, " ")
+			r := s.Do(method, c.path, c.body, adm.Auth())
+			if r.Status != http.StatusOK && r.Status != http.StatusCreated {
+				t.Errorf("%s: %d %s", route, r.Status, r.Body)
+				continue
+			}
+			rid := r.Header.Get("X-Request-Id")
+			es := log.find(t, map[string]string{"requestId": rid, "actorType": "admin"})
+			if len(es) != 1 {
+				t.Errorf("%s: %d admin audit entries for request %s, want 1: %v", route, len(es), rid, es)
+				continue
+			}
+			e := es[0]
+			if e["action"] != route || e["actorId"] != adm.ID || e["result"] != "allowed" ||
+				e["entityType"] != c.entityType || e["entityId"] != c.entityID {
+				t.Errorf("%s: entry %v, want action %s, entity %s %s", route, e, route, c.entityType, c.entityID)
+				continue
+			}
+			d, _ := e["details"].(map[string]any)
+			before, hasBefore := d["before"]
+			after, hasAfter := d["after"]
+			if !hasBefore || !hasAfter || after == nil {
+				t.Errorf("%s: details %v have no before and after", route, d)
+				continue
+			}
+			if before == nil { // a creation
+				if method != http.MethodPost || !strings.HasSuffix(route, "/categories") {
+					t.Errorf("%s: before is null, but the route creates nothing", route)
+				}
+				continue
+			}
+			if c.field == "" {
+				if reflect.DeepEqual(before, after) {
+					t.Errorf("%s: before and after are the same: %v", route, before)
+				}
+				continue
+			}
+			b, okB := before.(map[string]any)
+			af, okA := after.(map[string]any)
+			if !okB || !okA || !slices.Equal(slices.Sorted(maps.Keys(b)), slices.Sorted(maps.Keys(af))) {
+				t.Errorf("%s: before %v and after %v are not of the same shape", route, before, after)
+				continue
+			}
+			if _, ok := b[c.field]; !ok || reflect.DeepEqual(b[c.field], af[c.field]) {
+				t.Errorf("%s: %s did not change: before %v, after %v", route, c.field, b, af)
+			}
+		}
 	})
 }

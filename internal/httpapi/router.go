@@ -166,7 +166,8 @@ type requestInfo struct {
 	entityID   string
 	code       market.Code
 	refused    *refusal       // input the edge refused, for the audit entry
-	details    map[string]any // what the handler adds, e.g. before and after
+	details    map[string]any // what the handler adds, e.g. a reason
+	changes    *admin.Changes // what the services note they changed: before and after
 	surface    *Surface       // how the response is spelled
 }
 
@@ -178,8 +179,9 @@ func info(r *http.Request) *requestInfo {
 	return ri
 }
 
-// AuditDetails adds to the details of the request's audit entry, e.g. the
-// values before and after an admin change.
+// AuditDetails adds to the details of the request's audit entry, e.g. a
+// reason. The values before and after a change come from the service that
+// made it (admin.NoteChange).
 func AuditDetails(r *http.Request, details map[string]any) {
 	ri := info(r)
 	if ri.details == nil {
@@ -264,12 +266,16 @@ func (rt *Router) recordAudit(r *http.Request, ri *requestInfo, status int) {
 	if f := ri.refused; f != nil {
 		e.Details = map[string]any{"field": SafeText(f.field, 200), "problem": f.problem, "value": SafeText(f.value, 200)}
 	}
-	if len(ri.details) > 0 && e.Result == admin.AuditAllowed {
-		if e.Details == nil {
-			e.Details = map[string]any{}
-		}
-		for k, v := range ri.details {
-			e.Details[k] = v
+	if e.Result == admin.AuditAllowed {
+		// One entry per request: what the services changed, before and
+		// after, and what the handler adds.
+		for _, d := range []map[string]any{ri.changes.Details(), ri.details} {
+			if len(d) > 0 && e.Details == nil {
+				e.Details = map[string]any{}
+			}
+			for k, v := range d {
+				e.Details[k] = v
+			}
 		}
 	}
 	// The request's context may be cancelled by now; the record must still land.
@@ -290,6 +296,9 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ri := &requestInfo{surface: rt.surfaceFor(r.URL.Path)}
 	ctx := context.WithValue(context.WithValue(r.Context(), keyRequestID, id), keyEntity, ri)
+	if mutating(r.Method) { // only these are audited
+		ctx, ri.changes = admin.WithChanges(ctx)
+	}
 	r = r.WithContext(ctx)
 	sw := &statusWriter{ResponseWriter: w}
 	sw.Header().Set("X-Request-Id", id)

@@ -15,9 +15,9 @@ import (
 // The admin's listing tools (CONTRACT.md sections 6 and 14): list and read
 // every listing, change its price, category or status, approve or reject a
 // held one, delist one (a counterfeit delist suspends the seller when the
-// config says so) and override moderation rejections. Every change writes
-// an audit entry with the values before and after, in the transaction that
-// makes it.
+// config says so) and override moderation rejections. Every change notes
+// the values before and after for the request's audit entry
+// (admin.NoteChange).
 
 // keySuspendOnCounterfeit is the config key a counterfeit delist reads.
 const keySuspendOnCounterfeit = "moderation.suspend_on_counterfeit"
@@ -41,7 +41,6 @@ type AdminFilter struct {
 type AdminTx interface {
 	AdminListings(ctx context.Context, f AdminFilter) ([]Listing, int, error)
 	UpdateUser(ctx context.Context, u *accounts.User) error
-	AppendAudit(ctx context.Context, e *admin.AuditEntry) error
 	RejectionByID(ctx context.Context, id string) (*moderation.Rejection, error)
 	UpdateRejection(ctx context.Context, r *moderation.Rejection) error
 	RecentRejections(ctx context.Context, limit, offset int) ([]moderation.Rejection, int, error)
@@ -107,10 +106,10 @@ func (s *Service) AdminGet(ctx context.Context, actor market.Actor, id string) (
 	return l, err
 }
 
-// adminChange runs fn on the locked listing inside a transaction and audits
-// the result: fn changes l (it may also return extra details for the
+// adminChange runs fn on the locked listing inside a transaction and notes
+// the change: fn changes l (it may also return extra details for the
 // audit entry).
-func (s *Service) adminChange(ctx context.Context, actor market.Actor, id, action string,
+func (s *Service) adminChange(ctx context.Context, actor market.Actor, id string,
 	fn func(tx Tx, l *Listing) (map[string]any, error)) (*Listing, error) {
 	if err := adminOnly(actor); err != nil {
 		return nil, err
@@ -130,13 +129,8 @@ func (s *Service) adminChange(ctx context.Context, actor market.Actor, id, actio
 			return err
 		}
 		out = l
-		details := map[string]any{"before": auditView(&before), "after": auditView(l)}
-		for k, v := range extra {
-			details[k] = v
-		}
-		return adminTx(tx).AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin,
-			ActorID: actor.UserID, Action: action, EntityType: "listing", EntityID: l.ID, Result: admin.AuditAllowed,
-			Status: 200, Details: details, CreatedAt: s.clock.Now()})
+		admin.NoteChange(ctx, admin.Change{Before: auditView(&before), After: auditView(l), Details: extra})
+		return nil
 	})
 	return out, err
 }
@@ -165,7 +159,7 @@ func (s *Service) AdminUpdate(ctx context.Context, actor market.Actor, id string
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	return s.adminChange(ctx, actor, id, "listing.admin_update", func(tx Tx, l *Listing) (map[string]any, error) {
+	return s.adminChange(ctx, actor, id, func(tx Tx, l *Listing) (map[string]any, error) {
 		switch l.Status {
 		case StatusSold, StatusReserved, StatusDeleted, StatusPendingAI:
 			return nil, market.Errorf(market.CodeInvalidState, "a %s listing cannot be changed", l.Status)
@@ -224,7 +218,7 @@ func (s *Service) recordAdminChange(ctx context.Context, tx Tx, actor market.Act
 
 // Approve makes a held listing active.
 func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*Listing, error) {
-	return s.adminChange(ctx, actor, id, "listing.approve", func(tx Tx, l *Listing) (map[string]any, error) {
+	return s.adminChange(ctx, actor, id, func(tx Tx, l *Listing) (map[string]any, error) {
 		if l.Status != StatusHeld {
 			return nil, market.Errorf(market.CodeInvalidState, "only a held listing can be approved; this one is %s", l.Status)
 		}
@@ -251,7 +245,7 @@ func (s *Service) Reject(ctx context.Context, actor market.Actor, id, reason str
 	if err != nil {
 		return nil, err
 	}
-	return s.adminChange(ctx, actor, id, "listing.reject", func(tx Tx, l *Listing) (map[string]any, error) {
+	return s.adminChange(ctx, actor, id, func(tx Tx, l *Listing) (map[string]any, error) {
 		if l.Status != StatusHeld {
 			return nil, market.Errorf(market.CodeInvalidState, "only a held listing can be rejected; this one is %s", l.Status)
 		}
@@ -272,7 +266,7 @@ func (s *Service) Delist(ctx context.Context, actor market.Actor, id, reason str
 			return nil, err
 		}
 	}
-	return s.adminChange(ctx, actor, id, "listing.delist", func(tx Tx, l *Listing) (map[string]any, error) {
+	return s.adminChange(ctx, actor, id, func(tx Tx, l *Listing) (map[string]any, error) {
 		if l.Status != StatusActive && l.Status != StatusHeld {
 			return nil, market.Errorf(market.CodeInvalidState, "only an active or held listing can be delisted; this one is %s", l.Status)
 		}
@@ -294,16 +288,9 @@ func (s *Service) Delist(ctx context.Context, actor market.Actor, id, reason str
 			if err := adminTx(tx).UpdateUser(ctx, seller); err != nil {
 				return nil, err
 			}
-			// The seller's own history shows the suspension too.
-			if err := adminTx(tx).AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin,
-				ActorID: actor.UserID, Action: "user.suspend", EntityType: "user", EntityID: seller.ID,
-				Result: admin.AuditAllowed, Status: 200, CreatedAt: s.clock.Now(), Details: map[string]any{
-					"before": map[string]any{"status": string(before)}, "after": map[string]any{"status": string(seller.Status)},
-					"reason": ReasonCounterfeit, "listingId": l.ID}}); err != nil {
-				return nil, err
-			}
 		}
-		extra["sellerStatusAfter"] = string(seller.Status)
+		// The one entry of the request says what happened to the seller.
+		extra["sellerId"], extra["sellerStatusAfter"] = seller.ID, string(seller.Status)
 		return extra, nil
 	})
 }
@@ -382,11 +369,10 @@ func (s *Service) Override(ctx context.Context, actor market.Actor, rejectionID 
 			return err
 		}
 		rej, out = r, l
-		return at.AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin, ActorID: actor.UserID,
-			Action: "moderation.override", EntityType: "moderation_rejection", EntityID: r.ID, Result: admin.AuditAllowed,
-			Status: 200, CreatedAt: now, Details: map[string]any{
-				"before": map[string]any{"status": string(rejBefore), "listing": auditView(&before)},
-				"after":  map[string]any{"status": string(r.Status), "listing": auditView(l)}}})
+		admin.NoteChange(ctx, admin.Change{
+			Before: map[string]any{"status": string(rejBefore), "listing": auditView(&before)},
+			After:  map[string]any{"status": string(r.Status), "listing": auditView(l)}})
+		return nil
 	})
 	if err != nil {
 		return nil, nil, err

@@ -145,12 +145,6 @@ func categoryAudit(c *Category) map[string]any {
 	return map[string]any{"slug": c.Slug, "name": c.Name, "path": c.Path, "parentId": c.ParentID, "active": c.Active}
 }
 
-func (s *Service) auditCategory(ctx context.Context, tx Tx, actor market.Actor, action, id string, status int, details map[string]any) error {
-	return adminTx(tx).AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin,
-		ActorID: actor.UserID, Action: action, EntityType: "category", EntityID: id, Result: admin.AuditAllowed,
-		Status: status, Details: details, CreatedAt: s.clock.Now()})
-}
-
 // CreateCategory adds a category under an active parent (or at the top).
 // Its name is its one keyword for the built-in generator; its package
 // defaults and price prior are the parent's (a top-level one takes those
@@ -227,7 +221,8 @@ func (s *Service) CreateCategory(ctx context.Context, actor market.Actor, in New
 			return err
 		}
 		out = &cat
-		return s.auditCategory(ctx, tx, actor, "category.created", cat.ID, 201, map[string]any{"before": nil, "after": categoryAudit(&cat)})
+		admin.NoteChange(ctx, admin.Change{Before: nil, After: categoryAudit(&cat)})
+		return nil
 	})
 	return out, err
 }
@@ -313,8 +308,9 @@ func (s *Service) UpdateCategory(ctx context.Context, actor market.Actor, idOrSl
 			return err
 		}
 		out = &after
-		return s.auditCategory(ctx, tx, actor, "category.updated", after.ID, 200, map[string]any{
-			"before": categoryAudit(&before), "after": categoryAudit(&after), "descendantsRenamed": renamed})
+		admin.NoteChange(ctx, admin.Change{Before: categoryAudit(&before), After: categoryAudit(&after),
+			Details: map[string]any{"descendantsRenamed": renamed}})
+		return nil
 	})
 	return out, err
 }

@@ -127,12 +127,14 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 	var o *Order
 	var method *payments.PaymentMethod
 	var customer string
+	var before map[string]any
 	now := s.clock.Now()
 	err = s.store.InTx(ctx, func(tx Tx) error {
 		a, queued, err := pendingApproval(ctx, tx, actor, id)
 		if err != nil {
 			return err
 		}
+		before = approvalAudit(a.Status, queued)
 		owner, err := tx.UserByID(ctx, queued.BuyerID)
 		if err != nil {
 			return err
@@ -191,6 +193,9 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 	paid, err := s.charge(ctx, o, customer, method.ExternalID)
 	if paid != nil && paid.Authorization == nil {
 		paid.Authorization = o.Authorization
+	}
+	if err == nil {
+		noteChange(ctx, before, approvalAudit(ApprovalApproved, paid))
 	}
 	return paid, err
 }
@@ -260,6 +265,7 @@ func (s *Service) Reject(ctx context.Context, actor market.Actor, id, reason str
 			return err
 		}
 		now := s.clock.Now()
+		before := approvalAudit(a.Status, queued)
 		o = queued
 		o.Status, o.CancelledAt, o.UpdatedAt = StatusCancelled, &now, now
 		if ok, err := tx.UpdateOrder(ctx, o, StatusPendingApproval); err != nil || !ok {
@@ -272,6 +278,7 @@ func (s *Service) Reject(ctx context.Context, actor market.Actor, id, reason str
 		if err := tx.UpdateApproval(ctx, a); err != nil {
 			return err
 		}
+		noteChange(ctx, before, approvalAudit(a.Status, o))
 		return recordOrder(ctx, tx, now, actor, "order.cancelled", o, map[string]any{
 			"reason": "approval_rejected", "approvalId": a.ID})
 	})

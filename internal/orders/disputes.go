@@ -409,6 +409,7 @@ func (s *Service) ResolveDispute(ctx context.Context, actor market.Actor, id str
 				WithDetails(map[string]any{"status": string(o.Status)})
 		}
 		now := s.clock.Now()
+		before := disputeAudit(d, o)
 		amount, err := s.settleDispute(ctx, tx, o, d, res, in.Amount, actor, now)
 		if err != nil {
 			return err
@@ -425,6 +426,7 @@ func (s *Service) ResolveDispute(ctx context.Context, actor market.Actor, id str
 		if err := tx.UpdateDispute(ctx, d); err != nil {
 			return err
 		}
+		noteChange(ctx, before, disputeAudit(d, o))
 		return events.Record(ctx, tx, now, actor, "dispute.resolved", "order", o.ID, map[string]any{
 			"disputeId": d.ID, "resolution": string(res), "amount": amount})
 	})

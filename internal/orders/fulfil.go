@@ -233,8 +233,17 @@ func (s *Service) ForceCancel(ctx context.Context, actor market.Actor, id, reaso
 	if reason = c.Text("reason", reason, maxRefundText, false); c.Err() != nil {
 		return nil, c.Err()
 	}
-	return s.cancel(ctx, actor, id, reason, byAdmin,
+	cur, err := s.Get(ctx, actor, id)
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.cancel(ctx, actor, id, reason, byAdmin,
 		[]Status{StatusPaid, StatusPickupReady, StatusShipped, StatusDelivered, StatusDisputed})
+	if err != nil {
+		return nil, err
+	}
+	noteOrderChange(ctx, cur, o)
+	return o, nil
 }
 
 func (s *Service) cancel(ctx context.Context, actor market.Actor, id, reason string, by role, from []Status) (*Order, error) {
@@ -329,11 +338,12 @@ func (s *Service) Hold(ctx context.Context, actor market.Actor, id string, until
 			due = &t
 		}
 		now := s.clock.Now()
-		prev := o.PayoutDueAt
+		prev, before := o.PayoutDueAt, *o
 		o.PayoutDueAt, o.UpdatedAt = due, now
 		if _, err := tx.UpdateOrder(ctx, o, o.Status); err != nil {
 			return err
 		}
+		noteOrderChange(ctx, &before, o)
 		return events.Record(ctx, tx, now, actor, "payout.hold_changed", "order", o.ID, map[string]any{
 			"payoutDueAt": due, "previous": prev})
 	})
@@ -351,6 +361,16 @@ func (s *Service) ForceComplete(ctx context.Context, actor market.Actor, id stri
 	if err != nil {
 		return nil, err
 	}
+	o, err := s.forceComplete(ctx, actor, cur)
+	if err != nil {
+		return nil, err
+	}
+	noteOrderChange(ctx, cur, o)
+	return o, nil
+}
+
+func (s *Service) forceComplete(ctx context.Context, actor market.Actor, cur *Order) (*Order, error) {
+	id := cur.ID
 	if cur.Status == StatusDisputed {
 		o, err := s.forceRelease(ctx, actor, id)
 		if err != nil {

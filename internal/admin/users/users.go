@@ -18,8 +18,8 @@ import (
 // The admin's user tools (CONTRACT.md section 14): the list and detail,
 // changes to status, trust tier, role and verification, suspend, ban and
 // reinstate, and the override of a user's spending controls. Every change
-// writes an audit entry of its own with the values before and after (the
-// router's entry for the request says only that it happened).
+// notes the values before and after for the request's audit entry
+// (admin.NoteChange).
 
 // UserFilter selects users for the admin's list; zero fields match all.
 type UserFilter struct {
@@ -34,7 +34,6 @@ type UserFilter struct {
 // UsersTx is what the admin's user tools need from a transaction.
 type UsersTx interface {
 	events.Tx
-	AppendAudit(ctx context.Context, e *admin.AuditEntry) error
 	LockUser(ctx context.Context, userID string) error
 	UserByID(ctx context.Context, id string) (*accounts.User, error)
 	UpdateUser(ctx context.Context, u *accounts.User) error
@@ -76,12 +75,6 @@ func NewUsers(store UsersStore, clock market.Clock, agentsSvc *agents.Service) *
 func (s *Users) FollowOffers(f listings.OffersFollow) *Users {
 	s.offers = f
 	return s
-}
-
-// Request is what the audit entry records of the HTTP request.
-type Request struct {
-	RequestID string
-	IP        string
 }
 
 // UserDetail is the admin's view of one user.
@@ -193,7 +186,7 @@ func snapshot(u *accounts.User) map[string]any {
 // Update changes a user's status, trust tier, role or verification. A
 // change to banned has a ban's effects. An admin cannot suspend, ban or
 // demote their own account.
-func (s *Users) Update(ctx context.Context, actor market.Actor, req Request, id string, upd UserUpdate) (*accounts.User, error) {
+func (s *Users) Update(ctx context.Context, actor market.Actor, id string, upd UserUpdate) (*accounts.User, error) {
 	if err := mustAdmin(actor); err != nil {
 		return nil, err
 	}
@@ -204,30 +197,30 @@ func (s *Users) Update(ctx context.Context, actor market.Actor, req Request, id 
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	return s.change(ctx, actor, req, id, "user.update", upd)
+	return s.change(ctx, actor, id, "user.update", upd)
 }
 
 // Suspend, Ban and Reinstate are the moderation actions; each takes a reason.
-func (s *Users) Suspend(ctx context.Context, actor market.Actor, req Request, id, reason string) (*accounts.User, error) {
-	return s.moderate(ctx, actor, req, id, reason, accounts.StatusSuspended)
+func (s *Users) Suspend(ctx context.Context, actor market.Actor, id, reason string) (*accounts.User, error) {
+	return s.moderate(ctx, actor, id, reason, accounts.StatusSuspended)
 }
 
 // Ban bans the user, revokes their agent keys and removes their active and
 // held listings.
-func (s *Users) Ban(ctx context.Context, actor market.Actor, req Request, id, reason string) (*accounts.User, error) {
-	return s.moderate(ctx, actor, req, id, reason, accounts.StatusBanned)
+func (s *Users) Ban(ctx context.Context, actor market.Actor, id, reason string) (*accounts.User, error) {
+	return s.moderate(ctx, actor, id, reason, accounts.StatusBanned)
 }
 
 // Reinstate makes the account active; removed listings and revoked keys
 // stay as they are.
-func (s *Users) Reinstate(ctx context.Context, actor market.Actor, req Request, id, reason string) (*accounts.User, error) {
-	return s.moderate(ctx, actor, req, id, reason, accounts.StatusActive)
+func (s *Users) Reinstate(ctx context.Context, actor market.Actor, id, reason string) (*accounts.User, error) {
+	return s.moderate(ctx, actor, id, reason, accounts.StatusActive)
 }
 
 var moderationAction = map[accounts.Status]string{
 	accounts.StatusSuspended: "user.suspend", accounts.StatusBanned: "user.ban", accounts.StatusActive: "user.reinstate"}
 
-func (s *Users) moderate(ctx context.Context, actor market.Actor, req Request, id, reason string, to accounts.Status) (*accounts.User, error) {
+func (s *Users) moderate(ctx context.Context, actor market.Actor, id, reason string, to accounts.Status) (*accounts.User, error) {
 	if err := mustAdmin(actor); err != nil {
 		return nil, err
 	}
@@ -238,10 +231,10 @@ func (s *Users) moderate(ctx context.Context, actor market.Actor, req Request, i
 		return nil, err
 	}
 	st := string(to)
-	return s.change(ctx, actor, req, id, moderationAction[to], UserUpdate{Status: &st, Reason: reason})
+	return s.change(ctx, actor, id, moderationAction[to], UserUpdate{Status: &st, Reason: reason})
 }
 
-func (s *Users) change(ctx context.Context, actor market.Actor, req Request, id, action string, upd UserUpdate) (*accounts.User, error) {
+func (s *Users) change(ctx context.Context, actor market.Actor, id, action string, upd UserUpdate) (*accounts.User, error) {
 	var out *accounts.User
 	err := s.store.InTx(ctx, func(tx UsersTx) error {
 		if !market.ValidID(id) {
@@ -282,7 +275,7 @@ func (s *Users) change(ctx context.Context, actor market.Actor, req Request, id,
 			u.TrustTier = accounts.TrustTier(*upd.TrustTier)
 		}
 		now := s.clock.Now()
-		details := map[string]any{"before": before, "after": snapshot(u)}
+		details := map[string]any{}
 		if upd.Reason != "" {
 			details["reason"] = upd.Reason
 		}
@@ -304,9 +297,8 @@ func (s *Users) change(ctx context.Context, actor market.Actor, req Request, id,
 			details["revokedKeys"], details["removedListings"] = keys, listed
 		}
 		out = u
-		return tx.AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin, ActorID: actor.UserID,
-			Action: action, EntityType: "user", EntityID: u.ID, Result: admin.AuditAllowed, Status: 200,
-			RequestID: req.RequestID, IP: req.IP, Details: details, CreatedAt: now})
+		admin.NoteChange(ctx, admin.Change{Before: before, After: snapshot(u), Details: details})
+		return nil
 	})
 	return out, err
 }
@@ -368,9 +360,9 @@ func (s *Users) banEffects(ctx context.Context, tx UsersTx, actor market.Actor, 
 }
 
 // SpendingOverride sets a user's spending controls as the admin says (the
-// body of PUT /spending-controls), in one transaction with its audit entry,
-// which holds the controls before and after; the event names the admin.
-func (s *Users) SpendingOverride(ctx context.Context, actor market.Actor, req Request, id string, upd agents.ControlsUpdate) (*agents.SpendingStatus, error) {
+// body of PUT /spending-controls), noting the controls before and after for
+// the request's audit entry; the event names the admin.
+func (s *Users) SpendingOverride(ctx context.Context, actor market.Actor, id string, upd agents.ControlsUpdate) (*agents.SpendingStatus, error) {
 	if err := mustAdmin(actor); err != nil {
 		return nil, err
 	}
@@ -383,10 +375,8 @@ func (s *Users) SpendingOverride(ctx context.Context, actor market.Actor, req Re
 		if err != nil {
 			return err
 		}
-		return tx.AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorAdmin, ActorID: actor.UserID,
-			Action: "user.spending_controls", EntityType: "user", EntityID: id, Result: admin.AuditAllowed, Status: 200,
-			RequestID: req.RequestID, IP: req.IP, CreatedAt: now,
-			Details: map[string]any{"before": controls(before), "after": controls(after)}})
+		admin.NoteChange(ctx, admin.Change{Before: controls(before), After: controls(after)})
+		return nil
 	})
 	if err != nil {
 		return nil, err

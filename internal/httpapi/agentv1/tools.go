@@ -1,6 +1,7 @@
 package agentv1
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	textmsg "golang.org/x/text/message"
 
@@ -36,11 +38,32 @@ type Tool struct {
 	Scope agents.Op
 	// The MCP annotations.
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
+	// MaxArgBytes bounds the tool's JSON arguments; 0 is
+	// DefaultToolArgBytes, what every tool but create_listing needs.
+	MaxArgBytes int64
 
 	input  any           // a zero value of the argument struct
 	schema apidoc.Schema // its JSON Schema
 	call   func(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error)
 	gate   func(ctx context.Context) error // the feature flag's check, if any (ToolFlags)
+}
+
+// DefaultToolArgBytes bounds a tool's arguments unless the tool says
+// otherwise: the bound of a JSON body on HTTP.
+const DefaultToolArgBytes = httpapi.MaxBody
+
+// ArgBytes is the most the tool's JSON arguments may take.
+func (t *Tool) ArgBytes() int64 {
+	if t.MaxArgBytes > 0 {
+		return t.MaxArgBytes
+	}
+	return DefaultToolArgBytes
+}
+
+// ArgumentsTooLarge is the refusal of arguments over a tool's bound.
+func ArgumentsTooLarge(tool string, max int64) error {
+	return market.Errorf(market.CodePayloadTooLarge, "the arguments of %s may be at most %d bytes", tool, max).
+		WithDetails(map[string]any{"tool": tool, "limit": max})
 }
 
 // InputSchema is the JSON Schema of the tool's arguments.
@@ -63,7 +86,11 @@ func (t *Tool) Call(ctx context.Context, p *httpapi.Principal, args json.RawMess
 			return nil, err
 		}
 	}
-	if len(strings.TrimSpace(string(args))) == 0 || string(args) == "null" {
+	if max := t.ArgBytes(); int64(len(args)) > max {
+		return nil, ArgumentsTooLarge(t.Name, max)
+	}
+	// Read in place: create_listing's arguments may be 16 MiB.
+	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		args = json.RawMessage("{}")
 	}
 	if err := t.validate(args); err != nil {
@@ -115,7 +142,7 @@ func (t *Tool) validate(args json.RawMessage) error {
 		}
 		v, _ = compiled.LoadOrStore(t.Name, sch)
 	}
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(args)))
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
 		return market.Invalid(market.FieldError{Field: "arguments", Message: "must be a JSON object"})
 	}
@@ -129,6 +156,14 @@ func (t *Tool) validate(args json.RawMessage) error {
 	}
 	var fields []market.FieldError
 	for _, leaf := range leaves(ve) {
+		// A missing argument is named itself, not the object that lacks it.
+		if req, ok := leaf.ErrorKind.(*kind.Required); ok {
+			for _, name := range req.Missing {
+				fields = append(fields, market.FieldError{Field: strings.Join(append(slices.Clone(leaf.InstanceLocation), name), "."),
+					Message: "is required", AsSent: true})
+			}
+			continue
+		}
 		field := strings.Join(leaf.InstanceLocation, ".")
 		if field == "" {
 			field = "arguments"

@@ -12,9 +12,13 @@ import (
 )
 
 // purchaseArgs are POST /v1/purchase's fields and the idempotency key every
-// tool purchase carries.
+// tool purchase carries. A tool that spends names its ceiling: max_price is
+// required here (it shadows the body's field, which the HTTP route keeps
+// as the interface has it), so an agent never pays a price that rose
+// since it looked without having agreed to it.
 type purchaseArgs struct {
 	purchaseBody
+	MaxPrice       *int64 `json:"max_price" minimum:"1" maximum:"1000000000" required:"true" doc:"The most, in cents, the item may cost (before fees and shipping): a higher price is MAX_PRICE_EXCEEDED and nothing is charged. Required."`
 	IdempotencyKey string `json:"idempotency_key" minLength:"1" maxLength:"255" required:"true" doc:"Any string unique to this purchase (a UUID). A retry with the same key and arguments answers the first purchase's result and never charges twice, over MCP or HTTP alike; the same key with other arguments is DUPLICATE_REQUEST."`
 }
 
@@ -120,7 +124,8 @@ func (a *API) buyingTools() []Tool {
 		withRawArgs(tool(Tool{Name: "purchase_listing", Title: "Buy a listing", Area: "purchases", Scope: agents.OpBuy,
 			Destructive: true, Idempotent: true, OpenWorld: true,
 			Description: "Buy a listing now with the owner's saved card (charged at once: item price + service fee + shipping), " +
-				"within the spending caps; answers the order. Pass max_price and a fresh idempotency_key, and reuse that key on retry: " +
+				"within the spending caps; answers the order. max_price (required) is the most the item may cost: a price that rose above " +
+				"it since you looked is refused (MAX_PRICE_EXCEEDED), never paid. Pass a fresh idempotency_key, and reuse that key on retry: " +
 				"the same key never charges twice. Above the owner's approval threshold it answers APPROVAL_REQUIRED with order_id " +
 				"(poll get_approval_status); other refusals: MAX_PRICE_EXCEEDED, PRICE_CHANGED, SPENDING_LIMIT_EXCEEDED, CATEGORY_RESTRICTED, " +
 				"LISTING_NOT_AVAILABLE, LISTING_SOLD, PAYMENT_METHOD_REQUIRED, PAYMENT_FAILED, DUPLICATE_REQUEST, INSUFFICIENT_SCOPE."},
@@ -128,6 +133,7 @@ func (a *API) buyingTools() []Tool {
 				if a.router == nil {
 					return nil, market.Internal(errors.New("agentv1: the purchase tool is called before Register"))
 				}
+				in.purchaseBody.MaxPrice = in.MaxPrice
 				raw, _ := ctx.Value(rawArgsKey{}).(json.RawMessage)
 				return a.router.CallIdempotent(ctx, p, "POST "+Prefix+"/purchase", raw, func(ctx context.Context) (any, error) {
 					o, err := a.purchaseOf(ctx, p, &in.purchaseBody)
@@ -160,7 +166,7 @@ func (a *API) buyingTools() []Tool {
 				}
 				return toFeeEstimate(o), nil
 			}),
-		tool(Tool{Name: "get_spending_summary", Title: "Spending summary", Area: "caps", ReadOnly: true, Idempotent: true,
+		tool(Tool{Name: "get_spending_summary", Title: "Spending summary", Area: "spending_controls", ReadOnly: true, Idempotent: true,
 			Description: "The owner's spending controls and where spending stands: spent today, this week and this month, what " +
 				"remains of each cap, and what open offers reserve. Check it before a purchase or an offer; it costs nothing."},
 			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) {
@@ -170,7 +176,7 @@ func (a *API) buyingTools() []Tool {
 				}
 				return toSpendingSummary(st), nil
 			}),
-		tool(Tool{Name: "get_spending_controls", Title: "Spending controls", Area: "caps", ReadOnly: true, Idempotent: true,
+		tool(Tool{Name: "get_spending_controls", Title: "Spending controls", Area: "spending_controls", ReadOnly: true, Idempotent: true,
 			Description: "The spending controls in force for this key as one flat object (per-transaction, daily, weekly and " +
 				"monthly limits, blocked categories, approval threshold, the key's own caps, spent and remaining amounts). " +
 				"Only the owner changes them; reading costs nothing."},

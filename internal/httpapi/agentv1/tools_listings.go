@@ -22,9 +22,9 @@ import (
 // larger photos go through get_photo_upload_urls.
 const (
 	maxInlinePhotoBytes = 11 << 20
-	// MaxToolCallBytes bounds one tool call's request over Streamable HTTP:
-	// the inline photos in base64 and the rest (the SDK's own default is
-	// 4 MiB).
+	// MaxToolCallBytes bounds create_listing's arguments: the inline photos
+	// in base64 and the rest (the SDK's own default body bound is 4 MiB).
+	// Every other tool takes DefaultToolArgBytes.
 	MaxToolCallBytes = 16 << 20
 )
 
@@ -260,6 +260,7 @@ func (a *API) listingTools() []Tool {
 				return out, nil
 			}),
 		tool(Tool{Name: "create_listing", Title: "Create a listing", Area: "listings", Scope: agents.OpSell,
+			MaxArgBytes: MaxToolCallBytes, // the inline photos
 			Description: "Put an item up for sale from a brief description and 1 to 12 photos (photo_ids from get_photo_upload_urls, or base64 photos). " +
 				"The AI step writes the title and description (and the price when none is given), usually before the answer; if the status is 'processing', check again with get_listing_detail. " +
 				"Listing costs nothing; the seller commission is taken only from a sale. Refusals: INSUFFICIENT_SCOPE, OWNER_NOT_VERIFIED, VALIDATION_ERROR, PAYLOAD_TOO_LARGE, LISTING_RESTRICTED."},

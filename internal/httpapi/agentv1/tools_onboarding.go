@@ -58,7 +58,7 @@ type onboardingStatus struct {
 func (a *API) onboardingTools() []Tool {
 	magic := func(token string) string { return a.PublicURL + "/api/v1/onboarding/complete/" + token }
 	return []Tool{
-		tool(Tool{Name: "initiate_onboarding", Title: "Ask a person for a new agent key", Area: "onboarding", OpenWorld: true,
+		tool(Tool{Name: "initiate_onboarding", Title: "Ask a person for a new agent key", Area: "agent_onboarding", OpenWorld: true,
 			Description: "Starts agent-initiated onboarding: a single-use magic link (24 hours) for a person to open, sign up or sign in, and grant a new " +
 				"agent key with 'desired_scope' - for example when this key lacks a scope (INSUFFICIENT_SCOPE) or for another person the agent acts for. " +
 				"The key in use grants nothing itself; give the link to the person, then poll check_onboarding_status with the poll_secret. " +
@@ -74,7 +74,7 @@ func (a *API) onboardingTools() []Tool {
 				return onboardingStarted{OnboardingID: o.ID, MagicLink: magic(res.MagicToken), HumanTodoList: o.TodoList(),
 					Status: string(o.Status), PollSecret: res.PollSecret, ExpiresAt: o.ExpiresAt}, nil
 			}),
-		tool(Tool{Name: "check_onboarding_status", Title: "Check onboarding", Area: "onboarding",
+		tool(Tool{Name: "check_onboarding_status", Title: "Check onboarding", Area: "agent_onboarding",
 			Description: "Where an onboarding started with initiate_onboarding stands: 'pending_human', 'human_completing', 'kyc_pending', 'complete' " +
 				"or 'expired'. With the poll_secret, the first check after the person completed the link answers the new 'agent_key' (once, never " +
 				"again: store it; so the call is not read-only). Poll every few seconds at most. Free. Errors: NOT_FOUND, UNAUTHORIZED (wrong poll secret)."},

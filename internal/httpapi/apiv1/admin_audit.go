@@ -31,7 +31,7 @@ type auditEntry struct {
 	EntityType string         `json:"entityType" doc:"What was acted on, when known (e.g. order, listing, config); else empty."`
 	EntityID   string         `json:"entityId"`
 	Result     string         `json:"result" enum:"allowed,refused,failed"`
-	Details    map[string]any `json:"details" doc:"The HTTP status and error code (for a tool call, those its outcome would answer over HTTP); for refused input the field and a safe rendering of the value; for admin changes the values before and after; for a money move its figures in cents and ids, with the event that recorded it."`
+	Details    map[string]any `json:"details" doc:"The HTTP status and error code (for a tool call, those its outcome would answer over HTTP); for refused input the field and a safe rendering of the value; for a change that succeeded (every admin change among them) 'before' and 'after': the changed entity's relevant fields before and after it, the same shape both times ('before' null for a creation), with what else the change keeps (a reason, the keys a ban revoked); for a money move its figures in cents and ids, with the event that recorded it."`
 	IP         string         `json:"ip"`
 	RequestID  string         `json:"requestId"`
 	CreatedAt  time.Time      `json:"createdAt"`
@@ -62,7 +62,7 @@ func auditQuery(r *http.Request) (admin.AuditQuery, error) {
 	q := r.URL.Query()
 	return admin.AuditQuery{
 		ActorType: q.Get("actorType"), ActorID: q.Get("actorId"), Action: q.Get("action"),
-		EntityType: q.Get("entityType"), EntityID: q.Get("entityId"), Result: q.Get("result"),
+		EntityType: q.Get("entityType"), EntityID: q.Get("entityId"), Result: q.Get("result"), RequestID: q.Get("requestId"),
 		StartDate: q.Get("startDate"), EndDate: q.Get("endDate"), Limit: limit, Offset: offset,
 	}, nil
 }
@@ -77,7 +77,7 @@ func (a *API) writeAudit(w http.ResponseWriter, r *http.Request, q admin.AuditQu
 		out[i] = toAuditEntry(&es[i])
 	}
 	return httpapi.OKMeta(w, r, http.StatusOK, out, adminPageMeta(total, q.Limit, q.Offset, market.CountBound, q.ActorType, q.ActorID, q.Action, q.EntityType, q.EntityID, q.Result,
-		q.StartDate, q.EndDate))
+		q.RequestID, q.StartDate, q.EndDate))
 }
 
 // adminAudit is GET /admin/audit with every filter.

@@ -99,6 +99,7 @@ func (a *API) adminUpdateCategory(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	httpapi.Entity(r, "category", c.ID) // the path may name it by slug
 	return a.writeAdminCategory(w, r, http.StatusOK, c.ID)
 }
 

@@ -105,7 +105,7 @@ func TestAdminCategoriesValidation(t *testing.T) {
 			t.Fatalf("created %v", c)
 		}
 		id := c["id"].(string)
-		e := auditOf(t, s, "category.created", id)
+		e := auditOf(t, s, "POST /api/v1/admin/categories", id)
 		if after, _ := e.Details["after"].(map[string]any); after["slug"] != "split-keyboards" || after["active"] != true || e.Details["before"] != nil {
 			t.Fatalf("create audit %v", e.Details)
 		}
@@ -171,11 +171,11 @@ func TestAdminCategoriesValidation(t *testing.T) {
 		if sk := findCategory(tree, "split-keyboards"); sk == nil || sk["path"] != "Electronics > Computers > Keyboards & Mice > Split Keyboards" {
 			t.Fatalf("descendant after the rename: %v", sk)
 		}
-		b, a := auditChange(t, auditOf(t, s, "category.updated", comp), "name")
+		b, a := auditChange(t, auditOf(t, s, "PATCH /api/v1/admin/categories/{id}", comp), "name")
 		if b != "Computers & Tablets" || a != "Computers" {
 			t.Fatalf("rename audit %v -> %v", b, a)
 		}
-		b, a = auditChange(t, auditOf(t, s, "category.updated", root["id"].(string)), "active")
+		b, a = auditChange(t, auditOf(t, s, "PATCH /api/v1/admin/categories/{id}", root["id"].(string)), "active")
 		if b != true || a != false {
 			t.Fatalf("switch audit %v -> %v", b, a)
 		}

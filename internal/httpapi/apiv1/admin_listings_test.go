@@ -16,7 +16,8 @@ import (
 // auditOf finds the domain audit entry action wrote for entityID.
 func auditOf(t *testing.T, s *testkit.Server, action, entityID string) admin.AuditEntry {
 	t.Helper()
-	es, _, err := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{Action: action, EntityID: entityID, Limit: 10})
+	es, _, err := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{Action: action, EntityID: entityID,
+		Result: string(admin.AuditAllowed), Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestAdminListingsModerate(t *testing.T) {
 		if p["price"] != float64(1500) || p["floorPrice"] != float64(1500) {
 			t.Fatalf("patched = %v", p)
 		}
-		if b, a := auditChange(t, auditOf(t, s, "listing.admin_update", id), "price"); b != float64(2000) || a != float64(1500) {
+		if b, a := auditChange(t, auditOf(t, s, "PATCH /api/v1/admin/listings/{id}", id), "price"); b != float64(2000) || a != float64(1500) {
 			t.Fatalf("audit price %v -> %v", b, a)
 		}
 		for _, body := range []map[string]any{{"price": 0}, {"price": "x"}, {"categoryId": "nope"}, {"status": "sold"}} {
@@ -165,7 +166,7 @@ func TestAdminListingsModerate(t *testing.T) {
 
 		// approve: held -> active, audited, watchers told.
 		s.Do("POST", "/api/v1/admin/listings/"+id+"/approve", nil, adm.Auth()).Want(t, http.StatusOK, "")
-		if b, a := auditChange(t, auditOf(t, s, "listing.approve", id), "status"); b != "held" || a != "active" {
+		if b, a := auditChange(t, auditOf(t, s, "POST /api/v1/admin/listings/{id}/approve", id), "status"); b != "held" || a != "active" {
 			t.Fatalf("audit approve %v -> %v", b, a)
 		}
 		s.Do("POST", "/api/v1/admin/listings/"+id+"/approve", nil, adm.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")
@@ -179,7 +180,7 @@ func TestAdminListingsModerate(t *testing.T) {
 		if r["status"] != "removed" {
 			t.Fatalf("rejected = %v", r["status"])
 		}
-		e := auditOf(t, s, "listing.reject", id)
+		e := auditOf(t, s, "POST /api/v1/admin/listings/{id}/reject", id)
 		if b, a := auditChange(t, e, "status"); b != "held" || a != "removed" || e.Details["reason"] != "blurry photos" {
 			t.Fatalf("audit reject %v -> %v, %v", b, a, e.Details)
 		}
@@ -191,7 +192,7 @@ func TestAdminListingsModerate(t *testing.T) {
 		if u := user(t, s, seller.ID); u.Status != accounts.StatusActive {
 			t.Fatalf("seller is %s after a plain delist", u.Status)
 		}
-		if b, a := auditChange(t, auditOf(t, s, "listing.delist", other), "status"); b != "active" || a != "removed" {
+		if b, a := auditChange(t, auditOf(t, s, "POST /api/v1/admin/listings/{id}/delist", other), "status"); b != "active" || a != "removed" {
 			t.Fatalf("audit delist %v -> %v", b, a)
 		}
 	})
@@ -217,12 +218,16 @@ func TestAdminListingsCounterfeit(t *testing.T) {
 		if u := user(t, s, seller.ID); u.Status != accounts.StatusSuspended {
 			t.Fatalf("seller is %s after a counterfeit delist, want suspended", u.Status)
 		}
-		e := auditOf(t, s, "listing.delist", id)
-		if e.Details["sellerStatusBefore"] != "active" || e.Details["sellerStatusAfter"] != "suspended" {
+		e := auditOf(t, s, "POST /api/v1/admin/listings/{id}/delist", id)
+		// One entry for the request: the listing's change, and the seller's.
+		if e.Details["sellerId"] != seller.ID || e.Details["sellerStatusBefore"] != "active" || e.Details["sellerStatusAfter"] != "suspended" {
 			t.Fatalf("audit = %v", e.Details)
 		}
-		if b, a := auditChange(t, auditOf(t, s, "user.suspend", seller.ID), "status"); b != "active" || a != "suspended" {
-			t.Fatalf("audit user.suspend %v -> %v", b, a)
+		if b, a := auditChange(t, e, "status"); b != "active" || a != "removed" {
+			t.Fatalf("audit delist %v -> %v", b, a)
+		}
+		if es, _, _ := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{RequestID: e.RequestID, Limit: 10}); len(es) != 1 {
+			t.Fatalf("%d audit entries for the delist's request, want 1: %v", len(es), es)
 		}
 
 		// Config off: the seller stays active.
@@ -272,7 +277,7 @@ func TestAdminModerationRejections(t *testing.T) {
 		if rej["status"] != "overridden" || rej["resolvedBy"] != adm.ID || lst["status"] != "active" {
 			t.Fatalf("override = %v", o)
 		}
-		e := auditOf(t, s, "moderation.override", r1)
+		e := auditOf(t, s, "POST /api/v1/admin/moderation/rejections/{id}/override", r1)
 		if b, a := auditChange(t, e, "status"); b != "open" || a != "overridden" {
 			t.Fatalf("audit override %v -> %v", b, a)
 		}
@@ -347,7 +352,7 @@ func TestAdminQueueListingReviews(t *testing.T) {
 		if no["status"] != "removed" {
 			t.Fatalf("rejected = %v", no)
 		}
-		if e := auditOf(t, s, "listing.reject", other); e.Details["reason"] != "rejected in review" {
+		if e := auditOf(t, s, "POST /api/v1/admin/queue/{id}/reject", other); e.Details["reason"] != "rejected in review" {
 			t.Fatalf("audit = %v", e.Details)
 		}
 		s.Do("POST", "/api/v1/admin/queue/"+held+"/approve", nil, adm.Auth()).Want(t, http.StatusConflict, "INVALID_STATE")

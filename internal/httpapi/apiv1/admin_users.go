@@ -27,10 +27,6 @@ func (a *API) RegisterAdminUsers(rt *httpapi.Router) {
 	rt.Handle("PATCH", p+"/admin/users/{id}/spending-controls", httpapi.Admin, a.adminUserSpending)
 }
 
-func auditRequest(r *http.Request) users.Request {
-	return users.Request{RequestID: httpapi.RequestID(r.Context()), IP: httpapi.ClientIP(r)}
-}
-
 // adminUsers is GET /admin/users?status=&trustTier=&role=&search=&limit=&offset=.
 func (a *API) adminUsers(w http.ResponseWriter, r *http.Request) error {
 	limit, offset, err := httpapi.Page(r)
@@ -117,7 +113,7 @@ func (a *API) adminUpdateUser(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "user", id)
-	u, err := a.Users.Update(r.Context(), actor(r).Actor, auditRequest(r), id, users.UserUpdate{Status: b.Status,
+	u, err := a.Users.Update(r.Context(), actor(r).Actor, id, users.UserUpdate{Status: b.Status,
 		TrustTier: b.TrustTier, Role: b.Role, IdentityVerified: b.IdentityVerified})
 	if err != nil {
 		return err
@@ -138,9 +134,9 @@ func (a *API) adminModerateUser(action string) httpapi.HandlerFunc {
 		}
 		id := r.PathValue("id")
 		httpapi.Entity(r, "user", id)
-		do := map[string]func(context.Context, market.Actor, users.Request, string, string) (*accounts.User, error){
+		do := map[string]func(context.Context, market.Actor, string, string) (*accounts.User, error){
 			"suspend": a.Users.Suspend, "ban": a.Users.Ban, "reinstate": a.Users.Reinstate}[action]
-		u, err := do(r.Context(), actor(r).Actor, auditRequest(r), id, b.Reason)
+		u, err := do(r.Context(), actor(r).Actor, id, b.Reason)
 		if err != nil {
 			return err
 		}
@@ -166,7 +162,7 @@ func (a *API) adminUserSpending(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "user", id)
-	st, err := a.Users.SpendingOverride(r.Context(), actor(r).Actor, auditRequest(r), id, agents.ControlsUpdate{
+	st, err := a.Users.SpendingOverride(r.Context(), actor(r).Actor, id, agents.ControlsUpdate{
 		PerTransaction: b.PerTransactionLimit, Daily: b.DailyLimit, Weekly: b.WeeklyLimit, Monthly: b.MonthlyLimit,
 		CategoryRestrictions: b.CategoryRestrictions, ApprovalThreshold: b.ApprovalThreshold.Ptr(),
 		ClearApproval: b.ApprovalThreshold.Set && b.ApprovalThreshold.Null,

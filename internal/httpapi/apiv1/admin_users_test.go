@@ -11,11 +11,12 @@ import (
 	"marketplace/internal/testkit"
 )
 
-// audits returns the admin's own audit entries (action, e.g. "user.ban")
+// audits returns the admin's own audit entries (action, e.g. "POST /api/v1/admin/users/{id}/ban")
 // about user id, newest first.
 func audits(t *testing.T, s *testkit.Server, action, id string) []admin.AuditEntry {
 	t.Helper()
-	es, _, err := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{Action: action, EntityType: "user", EntityID: id, Limit: 100})
+	es, _, err := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{Action: action, EntityType: "user", EntityID: id,
+		Result: string(admin.AuditAllowed), Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,18 +196,18 @@ func TestAdminUserPatch(t *testing.T) {
 		if d["identityVerified"] != true || d["trustTier"] != "verified" {
 			t.Fatalf("verified = %v", d)
 		}
-		wantChange(t, s, "user.update", u.ID, "identityVerified", false, true)
-		wantChange(t, s, "user.update", u.ID, "trustTier", "new", "verified")
+		wantChange(t, s, "PATCH /api/v1/admin/users/{id}", u.ID, "identityVerified", false, true)
+		wantChange(t, s, "PATCH /api/v1/admin/users/{id}", u.ID, "trustTier", "new", "verified")
 		d = patch(map[string]any{"trustTier": "partner", "role": "admin"}).Want(t, http.StatusOK, "").Data()
 		if d["trustTier"] != "partner" || d["role"] != "admin" {
 			t.Fatalf("patched = %v", d)
 		}
-		wantChange(t, s, "user.update", u.ID, "role", "user", "admin")
+		wantChange(t, s, "PATCH /api/v1/admin/users/{id}", u.ID, "role", "user", "admin")
 		d = patch(map[string]any{"status": "suspended"}).Want(t, http.StatusOK, "").Data()
 		if d["status"] != "suspended" {
 			t.Fatalf("status = %v", d)
 		}
-		wantChange(t, s, "user.update", u.ID, "status", "active", "suspended")
+		wantChange(t, s, "PATCH /api/v1/admin/users/{id}", u.ID, "status", "active", "suspended")
 		s.Do("GET", "/api/v1/auth/me", nil, u.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 		for field, v := range map[string]any{"status": "gone", "trustTier": "gold", "role": "root", "identityVerified": "yes"} {
 			r := patch(map[string]any{field: v}).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
@@ -243,14 +244,14 @@ func TestAdminUserModeration(t *testing.T) {
 		if d := post(seller.ID, "suspend", reason).Want(t, http.StatusOK, "").Data(); d["status"] != "suspended" {
 			t.Fatalf("suspended = %v", d)
 		}
-		e := wantChange(t, s, "user.suspend", seller.ID, "status", "active", "suspended")
+		e := wantChange(t, s, "POST /api/v1/admin/users/{id}/suspend", seller.ID, "status", "active", "suspended")
 		if e.Details["reason"] != "fraud report" {
 			t.Fatalf("reason = %v", e.Details)
 		}
 		s.Do("GET", "/api/v1/auth/me", nil, seller.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 		s.Do("GET", "/api/v1/spending-controls", nil, key.Auth()).Want(t, http.StatusForbidden, "ACCOUNT_SUSPENDED")
 		post(seller.ID, "reinstate", reason).Want(t, http.StatusOK, "")
-		wantChange(t, s, "user.reinstate", seller.ID, "status", "suspended", "active")
+		wantChange(t, s, "POST /api/v1/admin/users/{id}/reinstate", seller.ID, "status", "suspended", "active")
 		s.Do("GET", "/api/v1/spending-controls", nil, key.Auth()).Want(t, http.StatusOK, "")
 
 		// Ban: keys revoked, active listings removed; reinstate keeps both so.
@@ -258,7 +259,7 @@ func TestAdminUserModeration(t *testing.T) {
 		if d["status"] != "banned" {
 			t.Fatalf("banned = %v", d)
 		}
-		e = wantChange(t, s, "user.ban", seller.ID, "status", "active", "banned")
+		e = wantChange(t, s, "POST /api/v1/admin/users/{id}/ban", seller.ID, "status", "active", "banned")
 		if fmt.Sprint(e.Details["revokedKeys"]) != fmt.Sprint([]any{key.ID}) || fmt.Sprint(e.Details["removedListings"]) != fmt.Sprint([]any{listing}) {
 			t.Fatalf("ban details = %v", e.Details)
 		}
@@ -279,7 +280,7 @@ func TestAdminUserModeration(t *testing.T) {
 		// A banned account cannot be merely suspended.
 		post(seller.ID, "suspend", reason).Want(t, http.StatusConflict, "INVALID_STATE")
 		post(seller.ID, "reinstate", reason).Want(t, http.StatusOK, "")
-		wantChange(t, s, "user.reinstate", seller.ID, "status", "banned", "active")
+		wantChange(t, s, "POST /api/v1/admin/users/{id}/reinstate", seller.ID, "status", "banned", "active")
 		s.Do("GET", "/api/v1/auth/me", nil, seller.Auth()).Want(t, http.StatusOK, "")
 		s.Do("GET", "/api/v1/spending-controls", nil, key.Auth()).Want(t, http.StatusUnauthorized, "INVALID_AGENT_KEY")
 		if l, _ := s.App.DB.Read().ListingByID(t.Context(), listing); l.Status != "removed" {
@@ -313,7 +314,7 @@ func TestAdminUserSpendingOverride(t *testing.T) {
 		if c := own["controls"].(map[string]any); c["dailyLimit"] != float64(777) {
 			t.Fatalf("owner sees %v", c)
 		}
-		e := audits(t, s, "user.spending_controls", u.ID)
+		e := audits(t, s, "PATCH /api/v1/admin/users/{id}/spending-controls", u.ID)
 		if len(e) != 1 {
 			t.Fatalf("%d audit entries", len(e))
 		}
@@ -350,7 +351,7 @@ func TestAdminUserPatchBan(t *testing.T) {
 		key := s.NewKey(seller, "sell_only")
 		listing := s.ActiveListing(seller, "copper kettle with wooden handle", 4000)
 		s.Do("PATCH", "/api/v1/admin/users/"+seller.ID, map[string]any{"status": "banned"}, adm.Auth()).Want(t, http.StatusOK, "")
-		e := wantChange(t, s, "user.update", seller.ID, "status", "active", "banned")
+		e := wantChange(t, s, "PATCH /api/v1/admin/users/{id}", seller.ID, "status", "active", "banned")
 		if fmt.Sprint(e.Details["revokedKeys"]) != fmt.Sprint([]any{key.ID}) {
 			t.Fatalf("details = %v", e.Details)
 		}

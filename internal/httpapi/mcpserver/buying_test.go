@@ -291,3 +291,79 @@ func TestMCPPurchaseConcurrentRetry(t *testing.T) {
 		}
 	})
 }
+
+// purchase_listing names its ceiling: max_price is required in its input
+// schema (tools/list and the OpenAI export alike), a call without it is a
+// VALIDATION_ERROR naming max_price over either transport and charges
+// nothing, and a price above it is refused, never paid.
+func TestMCPPurchaseNamesItsCeiling(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		seller := s.VerifiedOwner("mcpc-seller")
+		buyer := s.NewShopper("mcpc-buyer", "pm_card_visa")
+		listing := s.ActiveListing(seller, "Enamel bread bin, cream, with lid", 4000)
+
+		required := func(schema any) []any {
+			raw, _ := json.Marshal(schema)
+			var s struct{ Required []any }
+			_ = json.Unmarshal(raw, &s)
+			return s.Required
+		}
+		contains := func(xs []any, x string) bool {
+			for _, v := range xs {
+				if v == x {
+					return true
+				}
+			}
+			return false
+		}
+		cs := inMemory(t, s, buyer.Key.Secret)
+		list, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := false
+		for _, tool := range list.Tools {
+			if tool.Name == "purchase_listing" {
+				listed = true
+				if r := required(tool.InputSchema); !contains(r, "max_price") || !contains(r, "listing_id") || !contains(r, "idempotency_key") {
+					t.Fatalf("tools/list: purchase_listing requires %v, want max_price among them", r)
+				}
+			}
+		}
+		if !listed {
+			t.Fatal("tools/list has no purchase_listing")
+		}
+		exported := false
+		for _, x := range s.Do("GET", "/v1/tools/openai", nil).Want(t, http.StatusOK, "").Data()["tools"].([]any) {
+			fn := x.(map[string]any)["function"].(map[string]any)
+			if fn["name"] == "purchase_listing" {
+				exported = true
+				if r := required(fn["parameters"]); !contains(r, "max_price") {
+					t.Fatalf("/v1/tools/openai: purchase_listing requires %v, want max_price among them", r)
+				}
+			}
+		}
+		if !exported {
+			t.Fatal("/v1/tools/openai has no purchase_listing")
+		}
+
+		charges := s.Charges()
+		for _, tr := range transports {
+			cs := tr.open(t, s, buyer.Key.Secret)
+			a := call(t, cs, "purchase_listing", map[string]any{"listing_id": listing, "shipping_address": testkit.Address(),
+				"idempotency_key": "no-ceiling-" + tr.name}).want(t, "purchase_listing", "VALIDATION_ERROR")
+			fields, _ := buyObj(t, a.Data, "details")["fields"].([]any)
+			if len(fields) != 1 || fields[0].(map[string]any)["field"] != "max_price" {
+				t.Fatalf("%s: without max_price: %v, want one field, max_price", tr.name, a.Data)
+			}
+			call(t, cs, "purchase_listing", map[string]any{"listing_id": listing, "max_price": 3999, "shipping_address": testkit.Address(),
+				"idempotency_key": "low-ceiling-" + tr.name}).want(t, "purchase_listing", "MAX_PRICE_EXCEEDED")
+		}
+		if got := s.Charges(); got != charges {
+			t.Fatalf("%d charges made by refused purchases", got-charges)
+		}
+		if o := s.Do("GET", "/v1/orders", nil, buyer.Key.Auth()).Want(t, http.StatusOK, "").Data(); testkit.Num(t, o, "total") != 0 {
+			t.Fatalf("orders after refused purchases: %v", o)
+		}
+	})
+}

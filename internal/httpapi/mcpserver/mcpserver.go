@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -156,14 +157,43 @@ func (s *Server) Handler() httpapi.HandlerFunc {
 		}
 		return p, nil
 	})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: agentv1.MaxToolCallBytes})
-	return func(w http.ResponseWriter, r *http.Request) error {
-		if r.ContentLength > MaxBody {
-			return market.Errorf(market.CodePayloadTooLarge, "an MCP message may be at most %d MiB", MaxBody>>20)
+	// Bodies are bounded (bodies.go): by the largest tool's bound, each
+	// call by its own tool's, and the bytes held at once by a budget.
+	bounds := map[string]int64{}
+	maxBody := int64(0)
+	for i := range s.Tools {
+		bounds[s.Tools[i].Name] = s.Tools[i].ArgBytes()
+		maxBody = max(maxBody, s.Tools[i].ArgBytes()+envelopeBytes)
+	}
+	bound := func(tool string) int64 {
+		if b, ok := bounds[tool]; ok {
+			return b
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
-		ctx := context.WithValue(r.Context(), principalKey{}, httpapi.PrincipalOf(r))
+		return agentv1.DefaultToolArgBytes // no such tool: the MCP server says so
+	}
+	budget := newBodyBudget(maxBody)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: maxBody})
+	return func(w http.ResponseWriter, r *http.Request) error {
+		p := httpapi.PrincipalOf(r)
+		key := ""
+		if p != nil && p.Key != nil {
+			key = p.Key.ID
+		}
+		body, release, err := budget.read(r.Body, r.ContentLength, key, maxBody)
+		defer release()
+		if err != nil {
+			return err
+		}
+		// Every tool takes at least the default: only a larger body may
+		// hold arguments over their tool's bound.
+		if int64(len(body)) > agentv1.DefaultToolArgBytes {
+			if err := checkArguments(body, bound); err != nil {
+				return err
+			}
+		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		ctx := context.WithValue(r.Context(), principalKey{}, p)
 		ctx = context.WithValue(ctx, callInfoKey{}, callInfo{ip: httpapi.ClientIP(r)})
 		cw := &captureErrors{ResponseWriter: w}
 		h.ServeHTTP(cw, r.WithContext(ctx))
@@ -185,10 +215,6 @@ func (s *Server) Handler() httpapi.HandlerFunc {
 		return market.Invalid(market.FieldError{Field: "body", Message: msg})
 	}
 }
-
-// MaxBody bounds one MCP message: large enough for a listing's photos
-// sent inline (create_listing), far below what would strain memory.
-const MaxBody = agentv1.MaxToolCallBytes
 
 // captureErrors passes a successful answer through and keeps an error
 // answer of the MCP transport (plain text) back, to be answered in the
