@@ -100,6 +100,18 @@ type Tx interface {
 	CreateAddress(ctx context.Context, a *Address) error
 	DeleteAddress(ctx context.Context, userID, id string) error
 	SetDefaultAddress(ctx context.Context, userID, id string) error
+
+	// Google sign-in: linked identities and the flows under way.
+	IdentityBySubject(ctx context.Context, provider, subject string) (*Identity, error)
+	IdentityOfUser(ctx context.Context, provider, userID string) (*Identity, error)
+	// CreateIdentity refuses a subject linked already, or a user linked
+	// to the provider already, with AlreadyLinked.
+	CreateIdentity(ctx context.Context, id *Identity) error
+	CreateOIDCState(ctx context.Context, st *OIDCState) error
+	// TakeOIDCState deletes the state and returns it (NOT_FOUND when it
+	// is not there): only one callback ever gets it.
+	TakeOIDCState(ctx context.Context, id string) (*OIDCState, error)
+	DeleteExpiredOIDCStates(ctx context.Context, now time.Time) error
 }
 
 // Store opens transactions and read handles over accounts' Tx.
