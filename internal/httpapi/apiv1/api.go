@@ -34,6 +34,7 @@ var Surface = &httpapi.Surface{Prefix: Prefix, Casing: httpapi.Camel, Names: map
 // API holds the services Variant A calls.
 type API struct {
 	Accounts  *accounts.Service
+	Google    *accounts.GoogleSignIn
 	Agents    *agents.Service
 	Payments  *payments.Service
 	Listings  *listings.Service
@@ -69,6 +70,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.Handle("DELETE", p+"/addresses/{id}", httpapi.Bearer, a.deleteAddress)
 	rt.Handle("PATCH", p+"/addresses/{id}/default", httpapi.Bearer, a.defaultAddress)
 	rt.Handle("GET", p+"/profiles/{username}", httpapi.Public, a.profile)
+	a.RegisterGoogle(rt)
 
 	// Agent keys and spending controls.
 	rt.Handle("POST", p+"/agent-keys", httpapi.Bearer, a.createKey)
