@@ -193,7 +193,6 @@ type SignedIn struct {
 	User     *User
 	Token    Token
 	ReturnTo string
-	Created  bool // a new account was made
 }
 
 // Finish checks the callback and signs the person in. Every failed check
@@ -320,7 +319,7 @@ func (g *GoogleSignIn) signIn(ctx context.Context, id Identity, name string) (*S
 				"user.google_linked", "user", u.ID, nil); err != nil {
 				return err
 			}
-			out = &SignedIn{User: u, Created: true}
+			out = &SignedIn{User: u}
 			return nil
 		})
 	}
