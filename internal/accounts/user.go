@@ -124,6 +124,18 @@ type Tx interface {
 	AvatarUploadByID(ctx context.Context, id string) (*AvatarUpload, error)
 	// MarkAvatarUploaded fills a slot once (INVALID_STATE when used).
 	MarkAvatarUploaded(ctx context.Context, a *AvatarUpload) error
+
+	// Google sign-in: linked identities and the flows under way.
+	IdentityBySubject(ctx context.Context, provider, subject string) (*Identity, error)
+	IdentityOfUser(ctx context.Context, provider, userID string) (*Identity, error)
+	// CreateIdentity refuses a subject linked already, or a user linked
+	// to the provider already, with AlreadyLinked.
+	CreateIdentity(ctx context.Context, id *Identity) error
+	CreateOIDCState(ctx context.Context, st *OIDCState) error
+	// TakeOIDCState deletes the state and returns it (NOT_FOUND when it
+	// is not there): only one callback ever gets it.
+	TakeOIDCState(ctx context.Context, id string) (*OIDCState, error)
+	DeleteExpiredOIDCStates(ctx context.Context, now time.Time) error
 }
 
 // Store opens transactions and read handles over accounts' Tx.

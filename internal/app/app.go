@@ -196,6 +196,12 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}
 	a.Accounts = accounts.NewService(store.Accounts(db), a.Clock, accounts.NewTokens(cfg.JWTSecret),
 		ratelimit.NewScaled(limiter, cfg.LimitScale()))
+	var google accounts.OpenIDProvider // nil: Google sign-in answers FEATURE_DISABLED
+	if cfg.GoogleSignIn() {
+		google = accounts.NewOIDC(accounts.OIDCConfig{Issuer: cfg.GoogleIssuer, ClientID: cfg.GoogleClientID,
+			ClientSecret: cfg.GoogleClientSecret, RedirectURL: cfg.PublicURL + apiv1.Prefix + "/auth/google/callback"})
+	}
+	googleSignIn := accounts.NewGoogleSignIn(a.Accounts, google, realTime.Now, a.Log)
 	a.Agents = agents.NewService(store.Agents(db), a.Clock, cfg.Mode == config.Live)
 	proc, gateway, err := newPayments(cfg, db, a.Clock)
 	if err != nil {
@@ -295,8 +301,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Settings: a.Settings,
 	}
 	opsAPI.Register(a.Router)
-	(&apiv1.API{Accounts: a.Accounts, Avatars: a.Avatars, ChatLinks: a.ChatLinks, Agents: a.Agents, Payments: a.Payments,
-		Listings: a.Listings, Photos: a.Photos,
+	(&apiv1.API{Accounts: a.Accounts, Google: googleSignIn, Avatars: a.Avatars, ChatLinks: a.ChatLinks, Agents: a.Agents,
+		Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
 		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
 		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock),
 		Users: users.NewUsers(store.AdminUsers(db), a.Clock, a.Agents).FollowOffers(bridge.ListingChanged),

@@ -101,6 +101,12 @@ type Config struct {
 	// (MARKETPLACE_RATE_LIMIT_SCALE); 0 switches them all off (refused in
 	// live mode). nil means 1.
 	RateLimitScale *float64
+	// Google sign-in (OpenID Connect, CONTRACT.md section 17): on when
+	// GoogleClientID is set. GoogleIssuer's discovery document names the
+	// endpoints and keys (a local provider in tests and demos).
+	GoogleIssuer       string
+	GoogleClientID     string
+	GoogleClientSecret string
 	// SQLiteMapMB is how much of the SQLite database each connection reads
 	// through a memory map (MARKETPLACE_SQLITE_MMAP_MB); 0 reads with
 	// read calls only. nil means DefaultSQLiteMapMB.
@@ -109,6 +115,13 @@ type Config struct {
 
 // MinDiscordBotSecretLen is the shortest chat bot secret accepted.
 const MinDiscordBotSecretLen = 16
+
+// DefaultGoogleIssuer is Google's OpenID issuer, whose discovery document
+// is https://accounts.google.com/.well-known/openid-configuration.
+const DefaultGoogleIssuer = "https://accounts.google.com"
+
+// GoogleSignIn reports whether Google sign-in is configured.
+func (c Config) GoogleSignIn() bool { return c.GoogleClientID != "" }
 
 // DefaultSQLiteMapMB is the SQLite memory map's size unless configured.
 const DefaultSQLiteMapMB = 1024
@@ -202,6 +215,10 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 
 		SMTPURL:  env("MARKETPLACE_SMTP_URL", ""),
 		MailFrom: env("MARKETPLACE_MAIL_FROM", ""),
+
+		GoogleIssuer:       env("MARKETPLACE_GOOGLE_ISSUER", DefaultGoogleIssuer), // exactly as the discovery document spells it
+		GoogleClientID:     env("MARKETPLACE_GOOGLE_CLIENT_ID", ""),
+		GoogleClientSecret: strings.TrimSpace(getenv("MARKETPLACE_GOOGLE_CLIENT_SECRET")),
 	}
 	if v, set := lookup("MARKETPLACE_METRICS_ADDR"); set {
 		c.MetricsAddr = strings.TrimSpace(v) // empty turns the metrics listener off
@@ -283,6 +300,9 @@ func Load(lookup Lookup, args []string, stderr io.Writer) (Config, error) {
 	}
 	if (c.S3Endpoint == "") != (c.S3Bucket == "") {
 		return c, errors.New("MARKETPLACE_S3_ENDPOINT and MARKETPLACE_S3_BUCKET go together")
+	}
+	if u, err := url.Parse(c.GoogleIssuer); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, fmt.Errorf("MARKETPLACE_GOOGLE_ISSUER must be an http(s) URL, not %q", c.GoogleIssuer)
 	}
 	if strings.Contains(c.S3Endpoint, "://") {
 		return c, errors.New("MARKETPLACE_S3_ENDPOINT is host[:port] without a scheme (MARKETPLACE_S3_SECURE picks HTTPS or HTTP)")

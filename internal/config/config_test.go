@@ -243,3 +243,22 @@ func TestDiscordBotSecret(t *testing.T) {
 		t.Fatalf("a short secret: %v", err)
 	}
 }
+
+func TestGoogleSignIn(t *testing.T) {
+	c, err := Load(envOf(nil), nil, io.Discard)
+	if err != nil || c.GoogleSignIn() || c.GoogleIssuer != DefaultGoogleIssuer {
+		t.Fatalf("defaults: on %v, issuer %q, err %v", c.GoogleSignIn(), c.GoogleIssuer, err)
+	}
+	c, err = Load(envOf(map[string]string{"MARKETPLACE_GOOGLE_CLIENT_ID": " id.apps ", "MARKETPLACE_GOOGLE_CLIENT_SECRET": "sec",
+		"MARKETPLACE_GOOGLE_ISSUER": "http://127.0.0.1:9999/"}), nil, io.Discard)
+	if err != nil || !c.GoogleSignIn() || c.GoogleClientID != "id.apps" || c.GoogleClientSecret != "sec" ||
+		c.GoogleIssuer != "http://127.0.0.1:9999/" {
+		t.Fatalf("set: %+v %v", c, err)
+	}
+	for _, bad := range []string{"accounts.google.com", "ftp://idp.example", "https://"} {
+		_, err := Load(envOf(map[string]string{"MARKETPLACE_GOOGLE_ISSUER": bad}), nil, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "MARKETPLACE_GOOGLE_ISSUER") {
+			t.Errorf("issuer %q: err %v", bad, err)
+		}
+	}
+}

@@ -81,6 +81,12 @@ type Options struct {
 	// DiscordBotSecret is MARKETPLACE_DISCORD_BOT_SECRET ("": the chat
 	// bot's code route is switched off).
 	DiscordBotSecret string
+	// Google sign-in: MARKETPLACE_GOOGLE_ISSUER, _CLIENT_ID and
+	// _CLIENT_SECRET (a test provider: testkit/oidcprovider).
+	GoogleIssuer, GoogleClientID, GoogleClientSecret string
+	// PublicURL replaces the server's own address as MARKETPLACE_PUBLIC_URL
+	// (replicas that must agree on it).
+	PublicURL string
 }
 
 func init() { accounts.UseTestPasswordCost() }
@@ -103,6 +109,10 @@ func Start(t testing.TB, db *store.DB, opts Options) *Server {
 		PublicURL: "http://" + ts.Listener.Addr().String(), JWTSecret: "test-secret-0123456789abcdef0123456789",
 		AdminEmail: opts.AdminEmail, AdminPassword: opts.Password, LogLevel: "error", SMTPURL: opts.SMTPURL,
 		RateLimitScale: opts.RateLimitScale, DiscordBotSecret: opts.DiscordBotSecret,
+		GoogleIssuer: opts.GoogleIssuer, GoogleClientID: opts.GoogleClientID, GoogleClientSecret: opts.GoogleClientSecret,
+	}
+	if opts.PublicURL != "" {
+		cfg.PublicURL = opts.PublicURL
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	if os.Getenv("MARKETPLACE_TEST_LOG") != "" {
@@ -202,6 +212,21 @@ func (r *Response) Fields() []string {
 // []byte (sent as is). The exchange is checked against the documents.
 func (s *Server) Do(method, path string, body any, headers ...Header) *Response {
 	s.T.Helper()
+	return s.do(http.DefaultClient, method, path, body, headers...)
+}
+
+// noRedirects answers a redirect with the redirect itself.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// DoNoRedirect is Do that returns a redirect (its Location header) instead
+// of following it.
+func (s *Server) DoNoRedirect(method, path string, body any, headers ...Header) *Response {
+	s.T.Helper()
+	return s.do(noRedirects, method, path, body, headers...)
+}
+
+func (s *Server) do(client *http.Client, method, path string, body any, headers ...Header) *Response {
+	s.T.Helper()
 	var raw []byte
 	switch b := body.(type) {
 	case nil:
@@ -225,7 +250,7 @@ func (s *Server) Do(method, path string, body any, headers ...Header) *Response 
 	for _, h := range headers {
 		req.Header.Set(h.Name, h.Value)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		s.T.Fatal(err)
 	}

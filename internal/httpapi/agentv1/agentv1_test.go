@@ -207,7 +207,7 @@ func TestAccountRoutes(t *testing.T) {
 			wantMeta(t, r)
 			a := r.Data()
 			if a["user_id"] != owner.ID || a["email"] != owner.Email || a["display_name"] != "baccount" ||
-				a["trust_tier"] != "new" || a["identity_verified"] != false || a["created_at"] == nil {
+				a["trust_tier"] != "new" || a["identity_verified"] != false || a["password_set"] != true || a["created_at"] == nil {
 				t.Fatalf("account = %v", a)
 			}
 			if _, camel := a["displayName"]; camel {

@@ -258,6 +258,7 @@ type account struct {
 	Status           string    `json:"status" enum:"active,suspended,banned"`
 	TrustTier        string    `json:"trust_tier" ref:"TrustTier"`
 	IdentityVerified bool      `json:"identity_verified"`
+	PasswordSet      bool      `json:"password_set" doc:"False for an account made by Google sign-in that has not set a password yet."`
 	CreatedAt        time.Time `json:"created_at"`
 }
 
@@ -270,7 +271,7 @@ func accountOf(p *httpapi.Principal) account {
 	u := p.User
 	return account{ID: u.ID, UserID: u.ID, Email: u.Email, Username: u.Username,
 		DisplayName: u.DisplayName, AvatarURL: strOrNil(u.AvatarURL), Role: string(u.Role), Status: string(u.Status),
-		TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified, CreatedAt: u.CreatedAt,
+		TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified, PasswordSet: u.PasswordHash != "", CreatedAt: u.CreatedAt,
 		Discord: toChatLink(u.Discord)}
 }
 

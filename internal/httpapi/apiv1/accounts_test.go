@@ -84,7 +84,7 @@ func wantEq(t *testing.T, what string, got, want any) {
 }
 
 var userKeys = []string{"id", "email", "username", "displayName", "avatarUrl", "role", "status", "trustTier",
-	"identityVerified", "shipFromAddress", "createdAt", "discord"}
+	"identityVerified", "passwordSet", "shipFromAddress", "createdAt", "discord"}
 
 // wantUser checks every field of a User object; createdAt must be start.
 func wantUser(t *testing.T, u map[string]any, id, email, username, displayName string) {
@@ -105,6 +105,7 @@ func wantUser(t *testing.T, u map[string]any, id, email, username, displayName s
 	wantEq(t, "status", u["status"], "active")
 	wantEq(t, "trustTier", u["trustTier"], "new")
 	wantEq(t, "identityVerified", u["identityVerified"], false)
+	wantEq(t, "passwordSet", u["passwordSet"], true)
 	wantEq(t, "shipFromAddress", u["shipFromAddress"], nil)
 	wantEq(t, "discord", u["discord"], nil)
 	wantTime(t, "createdAt", u["createdAt"], start)

@@ -36,6 +36,7 @@ type API struct {
 	Accounts  *accounts.Service
 	Avatars   *accounts.Avatars
 	ChatLinks *accounts.ChatLinks
+	Google    *accounts.GoogleSignIn
 	Agents    *agents.Service
 	Payments  *payments.Service
 	Listings  *listings.Service
@@ -73,6 +74,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/profiles/{username}", httpapi.Public, a.profile)
 	a.RegisterAvatars(rt)
 	a.RegisterChatLink(rt)
+	a.RegisterGoogle(rt)
 
 	// Agent keys and spending controls.
 	rt.Handle("POST", p+"/agent-keys", httpapi.Bearer, a.createKey)

@@ -23,6 +23,7 @@ type user struct {
 	Status           string    `json:"status" ref:"UserStatus"`
 	TrustTier        string    `json:"trustTier" ref:"TrustTier"`
 	IdentityVerified bool      `json:"identityVerified"`
+	PasswordSet      bool      `json:"passwordSet" doc:"False for an account made by Google sign-in that has not set a password yet (POST /auth/set-password); password login needs one."`
 	ShipFromAddress  *address  `json:"shipFromAddress" ref:"ShipFromAddress"`
 	CreatedAt        time.Time `json:"createdAt"`
 }
@@ -37,7 +38,7 @@ func strOrNil(s string) *string {
 func toUser(u *accounts.User) user {
 	out := user{ID: u.ID, Email: u.Email, Username: u.Username, DisplayName: u.DisplayName, AvatarURL: strOrNil(u.AvatarURL),
 		Role: string(u.Role), Status: string(u.Status), TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified,
-		CreatedAt: u.CreatedAt, Discord: toChatLink(u.Discord)}
+		PasswordSet: u.PasswordHash != "", CreatedAt: u.CreatedAt, Discord: toChatLink(u.Discord)}
 	if u.ShipFrom != nil {
 		a := toAddress(*u.ShipFrom)
 		out.ShipFromAddress = &a
