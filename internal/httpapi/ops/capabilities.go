@@ -41,6 +41,10 @@ var routeAreas = []struct {
 	{"/api/v1/onboarding/human", []string{"accounts"}},
 	{"/v1/account", []string{"accounts"}},
 	{"/v1/auth/whoami", []string{"accounts"}},
+	// Google sign-in, the chat link and avatars are parts of the account;
+	// the first two answer FEATURE_DISABLED until configured.
+	{"/api/v1/integrations/discord", []string{"accounts"}},
+	{"/api/v1/avatars", []string{"accounts"}},
 	{"/api/v1/profiles", []string{"profiles"}},
 	{"/api/v1/auth/me/activity", []string{"activity"}},
 	{"/api/v1/auth/me/notification-prefs", []string{"notifications"}},
