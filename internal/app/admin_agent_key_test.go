@@ -60,6 +60,10 @@ func TestAdminAgentKey(t *testing.T) {
 		card := s.SaveCard(buyer.User, "pm_card_visa")
 		key := s.NewKey(buyer.User, "buy_only")
 		photo := strings.TrimPrefix(s.UploadPhotos(buyer.Auth(), 1)[0], s.URL+"/api/v1/photos/")
+		slot := s.Do("POST", "/api/v1/auth/me/avatar-upload-url", map[string]any{"contentType": "image/jpeg"},
+			buyer.Auth()).Want(t, http.StatusOK, "").Data()
+		s.Do("PUT", s.Path(slot["uploadUrl"].(string)), testkit.JPEG(300, 300), testkit.Header{"Content-Type", "image/jpeg"}).Want(t, http.StatusOK, "")
+		avatar := strings.TrimPrefix(slot["avatarUrl"].(string), s.URL+"/api/v1/avatars/")
 		thread := s.Do("POST", "/api/v1/messages", map[string]any{"listingId": listing, "content": "Still available?"},
 			buyer.Auth()).Want(t, http.StatusCreated, "").Data()["threadId"].(string)
 		s.Do("PUT", "/api/v1/auth/me/webhook", map[string]any{"url": "http://127.0.0.1:9/hook"}, buyer.Auth()).Want(t, http.StatusOK, "")
@@ -171,6 +175,8 @@ func TestAdminAgentKey(t *testing.T) {
 			{"PATCH", a + "/payment-methods/{id}/default", a + "/payment-methods/" + card + "/default", nil, false},
 			{"PUT", a + "/photos/uploads/{id}", a + "/photos/uploads/" + photo, testkit.JPEG(64, 48), false},
 			{"GET", a + "/photos/{id}", a + "/photos/" + photo, nil, true},
+			{"PUT", a + "/avatars/uploads/{id}", a + "/avatars/uploads/" + avatar, testkit.JPEG(64, 48), false},
+			{"GET", a + "/avatars/{id}", a + "/avatars/" + avatar, nil, true},
 			{"GET", a + "/photos/{id}/thumbnail", a + "/photos/" + photo + "/thumbnail", nil, true},
 			{"GET", a + "/purchases/{id}", a + "/purchases/" + order, nil, false},
 			{"GET", a + "/purchases/{id}/events", a + "/purchases/" + order + "/events", nil, false},
