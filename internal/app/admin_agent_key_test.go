@@ -62,7 +62,7 @@ func TestAdminAgentKey(t *testing.T) {
 		photo := strings.TrimPrefix(s.UploadPhotos(buyer.Auth(), 1)[0], s.URL+"/api/v1/photos/")
 		slot := s.Do("POST", "/api/v1/auth/me/avatar-upload-url", map[string]any{"contentType": "image/jpeg"},
 			buyer.Auth()).Want(t, http.StatusOK, "").Data()
-		s.Do("PUT", s.Path(slot["uploadUrl"].(string)), testkit.JPEG(300, 300), testkit.Header{"Content-Type", "image/jpeg"}).Want(t, http.StatusOK, "")
+		s.Do("PUT", s.Path(slot["uploadUrl"].(string)), testkit.JPEG(300, 300), testkit.Header{Name: "Content-Type", Value: "image/jpeg"}).Want(t, http.StatusOK, "")
 		avatar := strings.TrimPrefix(slot["avatarUrl"].(string), s.URL+"/api/v1/avatars/")
 		thread := s.Do("POST", "/api/v1/messages", map[string]any{"listingId": listing, "content": "Still available?"},
 			buyer.Auth()).Want(t, http.StatusCreated, "").Data()["threadId"].(string)

@@ -1,12 +1,9 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -83,34 +80,6 @@ func (l auditLog) request(t *testing.T, action, actorType, actorID, orderID, res
 	return e
 }
 
-// mcpTool calls a tool over POST /mcp and answers its result (isError,
-// structuredContent).
-func mcpTool(t *testing.T, s *testkit.Server, secret, tool string, args map[string]any) (bool, map[string]any) {
-	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": tool, "arguments": args}})
-	req, _ := http.NewRequest("POST", s.URL+"/mcp", bytes.NewReader(body))
-	req.Header.Set("X-Agent-Key", secret)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var out struct {
-		Result struct {
-			IsError           bool           `json:"isError"`
-			StructuredContent map[string]any `json:"structuredContent"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s: %d %s (%v)", tool, resp.StatusCode, raw, err)
-	}
-	return out.Result.IsError, out.Result.StructuredContent
-}
-
 func snakeAddress() map[string]any {
 	return map[string]any{"name": "Ada Buyer", "line1": "1 Main St", "city": "Portland", "state": "OR", "zip": "97201", "country": "US"}
 }
@@ -154,7 +123,7 @@ func TestAuditCoversMoneyAndAgents(t *testing.T) {
 		reqB := log.request(t, "POST /v1/purchase", "agent", key.ID, orderB, "allowed")
 		log.move(t, "payment.capture", orderB, total, reqB["requestId"].(string))
 
-		isErr, out := mcpTool(t, s, key.Secret, "purchase_listing", map[string]any{"listing_id": list(), "max_price": price,
+		out, isErr := s.MCPTool(key.Secret, "purchase_listing", map[string]any{"listing_id": list(), "max_price": price,
 			"shipping_address": snakeAddress(), "idempotency_key": "audit-mcp-1"})
 		orderM, _ := out["id"].(string)
 		if isErr || orderM == "" {
@@ -178,7 +147,7 @@ func TestAuditCoversMoneyAndAgents(t *testing.T) {
 			"shippingAddress": testkit.Address()}, key.Auth()).Want(t, http.StatusForbidden, "SPENDING_LIMIT_EXCEEDED")
 		s.Do("POST", "/v1/purchase", map[string]any{"listing_id": capped, "max_price": price,
 			"shipping_address": snakeAddress()}, key.Auth()).Want(t, http.StatusForbidden, "SPENDING_LIMIT_EXCEEDED")
-		if isErr, out := mcpTool(t, s, key.Secret, "purchase_listing", map[string]any{"listing_id": capped, "max_price": price,
+		if out, isErr := s.MCPTool(key.Secret, "purchase_listing", map[string]any{"listing_id": capped, "max_price": price,
 			"shipping_address": snakeAddress(), "idempotency_key": "audit-mcp-2"}); !isErr || out["code"] != "SPENDING_LIMIT_EXCEEDED" {
 			t.Fatalf("purchase_listing over the cap: %v", out)
 		}
@@ -193,7 +162,7 @@ func TestAuditCoversMoneyAndAgents(t *testing.T) {
 		// Failed: a feature switched off answers 503 on HTTP and as a tool.
 		s.Do("PATCH", "/api/v1/admin/feature-flags/"+admin.FlagOffers, map[string]any{"enabled": false}, log.adm.Auth()).
 			Want(t, http.StatusOK, "")
-		if isErr, out := mcpTool(t, s, key.Secret, "make_offer", map[string]any{"listing_id": capped, "amount": 5000}); !isErr ||
+		if out, isErr := s.MCPTool(key.Secret, "make_offer", map[string]any{"listing_id": capped, "amount": 5000}); !isErr ||
 			out["code"] != "FEATURE_DISABLED" {
 			t.Fatalf("make_offer with offers off: %v", out)
 		}
@@ -204,7 +173,7 @@ func TestAuditCoversMoneyAndAgents(t *testing.T) {
 			t.Fatalf("make_offer failed: %v", e)
 		}
 		// A read-only tool is not an action, as a GET is not.
-		mcpTool(t, s, key.Secret, "get_account", map[string]any{})
+		s.MCPTool(key.Secret, "get_account", nil)
 		if es := log.find(t, map[string]string{"action": "tool get_account"}); len(es) != 0 {
 			t.Fatalf("read-only tool audited: %v", es)
 		}

@@ -3,8 +3,6 @@ package apiv1_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 
@@ -140,28 +138,8 @@ func TestAdminConfig(t *testing.T) {
 // status and body.
 func mcpCall(t *testing.T, s *testkit.Server, secret, tool string) (int, []byte) {
 	t.Helper()
-	resp, out := mcpPost(t, s, secret, tool)
+	resp, out := s.MCPPost(secret, tool, nil)
 	return resp.StatusCode, out
-}
-
-// mcpPost is one JSON-RPC tools/call POST to /mcp with an agent key and no
-// arguments: the answer and its body.
-func mcpPost(t *testing.T, s *testkit.Server, secret, tool string) (*http.Response, []byte) {
-	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": tool, "arguments": map[string]any{}}})
-	req, _ := http.NewRequest("POST", s.URL+"/mcp", bytes.NewReader(body))
-	req.Header.Set("X-Agent-Key", secret)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, _ := io.ReadAll(resp.Body)
-	return resp, out
 }
 
 // A flag switched off through one replica closes its feature's routes and

@@ -359,7 +359,7 @@ func TestShipChecksCallerFirst(t *testing.T) {
 				s.Do("POST", "/api/v1/agent/orders/"+sc.order+"/ship", bad, who.Key.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
 				s.Do("POST", "/v1/orders/"+sc.order+"/ship", snake, who.Key.Auth()).Want(t, http.StatusForbidden, "FORBIDDEN")
 				args := map[string]any{"order_id": sc.order, "carrier": bad["carrier"], "tracking_number": bad["trackingNumber"]}
-				if out, refused := mcpTool(t, s, who.Key.Secret, "create_shipment", args); !refused || out["code"] != "FORBIDDEN" {
+				if out, refused := s.MCPTool(who.Key.Secret, "create_shipment", args); !refused || out["code"] != "FORBIDDEN" {
 					t.Fatalf("create_shipment by a non-seller with %v: %v", bad, out)
 				}
 			}

@@ -1,10 +1,7 @@
 package apiv1_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -19,44 +16,6 @@ import (
 // offers at or above the new price, a listing leaving sale ends them all, on
 // every path that makes the change, and an accepted offer never pays more
 // than the price of the moment.
-
-// mcpTool calls one tool over MCP (a single JSON-RPC POST) with a key and
-// answers the tool's structured result and whether it was a refusal.
-func mcpTool(t *testing.T, s *testkit.Server, secret, tool string, args map[string]any) (map[string]any, bool) {
-	t.Helper()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": tool, "arguments": args}})
-	req, _ := http.NewRequest("POST", s.URL+"/mcp", bytes.NewReader(body))
-	req.Header.Set("X-Agent-Key", secret)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s: %d %s", tool, resp.StatusCode, raw)
-	}
-	// A streamed answer carries the message on its data line.
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "data:"); ok {
-			raw = []byte(strings.TrimSpace(rest))
-		}
-	}
-	var out struct {
-		Result struct {
-			StructuredContent map[string]any `json:"structuredContent"`
-			IsError           bool           `json:"isError"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil || out.Result.StructuredContent == nil {
-		t.Fatalf("%s: answer %s", tool, raw)
-	}
-	return out.Result.StructuredContent, out.Result.IsError
-}
 
 // offerFrom makes an offer of amount on listing by a new agent buyer (card
 // and default address saved) and answers its id and the buyer.
@@ -135,7 +94,7 @@ func TestOfferPriceCutEndsOffersAtOrAbove(t *testing.T) {
 				s.Do("PATCH", "/api/v1/admin/listings/"+sc.listing, map[string]any{"price": price}, adm.Auth()).Want(t, http.StatusOK, "")
 			}},
 			{"mcp", func(sc offerScene, price int64) {
-				if out, refused := mcpTool(t, s, sc.sellerKey.Secret, "update_listing", map[string]any{"listing_id": sc.listing, "price": price}); refused {
+				if out, refused := s.MCPTool(sc.sellerKey.Secret, "update_listing", map[string]any{"listing_id": sc.listing, "price": price}); refused {
 					t.Fatalf("update_listing refused: %v", out)
 				}
 			}},
@@ -315,7 +274,7 @@ func TestOfferEndsWhenListingLeavesSale(t *testing.T) {
 				s.Do("DELETE", "/v1/listings/"+sc.listing, nil, sc.sellerKey.Auth()).Want(t, http.StatusOK, "")
 			}},
 			{"mcp archive", "archived", func(sc offerScene) {
-				if out, refused := mcpTool(t, s, sc.sellerKey.Secret, "archive_listing", map[string]any{"listing_id": sc.listing}); refused {
+				if out, refused := s.MCPTool(sc.sellerKey.Secret, "archive_listing", map[string]any{"listing_id": sc.listing}); refused {
 					t.Fatalf("archive_listing refused: %v", out)
 				}
 			}},

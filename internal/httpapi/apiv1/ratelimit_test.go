@@ -468,7 +468,7 @@ func TestRateLimitSharedByReplicas(t *testing.T) {
 // rate-limit headers.
 func rlMCP(t *testing.T, s *testkit.Server, secret, tool string) (int, http.Header) {
 	t.Helper()
-	resp, _ := mcpPost(t, s, secret, tool)
+	resp, _ := s.MCPPost(secret, tool, nil)
 	return resp.StatusCode, resp.Header
 }
 
