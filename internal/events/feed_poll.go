@@ -71,9 +71,18 @@ func (f *FeedService) pollOnce() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	head, changed, err := f.store.FeedChanges(ctx, since, users)
+	f.mu.Lock()
+	failing := f.pollFailing
+	f.pollFailing = err != nil
+	f.mu.Unlock()
 	if err != nil {
-		f.log.Warn("feed poller", "err", err)
+		if !failing { // once per outage, not four times a second
+			f.log.Warn("feed poller: readers of other replicas' events wait until the database answers", "err", err)
+		}
 		return
+	}
+	if failing {
+		f.log.Info("feed poller: the database answers again")
 	}
 	f.seen(head)
 	f.mu.Lock()

@@ -138,9 +138,11 @@ type FeedService struct {
 	// future, with no need to read the head again.
 	mu     sync.Mutex
 	newest Cursor
-	// pos is where the poller looked last (valid when polled).
-	pos    Cursor
-	polled bool
+	// pos is where the poller looked last (valid when polled);
+	// pollFailing, that its last query failed.
+	pos         Cursor
+	polled      bool
+	pollFailing bool
 }
 
 // NewFeedService makes the service.
