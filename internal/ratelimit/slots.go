@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -203,10 +204,7 @@ func (r *RedisSlots) renew() {
 			r.mu.Unlock()
 			return
 		}
-		held := make(map[string][]string, len(r.held))
-		for m, names := range r.held {
-			held[m] = names
-		}
+		held := maps.Clone(r.held)
 		r.mu.Unlock()
 		end := float64(r.now().UnixMilli() + r.lease.Milliseconds())
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
