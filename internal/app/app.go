@@ -251,10 +251,18 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Settings: a.Settings, Purchaser: bridge, Fees: bridge, Taxonomy: a.Listings, Log: a.Log})
 
 	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
-	// Feed readers waiting on a user's feed wake when an event for the user commits.
+	// Feed readers waiting on a user's feed wake when an event for the user
+	// commits here, or when the feed's poller sees one of another replica.
+	// Their open streams and long polls are capped per key and per user,
+	// across replicas when Redis is configured.
 	broker := events.NewBroker()
 	db.OnCommit("feed", broker.Notify)
-	a.Feed = events.NewFeedService(db, a.Clock, broker)
+	var feedSlots ratelimit.Slots = ratelimit.NewMemorySlots()
+	if a.redis != nil {
+		feedSlots = ratelimit.NewSlotsFallback(ratelimit.NewRedisSlots(a.redis, "marketplace:slots:", nil), feedSlots, redisCooldown, a.Log)
+	}
+	a.Feed = events.NewFeedService(db, a.Clock, events.FeedOptions{Broker: broker, Slots: feedSlots,
+		Caps: events.DefaultFeedCaps.Scale(cfg.LimitScale()), Log: a.Log})
 
 	if a.Notify, err = newNotify(cfg, db, a.Clock); err != nil {
 		return nil, err

@@ -2,43 +2,63 @@ package events
 
 import "sync"
 
-// Broker wakes feed readers of this process when an event for their user
-// commits (the store's OnCommit hook calls Notify). It is only a hint:
-// readers re-read the feed on each wake and on a short timer besides, since
-// other replicas commit too and PostgreSQL may make a commit visible to the
-// feed a moment later.
+// Broker wakes the feed readers of this process. Commits in this process
+// wake their recipients' readers at once (the store's OnCommit hook calls
+// Notify); the feed's poller (feed_poll.go) wakes the readers of users
+// whose events became readable since its last look, wherever they were
+// committed. A wake is only a hint: the reader reads its feed again.
 type Broker struct {
 	mu      sync.Mutex
-	waiters map[string]map[chan struct{}]struct{}
+	waiters map[string]map[*waiter]struct{}
+	n       int    // readers registered
+	gen     uint64 // readers ever registered: each reader's number
+	// onFirst runs (under mu, so it must not block) when the first reader
+	// registers after none was: the feed service starts its poller.
+	onFirst func()
+	polling bool // the poller runs (set and cleared by the feed service)
+}
+
+type waiter struct {
+	ch  chan struct{}
+	gen uint64
 }
 
 // NewBroker makes an empty broker.
 func NewBroker() *Broker {
-	return &Broker{waiters: map[string]map[chan struct{}]struct{}{}}
+	return &Broker{waiters: map[string]map[*waiter]struct{}{}}
 }
 
 // Subscribe registers a reader of userID's feed. The channel receives a
 // value (at most one pending) after each commit for the user; cancel
 // removes the reader.
 func (b *Broker) Subscribe(userID string) (wake <-chan struct{}, cancel func()) {
-	ch := make(chan struct{}, 1)
 	b.mu.Lock()
+	b.gen++
+	w := &waiter{ch: make(chan struct{}, 1), gen: b.gen}
 	set := b.waiters[userID]
 	if set == nil {
-		set = map[chan struct{}]struct{}{}
+		set = map[*waiter]struct{}{}
 		b.waiters[userID] = set
 	}
-	set[ch] = struct{}{}
+	set[w] = struct{}{}
+	b.n++
+	if b.n == 1 && b.onFirst != nil {
+		b.onFirst()
+	}
 	b.mu.Unlock()
-	return ch, func() {
-		b.mu.Lock()
-		if cur := b.waiters[userID]; cur != nil {
-			delete(cur, ch)
-			if len(cur) == 0 {
-				delete(b.waiters, userID)
+	var once sync.Once
+	return w.ch, func() {
+		once.Do(func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			if cur := b.waiters[userID]; cur != nil {
+				delete(cur, w)
+				b.n--
+				if len(cur) == 0 {
+					delete(b.waiters, userID)
+				}
 			}
-		}
-		b.mu.Unlock()
+		})
 	}
 }
 
@@ -48,22 +68,53 @@ func (b *Broker) Notify(userIDs []string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, u := range userIDs {
-		for ch := range b.waiters[u] {
-			select {
-			case ch <- struct{}{}:
-			default:
+		for w := range b.waiters[u] {
+			wake(w)
+		}
+	}
+}
+
+// users lists the users with readers now, and the number of the last
+// reader registered: NotifySince(gen) then wakes those registered after.
+func (b *Broker) users() (users []string, gen uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	users = make([]string, 0, len(b.waiters))
+	for u := range b.waiters {
+		users = append(users, u)
+	}
+	return users, b.gen
+}
+
+// notifySince wakes the readers registered after reader number gen.
+func (b *Broker) notifySince(gen uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.gen == gen {
+		return
+	}
+	for _, set := range b.waiters {
+		for w := range set {
+			if w.gen > gen {
+				wake(w)
 			}
 		}
 	}
 }
 
-// Waiting is how many readers are registered (for tests).
+// notifyAll wakes every reader.
+func (b *Broker) notifyAll() { b.notifySince(0) }
+
+func wake(w *waiter) {
+	select {
+	case w.ch <- struct{}{}:
+	default:
+	}
+}
+
+// Waiting is how many readers are registered.
 func (b *Broker) Waiting() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	n := 0
-	for _, set := range b.waiters {
-		n += len(set)
-	}
-	return n
+	return b.n
 }

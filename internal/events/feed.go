@@ -21,6 +21,11 @@ func (c Cursor) String() string {
 	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("f1.%d.%d", c.TxID, c.Seq)))
 }
 
+// Less reports whether c comes before d in feed order.
+func (c Cursor) Less(d Cursor) bool {
+	return c.TxID < d.TxID || (c.TxID == d.TxID && c.Seq < d.Seq)
+}
+
 // ParseCursor reads a cursor from its opaque form.
 func ParseCursor(s string) (Cursor, bool) {
 	raw, err := base64.RawURLEncoding.DecodeString(s)
@@ -55,9 +60,15 @@ type FeedEntry struct {
 	Event  Event
 }
 
-// FeedStore reads feeds. Feed returns the page, oldest first, and the
-// cursor to read on from: the last entry's, the one asked with when the
-// page is empty, or the head of the feed for an empty first page.
+// FeedStore reads feeds.
 type FeedStore interface {
+	// Feed returns the page, oldest first, and the cursor to read on from:
+	// the last entry's, the one asked with when the page is empty, or the
+	// head of the feed for an empty first page.
 	Feed(ctx context.Context, q FeedQuery) ([]FeedEntry, Cursor, error)
+	// FeedChanges reads, in one snapshot, the head of the feed (the
+	// position after every readable entry of every user) and which of users
+	// have entries after since and up to the head; with no users it reads
+	// the head alone. It is one query whatever the number of users.
+	FeedChanges(ctx context.Context, since Cursor, users []string) (head Cursor, changed []string, err error)
 }

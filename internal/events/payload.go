@@ -1,6 +1,7 @@
 package events
 
 import (
+	"maps"
 	"strings"
 	"time"
 	"unicode"
@@ -12,11 +13,31 @@ import (
 // registered through /v1. The webhook body, the feed and the SSE stream
 // all use it, so an event reads the same everywhere.
 func Payload(e *Event, snake bool) map[string]any {
+	return PayloadFor(e, snake, "")
+}
+
+// PayloadFor is Payload as an agent key of agentOwner reads it (a human
+// reader: ""): text in data that another party wrote comes with
+// contentTrust (content_trust in snake case), CONTRACT.md section 16.
+func PayloadFor(e *Event, snake bool, agentOwner string) map[string]any {
 	created := e.CreatedAt.UTC().Format(time.RFC3339Nano)
-	if !snake {
-		return map[string]any{"id": e.ID, "type": e.Type, "createdAt": created, "data": e.Data}
+	var trust map[string]any
+	if agentOwner != "" {
+		trust = trustFor(e, agentOwner, snake)
 	}
-	return map[string]any{"id": e.ID, "type": e.Type, "created_at": created, "data": snakeKeys(e.Data)}
+	if !snake {
+		data := e.Data
+		if trust != nil {
+			data = maps.Clone(e.Data)
+			data["contentTrust"] = trust
+		}
+		return map[string]any{"id": e.ID, "type": e.Type, "createdAt": created, "data": data}
+	}
+	data := snakeKeys(e.Data).(map[string]any)
+	if trust != nil {
+		data["content_trust"] = trust
+	}
+	return map[string]any{"id": e.ID, "type": e.Type, "created_at": created, "data": data}
 }
 
 // snakeKeys copies v with every map key in snake case.

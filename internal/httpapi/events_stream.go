@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"marketplace/internal/events"
@@ -16,22 +17,50 @@ var StreamHeartbeat = 15 * time.Second
 // streamBatch is how many events a stream reads at a time.
 const streamBatch = 100
 
-// ServeEventStream serves userID's feed as Server-Sent Events (CONTRACT.md
+// EventReader is who reads the event feed on p's behalf: the user, and
+// the agent key reading for its owner.
+func EventReader(p *Principal) events.Reader {
+	r := events.Reader{UserID: p.Actor.UserID}
+	if p.Key != nil {
+		r.KeyID = p.Key.ID
+	}
+	return r
+}
+
+// EventPayload is e as p reads it on a surface (snake: Variant B): to an
+// agent key, text another party wrote carries contentTrust (CONTRACT.md
+// section 16); a human reads the event as it is.
+func EventPayload(e *events.Event, p *Principal, snake bool) map[string]any {
+	owner := ""
+	if p.Actor.IsAgent() {
+		owner = p.Actor.UserID
+	}
+	return events.PayloadFor(e, snake, owner)
+}
+
+// ServeEventStream serves p's feed as Server-Sent Events (CONTRACT.md
 // section 12): each event as `id: <cursor>`, `event: <type>`, `data:
 // <payload>`, resuming after the Last-Event-ID header (or the after query
 // parameter; neither: the last 30 days), with a comment line every
 // StreamHeartbeat while nothing happens. It runs until the client goes.
-// Bad parameters are answered in the envelope before the stream starts.
-func ServeEventStream(w http.ResponseWriter, r *http.Request, feed *events.FeedService, userID string, snake bool) error {
+// Bad parameters, a cursor beyond the newest event and a caller at its
+// caps of open streams are answered in the envelope before the stream
+// starts.
+func ServeEventStream(w http.ResponseWriter, r *http.Request, feed *events.FeedService, p *Principal, snake bool) error {
 	q := r.URL.Query()
 	after := r.Header.Get("Last-Event-ID")
 	if after == "" {
 		after = q.Get("after")
 	}
-	p, err := events.ParseFeedParams(after, q.Get("types"), "", "")
+	fp, err := events.ParseFeedParams(after, q.Get("types"), strconv.Itoa(streamBatch), "")
 	if err != nil {
 		return err
 	}
+	stream, err := feed.Open(r.Context(), EventReader(p), fp)
+	if err != nil {
+		return err
+	}
+	defer stream.Close()
 	rc := http.NewResponseController(w)
 	// The server's read deadline (ReadTimeout) would end the request's
 	// context after a minute; the write deadline is moved on below.
@@ -49,9 +78,8 @@ func ServeEventStream(w http.ResponseWriter, r *http.Request, feed *events.FeedS
 		return nil
 	}
 	ctx := r.Context()
-	cursor := p.After
 	for {
-		entries, next, err := feed.Page(ctx, userID, cursor, p.Types, streamBatch, StreamHeartbeat)
+		entries, _, err := stream.Next(ctx, StreamHeartbeat)
 		if err != nil {
 			return nil // the client went, or the store failed: end the stream, the client resumes
 		}
@@ -63,7 +91,7 @@ func ServeEventStream(w http.ResponseWriter, r *http.Request, feed *events.FeedS
 		}
 		for i := range entries {
 			e := &entries[i]
-			body, err := json.Marshal(events.Payload(&e.Event, snake))
+			body, err := json.Marshal(EventPayload(&e.Event, p, snake))
 			if err != nil {
 				return nil
 			}
@@ -74,6 +102,5 @@ func ServeEventStream(w http.ResponseWriter, r *http.Request, feed *events.FeedS
 		if rc.Flush() != nil {
 			return nil
 		}
-		cursor = next.String()
 	}
 }

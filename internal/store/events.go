@@ -180,22 +180,28 @@ func scanEvent(row scanner) (*events.Event, error) {
 // transaction that commits after this read has a txid at or above that
 // bound, so its rows sort after any cursor this read hands out. SQLite has
 // one writer, so txid is 0 and seq order is commit order.
+//
+// On SQLite the statements run one by one on the read pool (cached
+// statements): a read transaction there would hold a pooled connection
+// while each statement took another, and enough concurrent reads (a
+// crowd of long polls starting together) would hold every connection
+// and wait for ever.
 func (db *DB) Feed(ctx context.Context, q events.FeedQuery) ([]events.FeedEntry, events.Cursor, error) {
-	var opts *sql.TxOptions
+	tx := db.Read()
 	if db.dialect == Postgres {
-		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+		sqlTx, err := db.read.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+		if err != nil {
+			return nil, events.Cursor{}, wrap(err)
+		}
+		defer sqlTx.Rollback() //nolint:errcheck // read-only
+		tx = &Tx{db: db, ex: sqlTx}
 	}
-	sqlTx, err := db.read.BeginTx(ctx, opts)
-	if err != nil {
-		return nil, events.Cursor{}, wrap(err)
-	}
-	defer sqlTx.Rollback() //nolint:errcheck // read-only
-	tx := &Tx{db: db, ex: sqlTx}
 
 	// The head of the feed, for an empty first page, is read before the
-	// page: on SQLite the statements run outside the read transaction, and
-	// a head read after the page could pass an event committed in between.
+	// page: on SQLite the statements are not one snapshot, and a head read
+	// after the page could pass an event committed in between.
 	var head events.Cursor
+	var err error
 	if q.After == nil {
 		if db.dialect == Postgres {
 			err = tx.queryRow(ctx, `SELECT `+pgXmin+` - 1`).Scan(&head.TxID)
@@ -268,6 +274,73 @@ func (db *DB) Feed(ctx context.Context, q events.FeedQuery) ([]events.FeedEntry,
 // pgXmin is the oldest transaction still running when the snapshot was
 // taken: every row below it that will ever be visible is visible now.
 const pgXmin = `(pg_snapshot_xmin(pg_current_snapshot())::text::bigint)`
+
+// FeedChanges reads the head of the feed and which of users have rows
+// after since up to it (events.FeedStore), in one statement, so one
+// snapshot: the feed poller's tick. Each user costs one probe of the
+// (user_id, txid, seq) index, which stops at the first row found.
+//
+// The head is the one an empty first page hands out: on PostgreSQL
+// (xmin - 1, max), after every row readable now; on SQLite (0, the
+// highest seq).
+func (db *DB) FeedChanges(ctx context.Context, since events.Cursor, users []string) (events.Cursor, []string, error) {
+	tx := db.Read()
+	var head events.Cursor
+	if len(users) == 0 {
+		var err error
+		if db.dialect == Postgres {
+			err = tx.queryRow(ctx, `SELECT `+pgXmin+` - 1`).Scan(&head.TxID)
+			head.Seq = math.MaxInt64
+		} else {
+			err = tx.queryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM event_feed`).Scan(&head.Seq)
+		}
+		if err != nil {
+			return events.Cursor{}, nil, wrap(fmt.Errorf("feed head: %w", err))
+		}
+		return head, nil, nil
+	}
+	var q string
+	var args []any
+	if db.dialect == Postgres {
+		// Rows after since: txid > since.TxID (since is a head, whose seq
+		// is the maximum); up to the head: txid < xmin.
+		q = `SELECT s.x - 1, u.id FROM (SELECT ` + pgXmin + ` AS x) s
+			LEFT JOIN LATERAL (SELECT t.id FROM unnest(?::text[]) AS t(id) WHERE EXISTS (
+				SELECT 1 FROM event_feed f WHERE f.user_id = t.id AND f.txid > ? AND f.txid < s.x)) u ON true`
+		args = []any{users, since.TxID}
+	} else {
+		b, _ := json.Marshal(users) // []string always marshals
+		q = `SELECT s.x, j.value FROM (SELECT COALESCE(MAX(seq), 0) AS x FROM event_feed) s
+			LEFT JOIN json_each(?) j ON EXISTS (
+				SELECT 1 FROM event_feed f WHERE f.user_id = j.value AND f.txid = 0 AND f.seq > ? AND f.seq <= s.x)`
+		args = []any{string(b), since.Seq}
+	}
+	rows, err := tx.query(ctx, q, args...)
+	if err != nil {
+		return events.Cursor{}, nil, wrap(err)
+	}
+	defer rows.Close()
+	var changed []string
+	for rows.Next() {
+		var x int64
+		var u sql.NullString
+		if err := rows.Scan(&x, &u); err != nil {
+			return events.Cursor{}, nil, wrap(err)
+		}
+		if db.dialect == Postgres {
+			head = events.Cursor{TxID: x, Seq: math.MaxInt64}
+		} else {
+			head = events.Cursor{Seq: x}
+		}
+		if u.Valid {
+			changed = append(changed, u.String)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return events.Cursor{}, nil, wrap(err)
+	}
+	return head, changed, nil
+}
 
 // NotificationPrefs reads a user's preferences: every category on unless
 // the user switched it off.

@@ -334,9 +334,16 @@ func (s *Service) enqueue(ctx context.Context, tx Tx, ep *Endpoint, e *events.Ev
 	return d, nil
 }
 
-// Body is the JSON an endpoint receives for e.
+// Body is the JSON an endpoint receives for e. An agent endpoint is read
+// by the owner's agents, so text another party wrote comes with
+// content_trust as on the agent's feed (CONTRACT.md section 16); the
+// account's own endpoint gets the event as a human reads it.
 func Body(ep *Endpoint, e *events.Event) ([]byte, error) {
-	return json.Marshal(events.Payload(e, ep.Snake))
+	owner := ""
+	if ep.Kind == KindAgent {
+		owner = ep.UserID
+	}
+	return json.Marshal(events.PayloadFor(e, ep.Snake, owner))
 }
 
 func (s *Service) send(ctx context.Context, ep *Endpoint, e *events.Event) Result {

@@ -69,7 +69,8 @@ type server struct {
 	logs   bytes.Buffer
 }
 
-func start(t *testing.T, name, dbURL, secret string) *server {
+// start runs a replica on dbURL; env adds to (or overrides) its settings.
+func start(t *testing.T, name, dbURL, secret string, env ...string) *server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -82,6 +83,7 @@ func start(t *testing.T, name, dbURL, secret string) *server {
 		"MARKETPLACE_ADDR="+addr, "MARKETPLACE_PUBLIC_URL=http://"+addr, "MARKETPLACE_MODE=sandbox",
 		"MARKETPLACE_JWT_SECRET="+secret, "MARKETPLACE_REDIS_URL=", "MARKETPLACE_ADMIN_EMAIL=", "MARKETPLACE_METRICS_ADDR=",
 		"MARKETPLACE_LOG_LEVEL=warn")
+	cmd.Env = append(cmd.Env, env...)
 	s := &server{t: t, name: name, cmd: cmd, url: "http://" + addr, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = lockedWriter{s}, lockedWriter{s}
 	if err := cmd.Start(); err != nil {

@@ -23,7 +23,7 @@ type feedEvent struct {
 	ID        string         `json:"id" doc:"The event's id: the same in the feed, the stream and every webhook delivery of it."`
 	Type      string         `json:"type" doc:"The event type (CONTRACT section 12), e.g. 'order.created'."`
 	CreatedAt time.Time      `json:"created_at"`
-	Data      map[string]any `json:"data" doc:"The ids involved and a snapshot of the object, in snake_case."`
+	Data      map[string]any `json:"data" doc:"The ids involved and a snapshot of the object, in snake_case. Read with an agent key, text in it another party wrote (a listing's title and brand, an offer's message, a message's content, a cancelling seller's reason) comes with 'content_trust' {untrusted: true, source (listing, message or offer), flags, fields} beside it (CONTRACT section 16); the owner's own text, and any text read with a bearer token, has none."`
 }
 
 // eventPage is a page of the feed.
@@ -55,18 +55,18 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 // eventsOf is GET /v1/events and the get_events tool: a page of the
 // owner's feed.
 func (a *API) eventsOf(ctx context.Context, p *httpapi.Principal, fp events.FeedParams) (*eventPageOut, error) {
-	es, next, err := a.Feed.Read(ctx, p.Actor.UserID, fp)
+	es, next, err := a.Feed.Read(ctx, httpapi.EventReader(p), fp)
 	if err != nil {
 		return nil, err
 	}
 	out := eventPageOut{Events: make([]map[string]any, len(es)), Cursor: next.String()}
 	for i := range es {
-		out.Events[i] = events.Payload(&es[i].Event, true)
+		out.Events[i] = httpapi.EventPayload(&es[i].Event, p, true)
 	}
 	return &out, nil
 }
 
 // streamEvents is GET /v1/events/stream: the feed as Server-Sent Events.
 func (a *API) streamEvents(w http.ResponseWriter, r *http.Request) error {
-	return httpapi.ServeEventStream(w, r, a.Feed, actor(r).UserID, true)
+	return httpapi.ServeEventStream(w, r, a.Feed, httpapi.PrincipalOf(r), true)
 }

@@ -22,13 +22,13 @@ type feedEvent struct {
 	ID        string         `json:"id" doc:"The event's id: the same in the feed, the stream and every webhook delivery of it."`
 	Type      string         `json:"type" doc:"The event type (CONTRACT section 12), e.g. 'order.created'."`
 	CreatedAt time.Time      `json:"createdAt"`
-	Data      map[string]any `json:"data" doc:"The ids involved and a snapshot of the object, in camelCase."`
+	Data      map[string]any `json:"data" doc:"The ids involved and a snapshot of the object, in camelCase. Read with an agent key, text in it another party wrote (a listing's title and brand, an offer's message, a message's content, a cancelling seller's reason) comes with 'contentTrust' {untrusted: true, source (listing, message or offer), flags, fields} beside it (CONTRACT section 16); the owner's own text, and any text read with a bearer token, has none."`
 }
 
-func toFeedEvents(es []events.FeedEntry) []map[string]any {
+func toFeedEvents(es []events.FeedEntry, p *httpapi.Principal) []map[string]any {
 	out := make([]map[string]any, len(es))
 	for i := range es {
-		out[i] = events.Payload(&es[i].Event, false)
+		out[i] = httpapi.EventPayload(&es[i].Event, p, false)
 	}
 	return out
 }
@@ -40,14 +40,14 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	es, next, err := a.Feed.Read(r.Context(), actor(r).User.ID, p)
+	es, next, err := a.Feed.Read(r.Context(), httpapi.EventReader(actor(r)), p)
 	if err != nil {
 		return err
 	}
-	return httpapi.OKMeta(w, r, http.StatusOK, toFeedEvents(es), httpapi.Meta{"cursor": next.String(), "limit": p.Limit})
+	return httpapi.OKMeta(w, r, http.StatusOK, toFeedEvents(es, actor(r)), httpapi.Meta{"cursor": next.String(), "limit": p.Limit})
 }
 
 // streamEvents is GET /events/stream: the feed as Server-Sent Events.
 func (a *API) streamEvents(w http.ResponseWriter, r *http.Request) error {
-	return httpapi.ServeEventStream(w, r, a.Feed, actor(r).User.ID, false)
+	return httpapi.ServeEventStream(w, r, a.Feed, actor(r), false)
 }
