@@ -116,8 +116,18 @@ func TestEventFeedCaps(t *testing.T) {
 		if time.Since(start) > 3*time.Second {
 			t.Fatalf("the refused long poll waited %v", time.Since(start))
 		}
-		// A read with something to answer needs no slot.
+		// A read with something to answer needs no slot. (On PostgreSQL an
+		// entry is readable once no older transaction runs on the server,
+		// which other tests share: wait for it without holding a slot.)
 		feedRecord(t, s, owner.ID, "order.created")
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if ids, _ := feedPage(t, s, owner.Auth(), "after="+url.QueryEscape(c0)); len(ids) == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the recorded event never became readable")
+			}
+		}
 		if ids, _ := feedPage(t, s, k1.Auth(), "wait=5&after="+url.QueryEscape(c0)); len(ids) != 1 {
 			t.Fatalf("an answered long poll of a full key: %v", ids)
 		}

@@ -277,6 +277,7 @@ func TestFeedChangesConcurrentWriters(t *testing.T) {
 		}
 		start := head
 		var done atomic.Bool
+		var written atomic.Int64 // entries committed
 		var wg sync.WaitGroup
 		for w := range writers {
 			wg.Add(1)
@@ -284,8 +285,9 @@ func TestFeedChangesConcurrentWriters(t *testing.T) {
 				defer wg.Done()
 				rng := rand.New(rand.NewPCG(uint64(w), 11))
 				for range perWriter {
+					var to []string
 					err := db.InTx(ctx, func(tx *store.Tx) error {
-						to := []string{users[rng.IntN(len(users))]}
+						to = []string{users[rng.IntN(len(users))]}
 						if rng.IntN(4) == 0 {
 							to = append(to, users[rng.IntN(len(users))])
 						}
@@ -301,16 +303,18 @@ func TestFeedChangesConcurrentWriters(t *testing.T) {
 						t.Errorf("writer %d: %v", w, err)
 						return
 					}
+					written.Add(int64(len(to)))
 				}
 			}()
 		}
 		go func() { wg.Wait(); done.Store(true) }()
 
 		// The last head to reach: after every committed entry, read once
-		// the writers are done (on PostgreSQL the last become readable once
-		// no older transaction runs on the server).
+		// the writers are done and every entry they wrote is readable (on
+		// PostgreSQL entries become readable once no older transaction runs
+		// on the server, and other tests share it).
 		var final *events.Cursor
-		deadline := time.Time{}
+		deadline := time.Now().Add(time.Minute)
 		for {
 			next, changed, err := db.FeedChanges(ctx, head, users)
 			if err != nil {
@@ -320,21 +324,28 @@ func TestFeedChangesConcurrentWriters(t *testing.T) {
 			head = next
 			if final == nil && done.Load() {
 				var maxPos events.Cursor
+				readable := 0
 				for _, u := range users {
 					entries, _, err := db.Feed(ctx, events.FeedQuery{UserID: u, After: &start, Limit: 100000})
 					if err != nil {
 						t.Fatal(err)
 					}
+					readable += len(entries)
 					for _, e := range entries {
 						if maxPos.Less(e.Cursor) {
 							maxPos = e.Cursor
 						}
 					}
 				}
-				final, deadline = &maxPos, time.Now().Add(30*time.Second)
+				if int64(readable) == written.Load() {
+					final = &maxPos
+				}
 			}
-			if final != nil && (!head.Less(*final) || time.Now().After(deadline)) {
+			if final != nil && !head.Less(*final) {
 				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("after a minute: head %v, final %v (written %d)", head, final, written.Load())
 			}
 			time.Sleep(time.Millisecond)
 		}
