@@ -39,8 +39,8 @@ type DB struct {
 	preparing sync.Map
 	// checkpoints stops the background WAL checkpointer (SQLite only).
 	checkpoints func()
-	// checkpointing is held by each background checkpoint, and by a bulk
-	// load for its whole length (SQLite only).
+	// checkpointing is held by each checkpoint, background or a bulk
+	// load's (SQLite only): SQLite answers one busy while another runs.
 	checkpointing sync.Mutex
 	// walPath is the SQLite write-ahead log's file (SQLite only).
 	walPath string

@@ -187,10 +187,6 @@ func (db *DB) sqliteBulkLoad(ctx context.Context, load func(insert func([]*listi
 		return wrap(err)
 	}
 	limit := bulkWALLimit.Load()
-	if limit > 0 {
-		db.checkpointing.Lock() // the load's own checkpoints replace the background ones
-		defer db.checkpointing.Unlock()
-	}
 	return load(func(ls []*listings.Listing) error {
 		if err := db.InTx(ctx, func(tx *Tx) error { return tx.CreateListings(ctx, ls) }); err != nil {
 			return err
@@ -227,6 +223,10 @@ func (db *DB) walSize() int64 {
 // the busy timeout); the load goes on and tries again after its next
 // batch.
 func (db *DB) truncateWAL(ctx context.Context) error {
+	// SQLite answers a checkpoint busy while another runs: wait for the
+	// background one, which has copied most of the WAL by then.
+	db.checkpointing.Lock()
+	defer db.checkpointing.Unlock()
 	var busy, logFrames, done int64
 	err := db.write.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done)
 	return wrap(err)

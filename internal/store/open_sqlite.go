@@ -96,8 +96,8 @@ const checkpointEvery = 200 * time.Millisecond
 // checkpointWAL runs passive checkpoints on their own connection until the
 // returned stop function is called (which waits for the last one and closes
 // the connection). Passive checkpoints never block readers or the writer.
-// Each holds mu, which a bulk load holds to run its own checkpoints
-// instead: SQLite answers one checkpoint busy while another runs.
+// Each holds mu, as a bulk load's own checkpoints do: SQLite answers one
+// checkpoint busy while another runs.
 func checkpointWAL(conn *sql.DB, every time.Duration, mu *sync.Mutex) (stop func()) {
 	passive := func() {
 		mu.Lock()
