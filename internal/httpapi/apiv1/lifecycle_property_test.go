@@ -467,11 +467,11 @@ func (lc *lifecycle) ship() {
 	}
 	now, m := lc.now(), &lc.m
 	want, mutate := lcConflict, func(*lcModel) {}
-	switch {
-	case bad:
-		want = lcBad
+	switch { // who is asking comes first, then the tracking number, then the order's state
 	case !who.may(lcSeller):
 		want = lcForbidden
+	case bad:
+		want = lcBad
 	case m.status == orders.StatusShipped:
 		want = lcOK
 	case m.status == orders.StatusPaid && !m.pickup:
