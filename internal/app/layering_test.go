@@ -44,6 +44,11 @@ var layerRules = []struct {
 		to:   is("net/http"),
 	},
 	{
+		why:  "the operations and their views know no HTTP and no store: every surface calls them",
+		from: under("internal/api"),
+		to:   under("net/http", "internal/store", "internal/app", "internal/jobs", "internal/config"),
+	},
+	{
 		why:  "market is the bottom layer",
 		from: is("internal/market"),
 		to:   func(imp string) bool { return strings.HasPrefix(imp, module) },
@@ -88,6 +93,11 @@ func TestLayeringRulesCatchForbiddenEdges(t *testing.T) {
 		{"marketplace/internal/store", "marketplace/internal/orders", false},
 		{"marketplace/internal/orders", "marketplace/internal/market", false},
 		{"marketplace/internal/payments", "net/http", false},
+		{"marketplace/internal/api", "net/http", true},
+		{"marketplace/internal/api", "marketplace/internal/httpapi", true},
+		{"marketplace/internal/api", "marketplace/internal/store", true},
+		{"marketplace/internal/httpapi", "marketplace/internal/api", false},
+		{"marketplace/internal/api", "marketplace/internal/offers", false},
 	} {
 		got := len(forbiddenEdges(map[string][]string{c.from: {c.to}})) > 0
 		if got != c.bad {

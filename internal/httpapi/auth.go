@@ -7,15 +7,12 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/market"
 )
 
-// Principal is the authenticated caller.
-type Principal struct {
-	Actor market.Actor
-	User  *accounts.User // the human, or the agent's owner
-	Key   *agents.Key    // set for agents
-}
+// Principal is the authenticated caller: the Caller of the operations.
+type Principal = api.Caller
 
 // PrincipalOf returns the caller of an authenticated route.
 func PrincipalOf(r *http.Request) *Principal {

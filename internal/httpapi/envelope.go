@@ -76,6 +76,7 @@ func OKMeta(w http.ResponseWriter, r *http.Request, status int, data any, extra 
 	if data == nil {
 		data = nullData
 	}
+	data = Spell(data, surfaceOf(r).Casing)
 	writeJSON(w, status, envelope{Success: true, Data: data, Meta: meta(r, extra)})
 	return nil
 }

@@ -1,6 +1,7 @@
 package agentv1
 
 import (
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/apidoc"
 )
@@ -108,11 +109,11 @@ and 'state' at most 100.`},
 		apidoc.Envelope("DisputeEnvelope", dispute{}, "Meta"),
 
 		// Offers
-		{Name: "Offer", Of: offer{}},
-		{Name: "OfferRound", Of: offerRound{}},
+		{Name: "Offer", Of: httpapi.SnakeOf(api.Offer{})},
+		{Name: "OfferRound", Of: httpapi.SnakeOf(api.OfferRound{})},
 		{Name: "CreateOfferInput", Of: createOfferBody{}, Request: true},
 		{Name: "RespondOfferInput", Of: respondOfferBody{}, Request: true},
-		apidoc.Envelope("OfferEnvelope", offer{}, "Meta"),
+		apidoc.Envelope("OfferEnvelope", httpapi.SnakeOf(api.Offer{}), "Meta"),
 
 		// Webhooks
 		{Name: "AgentWebhook", Of: agentWebhook{}, Doc: "One of the owner's agent webhook endpoints."},

@@ -96,7 +96,11 @@ func (t *Tool) Call(ctx context.Context, p *httpapi.Principal, args json.RawMess
 	if err := t.validate(args); err != nil {
 		return nil, err
 	}
-	return t.call(ctx, p, args)
+	out, err := t.call(ctx, p, args)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.Spell(out, httpapi.Snake), nil // the views of every surface, in Variant B's spelling
 }
 
 // tool completes t with the argument struct In and the function that runs

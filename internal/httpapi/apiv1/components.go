@@ -1,6 +1,7 @@
 package apiv1
 
 import (
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/apidoc"
 )
@@ -320,13 +321,13 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		apidoc.Envelope("WebhookDeliveryEnvelope", webhookDelivery{}, "Meta"),
 		apidoc.Envelope("WebhookDeliveryListEnvelope", []webhookDelivery{}, "Meta"),
 		// Offers
-		{Name: "Offer", Of: offer{}},
-		{Name: "OfferRound", Of: offerRound{}},
+		{Name: "Offer", Of: api.Offer{}},
+		{Name: "OfferRound", Of: api.OfferRound{}},
 		{Name: "CreateOfferInput", Of: createOfferBody{}, Request: true},
 		{Name: "CounterOfferInput", Of: counterOfferBody{}, Request: true},
 		{Name: "AnswerOfferInput", Of: answerOfferBody{}, Request: true, Doc: "The body may be left out."},
-		apidoc.Envelope("OfferEnvelope", offer{}, "Meta"),
-		apidoc.Envelope("OfferPageEnvelope", []offer{}, "PageMeta"),
+		apidoc.Envelope("OfferEnvelope", api.Offer{}, "Meta"),
+		apidoc.Envelope("OfferPageEnvelope", []api.Offer{}, "PageMeta"),
 
 		// Seller dashboard
 		{Name: "SellerDashboard", Of: dashboardOut{}, Closed: true},

@@ -1,0 +1,34 @@
+// Package api holds the operations every surface offers, each written
+// once, and the views they answer: one struct per resource, built with the
+// viewer's rules (seller-only fields, the authorization record, content
+// trust) in one place. The surfaces (Variant A, Variant B, the MCP tools,
+// and the pages and checkout protocols to come) keep only what really
+// differs: routes, the request shapes the interface gives them, casing and
+// error wrapping. A view carries Variant A's camelCase json names;
+// httpapi.Spell spells it in snake_case for Variant B and the tools.
+//
+// The package knows no HTTP: it sits on the domain areas, below the HTTP
+// core (TestLayering).
+package api
+
+import (
+	"marketplace/internal/accounts"
+	"marketplace/internal/agents"
+	"marketplace/internal/market"
+)
+
+// Caller is the authenticated party of an operation: a human (User), or an
+// agent key (Key) acting for its owner (User).
+type Caller struct {
+	Actor market.Actor
+	User  *accounts.User // the human, or the agent's owner
+	Key   *agents.Key    // set for agents
+}
+
+// strOrNil is s, or nil for "": a field the view shows as null.
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
