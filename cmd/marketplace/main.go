@@ -34,13 +34,13 @@ import (
 
 // defaultGCPercent trades memory for latency: the service's live heap is a
 // few megabytes, and collecting at 5x instead of 2x it cut p99 latency under
-// load (README, Performance). GOGC in the environment still rules.
+// load (docs/performance.md). GOGC in the environment still rules.
 const defaultGCPercent = 400
 
 // defaultMemoryLimit is the Go heap's soft limit unless GOMEMLIMIT is set:
 // at GOGC 400 a live heap of 60 MB would let the heap reach 300 MB before a
 // collection; past this the collector runs sooner instead. It bounds the Go
-// heap, not SQLite's memory map of the database (README, Memory).
+// heap, not SQLite's memory map of the database (docs/performance.md, Memory).
 const defaultMemoryLimit = 256 << 20
 
 func main() {

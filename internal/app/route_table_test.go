@@ -11,10 +11,10 @@ import (
 	"marketplace/internal/config"
 )
 
-// specFile is a verbatim copy of the interface specification
-// (shared/spec/interface-specification.md, outside the repository), so the
-// test runs from a fresh clone; copy it again when the interface changes.
-const specFile = "testdata/interface-specification.md"
+// specFile is the repository's copy of the interface specification (verbatim
+// below its first note), so the test runs from a fresh clone; copy it again
+// when the interface changes.
+const specFile = "../../docs/interface-specification.md"
 
 // specRoutes is the number of routes the interface's endpoint tables name.
 const specRoutes = 210

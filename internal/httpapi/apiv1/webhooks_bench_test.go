@@ -19,7 +19,7 @@ import (
 )
 
 // TestWebhookThroughput measures webhook delivery on each engine and
-// prints the figures the README quotes: deliveries per second to a local
+// prints the figures docs/performance.md quotes: deliveries per second to a local
 // receiver (a backlog of events recorded with the queue stopped, then the
 // queue started), and the delay from an event's commit to its arrival at
 // the receiver when the queue is idle (p50, p99). It runs only with

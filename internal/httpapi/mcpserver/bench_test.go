@@ -20,7 +20,7 @@ import (
 	"marketplace/internal/testkit"
 )
 
-// TestMCPThroughput prints the figures the README's MCP section quotes:
+// TestMCPThroughput prints the figures docs/performance.md's MCP section quotes:
 // tool calls per second over Streamable HTTP (/mcp, one stateless POST
 // per call) against the equivalent Variant B route, with the same key and
 // the same number of concurrent clients, and each call's p50 and p99. A
