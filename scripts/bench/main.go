@@ -60,7 +60,7 @@ func main() {
 	flag.StringVar(&o.Engine, "engine", "both", "sqlite, postgres or both")
 	flag.DurationVar(&o.Duration, "duration", 10*time.Second, "length of each measured load")
 	flag.IntVar(&o.Clients, "clients", 20, "concurrent clients for listing reads and search")
-	flag.IntVar(&o.Buyers, "buyers", 16, "concurrent purchasing agents (the README's purchase benchmark uses 16)")
+	flag.IntVar(&o.Buyers, "buyers", 16, "concurrent purchasing agents (docs/performance.md's purchase figures use 16)")
 	flag.BoolVar(&o.Keep, "keep", false, "keep the seeded store for the next run with the same -n")
 	flag.StringVar(&o.PostgresURL, "postgres", envOr("MARKETPLACE_TEST_DATABASE_URL",
 		"postgres://postgres@127.0.0.1:5432/test?sslmode=disable"), "PostgreSQL server (a database bench_<n> is made on it)")

@@ -45,7 +45,7 @@ func (r *result) print(w io.Writer, o Options) {
 			thousands(int64(r.buys.n-r.buys.failed)), failures(r.buys)), target)
 	row(w, fmt.Sprintf("idle RSS after start-up (the service's process, pid %d)", r.pid), r.idleRSS.String(), "< 60 MB")
 	row(w, "RSS after the search load (the same process)", fmt.Sprintf("%s; the bare server after its runs: %s", r.rssAft, mb(r.bareRSS.total)),
-		"explained in the README, bounded by a setting")
+		"explained in docs/performance.md, bounded by a setting")
 	fmt.Fprintln(w)
 }
 
