@@ -17,9 +17,9 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/activity"
-	"marketplace/internal/admin"
 	"marketplace/internal/admin/users"
 	"marketplace/internal/agents"
+	"marketplace/internal/audit"
 	"marketplace/internal/config"
 	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
@@ -41,6 +41,7 @@ import (
 	"marketplace/internal/payments"
 	"marketplace/internal/ratelimit"
 	"marketplace/internal/sandbox"
+	"marketplace/internal/settings"
 	"marketplace/internal/shipping"
 	"marketplace/internal/store"
 	"marketplace/internal/webhooks"
@@ -80,7 +81,7 @@ type App struct {
 	Offers   *offers.Service
 	Notify   *notify.Service
 	Photos   *listings.Photos
-	Settings *admin.Config
+	Settings *settings.Service
 	Webhooks *webhooks.Service
 	MCP      *mcpserver.Server
 	Feed     *events.FeedService
@@ -202,7 +203,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 			ClientSecret: cfg.GoogleClientSecret, RedirectURL: cfg.PublicURL + apiv1.Prefix + "/auth/google/callback"})
 	}
 	googleSignIn := accounts.NewGoogleSignIn(a.Accounts, google, realTime.Now, a.Log)
-	a.Agents = agents.NewService(store.Agents(db), a.Clock, cfg.Mode == config.Live)
+	a.Agents = agents.NewService(store.Agents(db), a.Clock, agents.Options{Live: cfg.Mode == config.Live, Changes: audit.Notes{}})
 	proc, gateway, err := newPayments(cfg, db, a.Clock)
 	if err != nil {
 		return nil, err
@@ -211,7 +212,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		gateway = opts.Gateway
 	}
 	a.Payments = payments.NewService(store.Payments(db), a.Clock, proc, gateway)
-	a.Settings = admin.NewConfig(store.AdminConfig(db), a.Clock)
+	a.Settings = settings.NewService(store.Settings(db), a.Clock)
 	objects, err := newObjects(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -236,19 +237,19 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Shipping = shipping.NewService(store.Shipping(db), a.Clock, []byte(cfg.JWTSecret))
 	bridge := &offerPurchases{accounts: a.Accounts, agents: a.Agents, clock: a.Clock}
 	a.Listings = listings.NewService(store.Listings(db), a.Clock, listings.Options{
-		Generator: gen, Settings: a.Settings, Photos: a.Photos, Budget: opts.GenerationBudget, Packages: sellerPackages{a.Shipping},
+		Generator: gen, Settings: listingSettings{a.Settings}, Changes: audit.Notes{}, Photos: a.Photos, Budget: opts.GenerationBudget, Packages: sellerPackages{a.Shipping},
 		Offers: bridge.ListingChanged})
 	if err := a.Listings.SeedCategories(ctx); err != nil {
 		return nil, fmt.Errorf("seed categories: %w", err)
 	}
 	a.Orders = orders.NewService(store.Orders(db), a.Clock, orders.Options{
-		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping}, Offers: bridge,
+		Settings: orderSettings{a.Settings}, Changes: audit.Notes{}, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping}, Offers: bridge,
 		Labels:   &labelMaker{shipping: a.Shipping, objects: objects},
 		Taxonomy: a.Listings, Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle, BeforeCharge: opts.BeforeCharge,
 		OnPaid: a.autoLabel, Log: a.Log})
 	bridge.orders = a.Orders
 	a.Offers = offers.NewService(store.Offers(db), a.Clock, offers.Options{
-		Settings: a.Settings, Purchaser: bridge, Fees: bridge, Taxonomy: a.Listings, Log: a.Log})
+		Settings: offerSettings{a.Settings}, Purchaser: bridge, Fees: bridge, Taxonomy: a.Listings, Log: a.Log})
 
 	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
 	// Feed readers waiting on a user's feed wake when an event for the user
@@ -313,8 +314,9 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
 		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
 		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock),
-		Users: users.NewUsers(store.AdminUsers(db), a.Clock, a.Agents).FollowOffers(bridge.ListingChanged),
-		Audit: admin.NewAudit(store.AdminAudit(db)), Settings: a.Settings}).Register(a.Router)
+		Users: users.NewUsers(store.AdminUsers(db), a.Clock, users.Options{Agents: a.Agents, Offers: bridge.ListingChanged,
+			Changes: audit.Notes{}}),
+		Audit: audit.NewLog(store.Audit(db)), Settings: a.Settings}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err
@@ -328,7 +330,9 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}
 	agentAPI := &agentv1.API{Accounts: a.Accounts, ChatLinks: a.ChatLinks, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
 		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
-		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed, PublicURL: cfg.PublicURL, Gate: a.Settings.RequireFlag}
+		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed, PublicURL: cfg.PublicURL, Gate: func(ctx context.Context, flag string) error {
+			return a.Settings.Require(ctx, settings.Feature(flag))
+		}}
 	agentAPI.Register(a.Router)
 	// The same catalogue over MCP (CONTRACT.md section 13): a request
 	// without a valid agent key is answered 401 before any MCP message.
@@ -345,7 +349,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		sb.Register(a.Router)
 		sb.RegisterDashboard(a.Router)
 	}
-	if err := a.Router.Gate(a.Settings.RequireFlag, httpapi.FeatureRoutes); err != nil {
+	if err := a.Router.Gate(a.Settings.Require, httpapi.FeatureRoutes); err != nil {
 		return nil, err
 	}
 
@@ -474,7 +478,7 @@ func clockAdvancer(mode config.Mode, c market.Clock, db *store.DB) (*sandbox.Clo
 // (SQLite) one it shares with the writes committing at the same time.
 type auditWriter struct{ db *store.DB }
 
-func (w auditWriter) AppendAudit(ctx context.Context, e *admin.AuditEntry) error {
+func (w auditWriter) AppendAudit(ctx context.Context, e *audit.Entry) error {
 	return w.db.InTxGrouped(ctx, func(tx *store.Tx) error { return tx.AppendAudit(ctx, e) })
 }
 

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/agents"
+	"marketplace/internal/audit"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 )
@@ -46,10 +46,10 @@ func (fakeAuth) AuthenticateKey(_ context.Context, secret string) (*agents.Key, 
 
 type memAudit struct {
 	mu      sync.Mutex
-	entries []admin.AuditEntry
+	entries []audit.Entry
 }
 
-func (m *memAudit) AppendAudit(_ context.Context, e *admin.AuditEntry) error {
+func (m *memAudit) AppendAudit(_ context.Context, e *audit.Entry) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.entries = append(m.entries, *e)

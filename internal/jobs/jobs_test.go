@@ -30,7 +30,7 @@ func setup(t *testing.T, db *store.DB) (*jobs.Queue, *agents.Service, *market.Fi
 		t.Fatalf("second migrate: %v", err)
 	}
 	clock := market.NewFixedClock(time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC))
-	svc := agents.NewService(store.Agents(db), clock, false)
+	svc := agents.NewService(store.Agents(db), clock, agents.Options{})
 	q, err := jobs.New(db, jobs.Services{Agents: svc}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"github.com/stripe/stripe-go/v85"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
+	"marketplace/internal/audit"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/openapi"
 	"marketplace/internal/httpapi/web"
@@ -42,7 +42,7 @@ func (stripeAccounts) OnboardingURL(context.Context, *payments.PayoutAccount) (s
 
 type dbAudit struct{ db *store.DB }
 
-func (a dbAudit) AppendAudit(ctx context.Context, e *admin.AuditEntry) error {
+func (a dbAudit) AppendAudit(ctx context.Context, e *audit.Entry) error {
 	return a.db.InTx(ctx, func(tx *store.Tx) error { return tx.AppendAudit(ctx, e) })
 }
 
