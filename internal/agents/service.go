@@ -37,11 +37,14 @@ type ChangeLog interface {
 type Options struct {
 	Live    bool      // mk_live_ keys rather than mk_test_
 	Changes ChangeLog // nil: changes are not noted
+	// Mailer makes AgentInit mail the magic link; nil: the caller hands
+	// the link out alone.
+	Mailer Mailer
 }
 
 // NewService builds the agents service.
 func NewService(store Store, clock market.Clock, opts Options) *Service {
-	return &Service{store: store, clock: clock, live: opts.Live, changes: opts.Changes}
+	return &Service{store: store, clock: clock, live: opts.Live, changes: opts.Changes, mailer: opts.Mailer}
 }
 
 // noteChange notes a change for the request's audit entry.

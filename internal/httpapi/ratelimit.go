@@ -117,18 +117,18 @@ const (
 	abuseWindow = 10 * time.Minute
 )
 
-// SetRateLimits turns per-route limits on; a scale of 0 leaves them off.
-func (rt *Router) SetRateLimits(l *RateLimits) {
+// prepare readies l for the router: nil when the limits are off (no
+// limits, or a scale of 0).
+func (l *RateLimits) prepare() *RateLimits {
 	if l == nil || l.Scale == 0 {
-		rt.limits = nil
-		return
+		return nil
 	}
 	requests := l.Requests
 	if requests == nil {
 		requests = l.Limiter
 	}
 	l.scaled = ratelimit.NewScaled(requests, l.Scale)
-	rt.limits = l
+	return l
 }
 
 // RateLimited reports whether a route (method and pattern as registered)

@@ -95,9 +95,20 @@ type AuditWriter interface {
 	AppendAudit(ctx context.Context, e *audit.Entry) error
 }
 
+// RouterOptions are the router's optional layers.
+type RouterOptions struct {
+	// Idempotency keeps the idempotency keys; routes registered with
+	// HandleIdempotent honour them only with one.
+	Idempotency idempotency.Store
+	// Limits are the per-route rate limits; nil, or a scale of 0, leaves
+	// them off.
+	Limits *RateLimits
+}
+
 // NewRouter makes a router.
-func NewRouter(auth Authenticator, audit AuditWriter, log *slog.Logger, clock market.Clock, mx *Metrics) *Router {
-	return &Router{routing: &routing{mux: http.NewServeMux(), auth: auth, audit: audit, log: log, clock: clock, mx: mx, instance: newRequestID()[4:]}}
+func NewRouter(auth Authenticator, audit AuditWriter, log *slog.Logger, clock market.Clock, mx *Metrics, opts RouterOptions) *Router {
+	return &Router{routing: &routing{mux: http.NewServeMux(), auth: auth, audit: audit, log: log, clock: clock, mx: mx,
+		instance: newRequestID()[4:], idem: opts.Idempotency, limits: opts.Limits.prepare()}}
 }
 
 // Routes lists every registered route, sorted.

@@ -72,7 +72,7 @@ type body struct {
 func newFixture() *fixture {
 	f := &fixture{audit: &memAudit{}, logs: &bytes.Buffer{}}
 	log := slog.New(slog.NewJSONHandler(f.logs, nil))
-	f.rt = httpapi.NewRouter(fakeAuth{}, f.audit, log, market.SystemClock{}, httpapi.NewMetrics())
+	f.rt = httpapi.NewRouter(fakeAuth{}, f.audit, log, market.SystemClock{}, httpapi.NewMetrics(), httpapi.RouterOptions{})
 	echo := func(w http.ResponseWriter, r *http.Request) error {
 		var b body
 		if err := httpapi.Decode(r, &b); err != nil {
@@ -307,7 +307,7 @@ func TestAuditEveryMutatingRequest(t *testing.T) {
 func TestMetricsAndLogs(t *testing.T) {
 	f := newFixture()
 	mx := httpapi.NewMetrics()
-	rt := httpapi.NewRouter(fakeAuth{}, f.audit, slog.New(slog.NewJSONHandler(f.logs, nil)), market.SystemClock{}, mx)
+	rt := httpapi.NewRouter(fakeAuth{}, f.audit, slog.New(slog.NewJSONHandler(f.logs, nil)), market.SystemClock{}, mx, httpapi.RouterOptions{})
 	rt.Handle("GET", "/api/v1/secret/{token}", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {
 		return httpapi.OK(w, r, http.StatusOK, nil)
 	})

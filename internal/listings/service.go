@@ -56,6 +56,9 @@ type Options struct {
 	Offers OffersFollow
 	// Changes notes the admin's changes for the audit log; nil: not noted.
 	Changes ChangeLog
+	// Scheduler finishes in the background the generations a create call
+	// did not wait for (the job queue); nil: they stay pending_ai.
+	Scheduler Scheduler
 }
 
 // OffersFollow ends the offers a change to listing l leaves no room for: all
@@ -93,7 +96,8 @@ func NewService(store Store, clock market.Clock, opts Options) *Service {
 		panic("listings: NewService needs Options.Generator")
 	}
 	s := &Service{store: store, clock: clock, seed: DefaultTaxonomy(), gen: opts.Generator, settings: opts.Settings,
-		photos: opts.Photos, budget: opts.Budget, packages: opts.Packages, offers: opts.Offers, changes: opts.Changes}
+		photos: opts.Photos, budget: opts.Budget, packages: opts.Packages, offers: opts.Offers, changes: opts.Changes,
+		scheduler: opts.Scheduler}
 	if s.budget <= 0 {
 		s.budget = DefaultBudget
 	}
@@ -115,9 +119,6 @@ func (s *Service) noteChange(ctx context.Context, before, after any, details map
 		s.changes.NoteChange(ctx, before, after, details)
 	}
 }
-
-// SetScheduler hands the service its job queue, which is built after it.
-func (s *Service) SetScheduler(q Scheduler) { s.scheduler = q }
 
 // SeedCategories makes sure every built-in category exists in the store.
 func (s *Service) SeedCategories(ctx context.Context) error {

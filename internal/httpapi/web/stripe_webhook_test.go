@@ -61,7 +61,7 @@ func startWebhook(t *testing.T, db *store.DB, h *web.StripeWebhook) *webhookServ
 		t.Fatal(err)
 	}
 	rt := httpapi.NewRouter(httpapi.Services{}, dbAudit{db}, slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		market.SystemClock{}, httpapi.NewMetrics())
+		market.SystemClock{}, httpapi.NewMetrics(), httpapi.RouterOptions{})
 	h.Register(rt)
 	srv := httptest.NewServer(rt)
 	t.Cleanup(srv.Close)
@@ -120,7 +120,7 @@ func TestStripeWebhookVerifiesSeller(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		acct := "acct_1Web" + strings.ReplaceAll(market.NewID(), "-", "")[:8]
-		svc := payments.NewService(store.Payments(db), market.SystemClock{}, stripeAccounts{id: acct}, nil)
+		svc := payments.NewService(store.Payments(db), market.SystemClock{}, stripeAccounts{id: acct}, nil, nil)
 		now := time.Now().UTC()
 		u := &accounts.User{ID: market.NewID(), Email: "seller@example.com", Username: "seller", DisplayName: "Seller",
 			Role: accounts.RoleUser, Status: accounts.StatusActive, TrustTier: accounts.TierNew, CreatedAt: now, UpdatedAt: now}
