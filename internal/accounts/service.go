@@ -25,17 +25,15 @@ type Service struct {
 	clock   market.Clock
 	tokens  *Tokens
 	limiter ratelimit.Limiter
-	avatars *Avatars // what a profile's avatarUrl may name (SetAvatars)
+	avatars *Avatars // what a profile's avatarUrl may name
 }
 
-// NewService builds the accounts service.
-func NewService(store Store, clock market.Clock, tokens *Tokens, limiter ratelimit.Limiter) *Service {
-	return &Service{store: store, clock: clock, tokens: tokens, limiter: limiter}
+// NewService builds the accounts service. avatars is the avatar service
+// whose uploads a profile's avatarUrl may point at; without one (nil), only
+// clearing the avatar is possible.
+func NewService(store Store, clock market.Clock, tokens *Tokens, limiter ratelimit.Limiter, avatars *Avatars) *Service {
+	return &Service{store: store, clock: clock, tokens: tokens, limiter: limiter, avatars: avatars}
 }
-
-// SetAvatars names the avatar service whose uploads a profile's avatarUrl
-// may point at; without one, only clearing the avatar is possible.
-func (s *Service) SetAvatars(a *Avatars) { s.avatars = a }
 
 // Tokens returns the token issuer.
 func (s *Service) Tokens() *Tokens { return s.tokens }

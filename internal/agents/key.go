@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 )
 
 // Scope is what a key may do. The canonical names are Variant A's; Variant B
@@ -181,7 +180,7 @@ type Tx interface {
 	KeysOf(ctx context.Context, userID string) ([]Key, error)
 	KeyByHash(ctx context.Context, hash string) (*Key, *accounts.User, error)
 	TouchKey(ctx context.Context, id string, at time.Time) error
-	AppendAudit(ctx context.Context, e *admin.AuditEntry) error
+	SystemAuditTx
 
 	Controls(ctx context.Context, userID string) (*Controls, error)
 	PutControls(ctx context.Context, userID string, c Controls, at time.Time) error

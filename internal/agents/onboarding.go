@@ -106,10 +106,6 @@ type Mailer interface {
 	MailOnboardingLink(ctx context.Context, tx Tx, o *Onboarding, link string) error
 }
 
-// SetMailer makes AgentInit mail the magic link (set while the service is
-// assembled).
-func (s *Service) SetMailer(m Mailer) { s.mailer = m }
-
 // InitResult is a new session with the secrets the agent must keep.
 type InitResult struct {
 	Session    *Onboarding

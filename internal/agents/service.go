@@ -10,24 +10,48 @@ import (
 	"unicode/utf8"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/events"
 	"marketplace/internal/market"
 )
 
 // Service is the agents area.
 type Service struct {
-	store Store
-	clock market.Clock
-	live  bool
+	store   Store
+	clock   market.Clock
+	live    bool
+	changes ChangeLog
 
 	mailer  Mailer   // the onboarding magic link's mail (nil: none)
 	touched sync.Map // key id -> time.Time of the last lastUsedAt write
 }
 
-// NewService builds the agents service; live selects mk_live_ keys.
-func NewService(store Store, clock market.Clock, live bool) *Service {
-	return &Service{store: store, clock: clock, live: live}
+// ChangeLog notes what the request running in ctx changed, for its entry in
+// the audit log: the entity's audited fields before (nil for a creation) and
+// after, and anything more the entry keeps (package audit's Notes, wired by
+// the app).
+type ChangeLog interface {
+	NoteChange(ctx context.Context, before, after any, details map[string]any)
+}
+
+// Options are the agents service's settings and collaborators.
+type Options struct {
+	Live    bool      // mk_live_ keys rather than mk_test_
+	Changes ChangeLog // nil: changes are not noted
+	// Mailer makes AgentInit mail the magic link; nil: the caller hands
+	// the link out alone.
+	Mailer Mailer
+}
+
+// NewService builds the agents service.
+func NewService(store Store, clock market.Clock, opts Options) *Service {
+	return &Service{store: store, clock: clock, live: opts.Live, changes: opts.Changes, mailer: opts.Mailer}
+}
+
+// noteChange notes a change for the request's audit entry.
+func (s *Service) noteChange(ctx context.Context, before, after any) {
+	if s.changes != nil {
+		s.changes.NoteChange(ctx, before, after, nil)
+	}
 }
 
 // MaxKeysPerUser bounds the live (non-revoked) keys of one owner.
@@ -226,7 +250,15 @@ type FreezeTx interface {
 	events.Tx
 	KeyByID(ctx context.Context, id string) (*Key, error)
 	UpdateKey(ctx context.Context, k *Key) error
-	AppendAudit(ctx context.Context, e *admin.AuditEntry) error
+	SystemAuditTx
+}
+
+// SystemAuditTx writes, in the transaction of a change the system made on
+// its own (no person or agent asked for it), the change's entry in the
+// audit log: actor system, result allowed, action on the entity, with
+// details, linked to the request it ran in (requestID; "" for none).
+type SystemAuditTx interface {
+	AppendSystemAudit(ctx context.Context, at time.Time, action, entityType, entityID, requestID string, details map[string]any) error
 }
 
 // freezeKey freezes key id for reason in tx, with its event to the owner
@@ -247,9 +279,7 @@ func freezeKey(ctx context.Context, tx FreezeTx, now time.Time, id string, reaso
 	for key, v := range details {
 		d[key] = v
 	}
-	if err := tx.AppendAudit(ctx, &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorSystem,
-		Action: "agent_key.freeze", EntityType: "agent_key", EntityID: k.ID, Result: admin.AuditAllowed,
-		RequestID: requestID, Details: d, CreatedAt: now}); err != nil {
+	if err := tx.AppendSystemAudit(ctx, now, "agent_key.freeze", "agent_key", k.ID, requestID, d); err != nil {
 		return false, err
 	}
 	return true, events.Record(ctx, tx, now, market.System, "agent_key.frozen", "agent_key", k.ID, keyEventData(k), k.UserID)
@@ -303,7 +333,7 @@ func (s *Service) transition(ctx context.Context, actor market.Actor, userID, id
 		if err != nil {
 			return err
 		}
-		admin.NoteChange(ctx, admin.Change{Before: before, After: keyAudit(k)})
+		s.noteChange(ctx, before, keyAudit(k))
 		if event == "" {
 			return nil
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"marketplace/internal/admin"
 	"marketplace/internal/events"
 	"marketplace/internal/market"
 )
@@ -23,7 +22,7 @@ type fakeSpendTx struct {
 
 	keys      map[string]*Key
 	purchases int // the key's purchases in the last hour
-	audit     []*admin.AuditEntry
+	audit     []systemAudit
 	events    []*events.Event
 }
 
@@ -58,8 +57,14 @@ func (f *fakeSpendTx) UpdateKey(_ context.Context, k *Key) error {
 	return nil
 }
 
-func (f *fakeSpendTx) AppendAudit(_ context.Context, e *admin.AuditEntry) error {
-	f.audit = append(f.audit, e)
+// systemAudit is one AppendSystemAudit call.
+type systemAudit struct {
+	action, entityType, entityID, requestID string
+	details                                 map[string]any
+}
+
+func (f *fakeSpendTx) AppendSystemAudit(_ context.Context, _ time.Time, action, entityType, entityID, requestID string, details map[string]any) error {
+	f.audit = append(f.audit, systemAudit{action, entityType, entityID, requestID, details})
 	return nil
 }
 
@@ -345,7 +350,8 @@ func TestCheckSpendVelocity(t *testing.T) {
 			}
 			continue
 		}
-		if k.FrozenReason != FrozenPurchaseVelocity || len(tx.audit) != 1 || tx.audit[0].ActorType != market.ActorSystem ||
+		if k.FrozenReason != FrozenPurchaseVelocity || len(tx.audit) != 1 || tx.audit[0].action != "agent_key.freeze" ||
+			tx.audit[0].entityID != "key-1" || tx.audit[0].details["frozenReason"] != string(FrozenPurchaseVelocity) ||
 			len(tx.events) != 1 || tx.events[0].Type != "agent_key.frozen" {
 			t.Fatalf("%d before: reason %q audit %+v events %+v", c.before, k.FrozenReason, tx.audit, tx.events)
 		}

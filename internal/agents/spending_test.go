@@ -66,7 +66,7 @@ func (s fakeStore) Read() Tx                                        { return s.t
 var spendingNow = time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC)
 
 func newFakeService(tx *fakeTx) *Service {
-	return NewService(fakeStore{tx}, market.NewFixedClock(spendingNow), false)
+	return NewService(fakeStore{tx}, market.NewFixedClock(spendingNow), Options{})
 }
 
 // TestSpendingRemaining is GET /spending-controls' arithmetic (CONTRACT.md

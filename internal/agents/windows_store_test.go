@@ -26,7 +26,7 @@ func TestSpendingWindowEdgesOnStore(t *testing.T) {
 		ctx := context.Background()
 		start := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
 		clock := market.NewFixedClock(start)
-		svc := agents.NewService(store.Agents(db), clock, false)
+		svc := agents.NewService(store.Agents(db), clock, agents.Options{})
 		owner := &accounts.User{ID: market.NewID(), Email: "edges@example.com", Username: "edges", DisplayName: "Edges",
 			Role: accounts.RoleUser, Status: accounts.StatusActive, TrustTier: accounts.TierVerified, CreatedAt: start, UpdatedAt: start}
 		weekly := int64(5000)

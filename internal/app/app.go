@@ -17,9 +17,9 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/activity"
-	"marketplace/internal/admin"
 	"marketplace/internal/admin/users"
 	"marketplace/internal/agents"
+	"marketplace/internal/audit"
 	"marketplace/internal/config"
 	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
@@ -41,6 +41,7 @@ import (
 	"marketplace/internal/payments"
 	"marketplace/internal/ratelimit"
 	"marketplace/internal/sandbox"
+	"marketplace/internal/settings"
 	"marketplace/internal/shipping"
 	"marketplace/internal/store"
 	"marketplace/internal/webhooks"
@@ -80,7 +81,7 @@ type App struct {
 	Offers   *offers.Service
 	Notify   *notify.Service
 	Photos   *listings.Photos
-	Settings *admin.Config
+	Settings *settings.Service
 	Webhooks *webhooks.Service
 	MCP      *mcpserver.Server
 	Feed     *events.FeedService
@@ -194,24 +195,20 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if opts.Limiter != nil {
 		limiter, requests = opts.Limiter, ratelimit.ForRequests(opts.Limiter)
 	}
-	a.Accounts = accounts.NewService(store.Accounts(db), a.Clock, accounts.NewTokens(cfg.JWTSecret),
-		ratelimit.NewScaled(limiter, cfg.LimitScale()))
-	var google accounts.OpenIDProvider // nil: Google sign-in answers FEATURE_DISABLED
-	if cfg.GoogleSignIn() {
-		google = accounts.NewOIDC(accounts.OIDCConfig{Issuer: cfg.GoogleIssuer, ClientID: cfg.GoogleClientID,
-			ClientSecret: cfg.GoogleClientSecret, RedirectURL: cfg.PublicURL + apiv1.Prefix + "/auth/google/callback"})
-	}
-	googleSignIn := accounts.NewGoogleSignIn(a.Accounts, google, realTime.Now, a.Log)
-	a.Agents = agents.NewService(store.Agents(db), a.Clock, cfg.Mode == config.Live)
-	proc, gateway, err := newPayments(cfg, db, a.Clock)
+	// The graph is built bottom up, each service whole when constructed. The
+	// job queue comes first: the services that enqueue jobs take it, and its
+	// workers, which call the services, are registered last (jobs.New).
+	q, err := jobs.New(db, a.Log)
 	if err != nil {
+		return nil, fmt.Errorf("job queue: %w", err)
+	}
+	a.Queue = q
+	// Mail is queued in the transaction of the event that causes it, before
+	// the webhooks' sink runs (store.OnEvent keeps the order of setting).
+	if a.Notify, err = newNotify(cfg, db, a.Clock, q); err != nil {
 		return nil, err
 	}
-	if opts.Gateway != nil {
-		gateway = opts.Gateway
-	}
-	a.Payments = payments.NewService(store.Payments(db), a.Clock, proc, gateway)
-	a.Settings = admin.NewConfig(store.AdminConfig(db), a.Clock)
+	a.Settings = settings.NewService(store.Settings(db), a.Clock)
 	objects, err := newObjects(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -226,7 +223,24 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if a.Avatars, err = newAvatars(cfg, db, a.Clock, realTime, objects, intake); err != nil {
 		return nil, err
 	}
-	a.Accounts.SetAvatars(a.Avatars)
+	a.Accounts = accounts.NewService(store.Accounts(db), a.Clock, accounts.NewTokens(cfg.JWTSecret),
+		ratelimit.NewScaled(limiter, cfg.LimitScale()), a.Avatars)
+	var google accounts.OpenIDProvider // nil: Google sign-in answers FEATURE_DISABLED
+	if cfg.GoogleSignIn() {
+		google = accounts.NewOIDC(accounts.OIDCConfig{Issuer: cfg.GoogleIssuer, ClientID: cfg.GoogleClientID,
+			ClientSecret: cfg.GoogleClientSecret, RedirectURL: cfg.PublicURL + apiv1.Prefix + "/auth/google/callback"})
+	}
+	googleSignIn := accounts.NewGoogleSignIn(a.Accounts, google, realTime.Now, a.Log)
+	a.Agents = agents.NewService(store.Agents(db), a.Clock, agents.Options{Live: cfg.Mode == config.Live,
+		Changes: audit.Notes{}, Mailer: notify.AgentsMailer{S: a.Notify}})
+	proc, gateway, err := newPayments(cfg, db, a.Clock)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Gateway != nil {
+		gateway = opts.Gateway
+	}
+	a.Payments = payments.NewService(store.Payments(db), a.Clock, proc, gateway, notify.PaymentsMailer{S: a.Notify})
 	a.ChatLinks = accounts.NewChatLinks(store.Accounts(db), a.Clock, realTime, ratelimit.NewScaled(limiter, cfg.LimitScale()),
 		cfg.DiscordBotSecret)
 	gen := opts.Generator
@@ -234,21 +248,24 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		gen = newGenerator(cfg, db, a.Log)
 	}
 	a.Shipping = shipping.NewService(store.Shipping(db), a.Clock, []byte(cfg.JWTSecret))
-	bridge := &offerPurchases{accounts: a.Accounts, agents: a.Agents, clock: a.Clock}
+	// The offers' rules that other areas run in their own transactions
+	// (a listing's change, a purchase of an offer) need no service.
+	rules := offerRules{clock: a.Clock}
 	a.Listings = listings.NewService(store.Listings(db), a.Clock, listings.Options{
-		Generator: gen, Settings: a.Settings, Photos: a.Photos, Budget: opts.GenerationBudget, Packages: sellerPackages{a.Shipping},
-		Offers: bridge.ListingChanged})
+		Generator: gen, Settings: listingSettings{a.Settings}, Changes: audit.Notes{}, Photos: a.Photos,
+		Budget: opts.GenerationBudget, Packages: sellerPackages{a.Shipping}, Offers: rules.ListingChanged, Scheduler: q})
 	if err := a.Listings.SeedCategories(ctx); err != nil {
 		return nil, fmt.Errorf("seed categories: %w", err)
 	}
 	a.Orders = orders.NewService(store.Orders(db), a.Clock, orders.Options{
-		Settings: a.Settings, Payments: a.Payments, Gateway: gateway, Rates: shippingRates{a.Shipping}, Offers: bridge,
-		Labels:   &labelMaker{shipping: a.Shipping, objects: objects},
-		Taxonomy: a.Listings, Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle, BeforeCharge: opts.BeforeCharge,
-		OnPaid: a.autoLabel, Log: a.Log})
-	bridge.orders = a.Orders
+		Settings: orderSettings{a.Settings}, Changes: audit.Notes{}, Payments: a.Payments, Gateway: gateway,
+		Rates: shippingRates{a.Shipping}, Offers: rules, Labels: &labelMaker{shipping: a.Shipping, objects: objects},
+		Taxonomy: a.Listings, Tracking: checkTracking, PublicURL: cfg.PublicURL, BeforeSettle: opts.BeforeSettle,
+		BeforeCharge: opts.BeforeCharge, OnPaid: autoLabels{shipping: a.Shipping, queue: q}.OnPaid, Log: a.Log})
+	// Buying an accepted offer goes through the one purchase path.
+	purchases := &offerPurchases{accounts: a.Accounts, agents: a.Agents, orders: a.Orders}
 	a.Offers = offers.NewService(store.Offers(db), a.Clock, offers.Options{
-		Settings: a.Settings, Purchaser: bridge, Fees: bridge, Taxonomy: a.Listings, Log: a.Log})
+		Settings: offerSettings{a.Settings}, Purchaser: purchases, Fees: a.Orders, Taxonomy: a.Listings, Log: a.Log})
 
 	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
 	// Feed readers waiting on a user's feed wake when an event for the user
@@ -264,25 +281,15 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Feed = events.NewFeedService(db, a.Clock, events.FeedOptions{Broker: broker, Slots: feedSlots,
 		Caps: events.DefaultFeedCaps.Scale(cfg.LimitScale()), Log: a.Log})
 
-	if a.Notify, err = newNotify(cfg, db, a.Clock); err != nil {
-		return nil, err
-	}
 	a.Webhooks = webhooks.NewService(store.Webhooks(db), a.Clock, webhooks.Options{Live: cfg.Mode == config.Live,
-		AllowPrivate: cfg.WebhookPrivateAllowed(), RetryDelays: cfg.WebhookRetryDelays, Log: a.Log})
+		AllowPrivate: cfg.WebhookPrivateAllowed(), RetryDelays: cfg.WebhookRetryDelays, Log: a.Log, Scheduler: q})
 	db.OnEvent("webhooks", func(ctx context.Context, tx *store.Tx, e *events.Event) error { return a.Webhooks.Sink(ctx, tx, e) })
 	db.OnAnyEvent("audit", auditMoneyMoves)
 
-	q, err := jobs.New(db, jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Offers: a.Offers, Idempotency: db,
-		Mail: a.Notify, Webhooks: a.Webhooks}, a.Log)
-	if err != nil {
+	if err := q.Work(jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Offers: a.Offers, Idempotency: db,
+		Mail: a.Notify, Webhooks: a.Webhooks}); err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
-	a.Queue = q
-	a.Listings.SetScheduler(q)
-	a.Notify.SetQueue(q)
-	a.Agents.SetMailer(notify.AgentsMailer{S: a.Notify})
-	a.Payments.SetMailer(notify.PaymentsMailer{S: a.Notify})
-	a.Webhooks.SetScheduler(q)
 
 	docA, err := openapi.JSON(openapi.A)
 	if err != nil {
@@ -295,26 +302,6 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	mx := httpapi.NewMetrics()
 	a.metrics = mx.Handler()
 	auditor := auditWriter{db: db}
-	a.Router = httpapi.NewRouter(httpapi.Services{Accounts: a.Accounts, Agents: a.Agents}, auditor, a.Log, a.Clock, mx)
-	a.Router.SetIdempotency(db)
-	publishable := cfg.PublishableKey()
-	opsAPI := &ops.Ops{
-		Version: version(), Mode: string(cfg.Mode), PublicURL: cfg.PublicURL, PublishableKey: publishable,
-		DocA: docA, DocB: docB,
-		Checks: []ops.Check{
-			{Name: "database", Run: db.Ping},
-			{Name: "cache", Run: cacheCheck},
-			{Name: "jobs", Run: q.Healthy},
-		},
-		Settings: a.Settings,
-	}
-	opsAPI.Register(a.Router)
-	(&apiv1.API{Accounts: a.Accounts, Google: googleSignIn, Avatars: a.Avatars, ChatLinks: a.ChatLinks, Agents: a.Agents,
-		Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
-		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
-		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock),
-		Users: users.NewUsers(store.AdminUsers(db), a.Clock, a.Agents).FollowOffers(bridge.ListingChanged),
-		Audit: admin.NewAudit(store.AdminAudit(db)), Settings: a.Settings}).Register(a.Router)
 	sandboxClock, err := clockAdvancer(cfg.Mode, a.Clock, db)
 	if err != nil {
 		return nil, err
@@ -328,16 +315,43 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	}
 	agentAPI := &agentv1.API{Accounts: a.Accounts, ChatLinks: a.ChatLinks, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
 		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
-		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed, PublicURL: cfg.PublicURL, Gate: a.Settings.RequireFlag}
+		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed, PublicURL: cfg.PublicURL, Gate: func(ctx context.Context, flag string) error {
+			return a.Settings.Require(ctx, settings.Feature(flag))
+		}}
+	// The tool catalogue: served over MCP, counted in its classes by the
+	// rate limits, listed by the manifest and the agent guides.
+	tools := agentAPI.Tools()
+	var limits *httpapi.RateLimits
+	if !opts.NoRouteLimits {
+		limits = a.routeLimits(limiter, requests, tools)
+	}
+	a.Router = httpapi.NewRouter(httpapi.Services{Accounts: a.Accounts, Agents: a.Agents}, auditor, a.Log, a.Clock, mx,
+		httpapi.RouterOptions{Idempotency: db, Limits: limits})
+	publishable := cfg.PublishableKey()
+	opsAPI := &ops.Ops{
+		Version: version(), Mode: string(cfg.Mode), PublicURL: cfg.PublicURL, PublishableKey: publishable,
+		DocA: docA, DocB: docB,
+		Checks: []ops.Check{
+			{Name: "database", Run: db.Ping},
+			{Name: "cache", Run: cacheCheck},
+			{Name: "jobs", Run: q.Healthy},
+		},
+		Settings: a.Settings,
+		Tools:    tools,
+	}
+	opsAPI.Register(a.Router)
+	(&apiv1.API{Accounts: a.Accounts, Google: googleSignIn, Avatars: a.Avatars, ChatLinks: a.ChatLinks, Agents: a.Agents,
+		Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
+		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
+		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock),
+		Users: users.NewUsers(store.AdminUsers(db), a.Clock, users.Options{Agents: a.Agents, Offers: rules.ListingChanged,
+			Changes: audit.Notes{}}),
+		Audit: audit.NewLog(store.Audit(db)), Settings: a.Settings}).Register(a.Router)
 	agentAPI.Register(a.Router)
 	// The same catalogue over MCP (CONTRACT.md section 13): a request
 	// without a valid agent key is answered 401 before any MCP message.
-	a.MCP = &mcpserver.Server{Tools: agentAPI.Tools(), Version: version(), Audit: auditor, Clock: a.Clock, Log: a.Log}
-	opsAPI.Tools = a.MCP.Tools // the manifest's capabilities and the agent guides
+	a.MCP = &mcpserver.Server{Tools: tools, Version: version(), Audit: auditor, Clock: a.Clock, Log: a.Log}
 	a.Router.Handle("POST", mcpserver.Path, httpapi.Agent, a.MCP.Handler())
-	if !opts.NoRouteLimits {
-		a.Router.SetRateLimits(a.routeLimits(limiter, requests, a.MCP.Tools))
-	}
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)
 	if cfg.Mode == config.Sandbox {
@@ -345,7 +359,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		sb.Register(a.Router)
 		sb.RegisterDashboard(a.Router)
 	}
-	if err := a.Router.Gate(a.Settings.RequireFlag, httpapi.FeatureRoutes); err != nil {
+	if err := a.Router.Gate(a.Settings.Require, httpapi.FeatureRoutes); err != nil {
 		return nil, err
 	}
 
@@ -359,12 +373,13 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 
 // newNotify builds the e-mail channel and makes it a sink of every public
 // event (store.OnEvent), so mails are queued in the event's transaction.
-func newNotify(cfg config.Config, db *store.DB, clock market.Clock) (*notify.Service, error) {
+func newNotify(cfg config.Config, db *store.DB, clock market.Clock, queue notify.Enqueuer) (*notify.Service, error) {
 	from := cfg.MailFrom
 	if from == "" {
 		from = config.DefaultMailFrom(cfg.PublicURL)
 	}
-	n, err := notify.NewService(store.Notify(db), clock, notify.Options{SMTP: cfg.SMTPURL, From: from, PublicURL: cfg.PublicURL})
+	n, err := notify.NewService(store.Notify(db), clock, notify.Options{SMTP: cfg.SMTPURL, From: from, PublicURL: cfg.PublicURL,
+		Queue: queue})
 	if err != nil {
 		return nil, err
 	}
@@ -474,7 +489,7 @@ func clockAdvancer(mode config.Mode, c market.Clock, db *store.DB) (*sandbox.Clo
 // (SQLite) one it shares with the writes committing at the same time.
 type auditWriter struct{ db *store.DB }
 
-func (w auditWriter) AppendAudit(ctx context.Context, e *admin.AuditEntry) error {
+func (w auditWriter) AppendAudit(ctx context.Context, e *audit.Entry) error {
 	return w.db.InTxGrouped(ctx, func(tx *store.Tx) error { return tx.AppendAudit(ctx, e) })
 }
 

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/orders"
+	"marketplace/internal/settings"
 	"marketplace/internal/testkit"
 )
 
@@ -160,13 +160,13 @@ func TestAuditCoversMoneyAndAgents(t *testing.T) {
 		s.SetControls(buyer.User, map[string]any{"perTransactionLimit": 100000})
 
 		// Failed: a feature switched off answers 503 on HTTP and as a tool.
-		s.Do("PATCH", "/api/v1/admin/feature-flags/"+admin.FlagOffers, map[string]any{"enabled": false}, log.adm.Auth()).
+		s.Do("PATCH", "/api/v1/admin/feature-flags/"+string(settings.FeatureOffers), map[string]any{"enabled": false}, log.adm.Auth()).
 			Want(t, http.StatusOK, "")
 		if out, isErr := s.MCPTool(key.Secret, "make_offer", map[string]any{"listing_id": capped, "amount": 5000}); !isErr ||
 			out["code"] != "FEATURE_DISABLED" {
 			t.Fatalf("make_offer with offers off: %v", out)
 		}
-		s.Do("PATCH", "/api/v1/admin/feature-flags/"+admin.FlagOffers, map[string]any{"enabled": true}, log.adm.Auth()).
+		s.Do("PATCH", "/api/v1/admin/feature-flags/"+string(settings.FeatureOffers), map[string]any{"enabled": true}, log.adm.Auth()).
 			Want(t, http.StatusOK, "")
 		e := log.request(t, "tool make_offer", "agent", key.ID, "", "failed")
 		if d := e["details"].(map[string]any); d["errorCode"] != "FEATURE_DISABLED" || d["status"] != float64(503) || e["entityType"] != "offer" {
@@ -317,12 +317,12 @@ func TestAdminChangesAudited(t *testing.T) {
 					entityType: "category", entityID: listings.CategoryID("computers"), field: "name"}
 			},
 			"PATCH " + a + "/config/{key}": func() adminChange {
-				return adminChange{path: a + "/config/" + admin.KeyOffersMaxRounds, body: map[string]any{"value": 7},
-					entityType: "config", entityID: admin.KeyOffersMaxRounds}
+				return adminChange{path: a + "/config/" + settings.OfferMaxRounds.Name(), body: map[string]any{"value": 7},
+					entityType: "config", entityID: settings.OfferMaxRounds.Name()}
 			},
 			"PATCH " + a + "/feature-flags/{key}": func() adminChange {
-				return adminChange{path: a + "/feature-flags/" + admin.FlagWebhooks, body: map[string]any{"enabled": false},
-					entityType: "feature_flag", entityID: admin.FlagWebhooks, field: "enabled"}
+				return adminChange{path: a + "/feature-flags/" + string(settings.FeatureWebhooks), body: map[string]any{"enabled": false},
+					entityType: "feature_flag", entityID: string(settings.FeatureWebhooks), field: "enabled"}
 			},
 			"POST " + a + "/disputes/{id}/resolve": func() adminChange {
 				d := s.Do("POST", "/api/v1/disputes", map[string]any{"orderId": paidOrder(), "reason": "not_as_described",

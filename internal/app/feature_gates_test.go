@@ -2,13 +2,13 @@ package app_test
 
 import (
 	"encoding/json"
+	"marketplace/internal/settings"
 	"net/http"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
-	"marketplace/internal/admin"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/testkit"
 )
@@ -19,7 +19,8 @@ import (
 func TestFeatureGatesDocumented(t *testing.T) {
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
-		for _, flag := range admin.FlagKeys() {
+		for _, f := range settings.Features() {
+			flag := string(f)
 			s.Do("PATCH", "/api/v1/admin/feature-flags/"+flag, map[string]any{"enabled": false}, adm.Auth()).Want(t, http.StatusOK, "")
 		}
 		served := map[string]map[string]any{}
@@ -37,7 +38,7 @@ func TestFeatureGatesDocumented(t *testing.T) {
 		}
 		sort.Strings(routes)
 		for _, route := range routes {
-			flag := httpapi.FeatureRoutes[route]
+			flag := string(httpapi.FeatureRoutes[route])
 			method, pattern, _ := strings.Cut(route, " ")
 			var body any
 			if method != "GET" && method != "DELETE" {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"marketplace/internal/admin"
+	"marketplace/internal/audit"
 	"marketplace/internal/httpapi/openapi"
 	"marketplace/internal/testkit"
 )
@@ -199,12 +199,12 @@ func TestInputHygiene(t *testing.T) {
 				continue
 			}
 			id := r.Header.Get("X-Request-Id")
-			entries, n, err := s.App.DB.Read().ListAudit(context.Background(), admin.AuditFilter{RequestID: id})
+			entries, n, err := s.App.DB.Read().ListAudit(context.Background(), audit.Filter{RequestID: id})
 			if err != nil || n != 1 {
 				t.Errorf("%s: %d audit entries for %s (%v)", c, n, id, err)
 				continue
 			}
-			if e := entries[0]; e.Result != admin.AuditRefused || e.Details["field"] == nil || e.Details["value"] == nil {
+			if e := entries[0]; e.Result != audit.Refused || e.Details["field"] == nil || e.Details["value"] == nil {
 				t.Errorf("%s: audit entry %+v", c, e)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"marketplace/internal/jobs"
 	"marketplace/internal/listings"
 	"marketplace/internal/listings/photos"
 	"marketplace/internal/market"
@@ -106,17 +107,22 @@ func (m *labelMaker) Discard(ctx context.Context, l *orders.Label) error {
 	return m.objects.Delete(ctx, labelKey(l))
 }
 
-// autoLabel is the orders' OnPaid hook: a paid order that ships, whose
+// autoLabels is the orders' OnPaid hook: a paid order that ships, whose
 // seller has automatic labels on, gets its label bought by a job enqueued
 // in the settling transaction, so the purchase never waits for the carrier
 // and a crash cannot lose the label once the order is paid.
-func (a *App) autoLabel(ctx context.Context, tx orders.Tx, o *orders.Order) error {
-	if o.Fulfillment != orders.FulfillShipping || o.ShippingAddress == nil || a.Queue == nil {
+type autoLabels struct {
+	shipping *shipping.Service
+	queue    *jobs.Queue
+}
+
+func (l autoLabels) OnPaid(ctx context.Context, tx orders.Tx, o *orders.Order) error {
+	if o.Fulfillment != orders.FulfillShipping || o.ShippingAddress == nil {
 		return nil
 	}
-	prefs, err := a.Shipping.Prefs(ctx, o.SellerID)
+	prefs, err := l.shipping.Prefs(ctx, o.SellerID)
 	if err != nil || !prefs.AutoLabel {
 		return err
 	}
-	return a.Queue.ScheduleAutoLabel(ctx, tx, o.ID)
+	return l.queue.ScheduleAutoLabel(ctx, tx, o.ID)
 }

@@ -11,8 +11,10 @@ import (
 )
 
 // The layers, bottom up: market (the shared vocabulary) and idempotency;
-// the domain areas, which own their store interfaces; the store, which
-// implements them; the HTTP core and its surfaces; app, which wires them.
+// the domain areas, which own their store interfaces; the live settings and
+// the audit log, which the areas reach only through interfaces of their own;
+// the store, which implements them; the HTTP core and its surfaces; app,
+// which wires them.
 // No import may run back up. These rules read the real import graph, so a
 // forbidden import fails here, not in a reviewer's memory.
 const module = "marketplace/"
@@ -23,6 +25,12 @@ var domainAreas = []string{
 	"internal/listings", "internal/messaging", "internal/moderation", "internal/notify", "internal/offers", "internal/orders",
 	"internal/payments", "internal/sandbox", "internal/shipping", "internal/webhooks",
 }
+
+// consumedAreas are services the domain areas use without knowing them:
+// each area declares the small interface it needs (orders.Settings,
+// listings.ChangeLog, agents.SystemAuditTx) and app adapts these packages to
+// it, so no area depends on their concrete types, keys or store.
+var consumedAreas = []string{"internal/settings", "internal/audit"}
 
 // layerRules are the forbidden edges: a package matching from must not
 // import a package matching to, unless it is in except.
@@ -55,8 +63,13 @@ var layerRules = []struct {
 	},
 	{
 		why:  "areas own their store interfaces; the store implements them, not the other way round",
-		from: under(domainAreas...),
+		from: under(slices.Concat(domainAreas, consumedAreas)...),
 		to:   under("internal/store", "internal/app", "internal/jobs", "internal/testkit", "internal/config", "internal/seed"),
+	},
+	{
+		why:  "areas declare the settings and audit interfaces they need; app adapts the concrete packages to them",
+		from: under(domainAreas...),
+		to:   under(consumedAreas...),
 	},
 	{
 		why:  "the store serves the areas and knows nothing above them",
@@ -88,6 +101,15 @@ func TestLayeringRulesCatchForbiddenEdges(t *testing.T) {
 		{"marketplace/internal/orders", "marketplace/internal/store", true},
 		{"marketplace/internal/listings/photos", "marketplace/internal/store", true},
 		{"marketplace/internal/store", "marketplace/internal/app", true},
+		{"marketplace/internal/orders", "marketplace/internal/settings", true},
+		{"marketplace/internal/listings", "marketplace/internal/audit", true},
+		{"marketplace/internal/admin/users", "marketplace/internal/audit", true},
+		{"marketplace/internal/settings", "marketplace/internal/store", true},
+		{"marketplace/internal/audit", "marketplace/internal/app", true},
+		{"marketplace/internal/settings", "marketplace/internal/events", false},
+		{"marketplace/internal/httpapi", "marketplace/internal/settings", false},
+		{"marketplace/internal/store", "marketplace/internal/audit", false},
+		{"marketplace/internal/app", "marketplace/internal/settings", false},
 		{"marketplace/internal/app", "marketplace/internal/httpapi", false},
 		{"marketplace/internal/httpapi/apiv1", "marketplace/internal/httpapi", false},
 		{"marketplace/internal/store", "marketplace/internal/orders", false},

@@ -20,14 +20,22 @@ import (
 type offerPurchases struct {
 	accounts *accounts.Service
 	agents   *agents.Service
-	orders   *orders.Service // set once the orders service exists (it holds this adapter)
-	clock    market.Clock
+	orders   *orders.Service
 }
 
+// offerRules are the offers area's rules that the listings and orders areas
+// run in their own transactions: a listing's change ends the offers it
+// leaves no room for, a purchase with offerId uses the offer. They are the
+// offers package's functions over the shared transaction, so they need no
+// service, and the listings and orders services take them before the
+// offers service (which buys through orders) exists.
+type offerRules struct{ clock market.Clock }
+
 var (
-	_ offers.Purchaser = (*offerPurchases)(nil)
-	_ offers.Fees      = (*offerPurchases)(nil)
-	_ orders.Offers    = (*offerPurchases)(nil)
+	_ offers.Purchaser      = (*offerPurchases)(nil)
+	_ offers.Fees           = (*orders.Service)(nil)
+	_ orders.Offers         = offerRules{}
+	_ listings.OffersFollow = offerRules{}.ListingChanged
 )
 
 // BuyOffer buys an offer with its payment method and address (the buyer's
@@ -72,29 +80,24 @@ func (p *offerPurchases) BuyOffer(ctx context.Context, o *offers.Offer, accept f
 
 var errNotOffersTx = errors.New("app: the transaction does not serve the offers area")
 
-// BuyerTotals is the orders area's fee rule.
-func (p *offerPurchases) BuyerTotals(ctx context.Context) (func(itemPrice, shippingCost int64) int64, error) {
-	return p.orders.BuyerTotals(ctx)
-}
-
 // AgreedPrice, Used and ListingSold are the purchase path's view of offers,
 // run in the purchase's transaction (orders.Tx embeds offers.PurchaseTx).
-func (p *offerPurchases) AgreedPrice(ctx context.Context, tx orders.Tx, offerID, buyerID, listingID string, now time.Time) (int64, error) {
+func (p offerRules) AgreedPrice(ctx context.Context, tx orders.Tx, offerID, buyerID, listingID string, now time.Time) (int64, error) {
 	return offers.AgreedPrice(ctx, tx, offerID, buyerID, listingID, now)
 }
 
-func (p *offerPurchases) Used(ctx context.Context, tx orders.Tx, offerID, orderID string) error {
+func (p offerRules) Used(ctx context.Context, tx orders.Tx, offerID, orderID string) error {
 	return offers.Used(ctx, tx, offerID, orderID, p.clock.Now())
 }
 
-func (p *offerPurchases) ListingSold(ctx context.Context, tx orders.Tx, listingID string) error {
+func (p offerRules) ListingSold(ctx context.Context, tx orders.Tx, listingID string) error {
 	return offers.ListingSold(ctx, tx, listingID, p.clock.Now())
 }
 
 // ListingChanged is the listings area's offers hook (listings.OffersFollow):
 // the offers a change to a listing leaves no room for end, in the change's
 // transaction.
-func (p *offerPurchases) ListingChanged(ctx context.Context, tx events.Tx, l *listings.Listing) error {
+func (p offerRules) ListingChanged(ctx context.Context, tx events.Tx, l *listings.Listing) error {
 	otx, ok := tx.(offers.PurchaseTx)
 	if !ok {
 		return market.Internal(errNotOffersTx)

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"marketplace/internal/admin"
 	"marketplace/internal/app"
 	"marketplace/internal/config"
 	"marketplace/internal/jobs"
 	"marketplace/internal/market"
 	"marketplace/internal/seed"
+	"marketplace/internal/settings"
 	"marketplace/internal/store/storetest"
 )
 
@@ -84,7 +84,7 @@ func rlBenchServer(b *testing.B, scale float64, url string) (http.Handler, strin
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = a.Close() })
-	if _, err := a.Settings.Set(ctx, market.System, admin.RateLimitKey("v1", "default", "read"), json.RawMessage("1000000")); err != nil {
+	if _, err := a.Settings.Set(ctx, market.System, settings.V1PerMinute("default", "read").Name(), json.RawMessage("1000000")); err != nil {
 		b.Fatal(err)
 	}
 	var id string

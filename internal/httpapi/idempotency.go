@@ -23,10 +23,6 @@ import (
 // its owner's) and kept for IdempotencyTTL.
 const IdempotencyTTL = market.IdempotencyTTL
 
-// SetIdempotency gives the router its key store. Routes registered with
-// HandleIdempotent need one.
-func (rt *Router) SetIdempotency(s idempotency.Store) { rt.idem = s }
-
 // HandleIdempotent registers a mutation that honours idempotency keys: the
 // Idempotency-Key header (also spelled idempotency_key) or a top-level
 // idempotencyKey / idempotency_key string in the JSON body.

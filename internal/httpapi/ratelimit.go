@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/market"
 	"marketplace/internal/ratelimit"
+	"marketplace/internal/settings"
 )
 
 // Rate limits per route (CONTRACT.md sections 10 and 15), applied after
@@ -50,7 +50,7 @@ type RateLimits struct {
 	Requests ratelimit.Limiter
 	// Scale multiplies every limit (MARKETPLACE_RATE_LIMIT_SCALE); 0 is off.
 	Scale    float64
-	Settings *admin.Config
+	Settings *settings.Service
 	// Freeze freezes a key that keeps sending after 429s
 	// (agents.Service.SystemFreeze).
 	Freeze func(ctx context.Context, keyID string, reason agents.FrozenReason, requestID string, details map[string]any) error
@@ -65,26 +65,26 @@ type RateLimits struct {
 // limitCacheFor is how long limit values are cached. Every request needs
 // them, and reading the config's version from the store each time cost
 // more than the limiter; a change made through this process applies at
-// once (admin.Config.Changes), one made on another replica within this.
+// once (settings.Service.Changes), one made on another replica within this.
 const limitCacheFor = time.Second
 
 type limitCache struct {
 	mu      sync.Mutex
 	at      time.Time // system time of the last refresh
 	changes int64
-	vals    map[string]int64
+	vals    map[settings.Key[int64]]int64
 }
 
-// ints reads integer config keys through the cache.
-func (l *RateLimits) ints(ctx context.Context, keys ...string) ([]int64, error) {
+// ints reads integer settings through the cache.
+func (l *RateLimits) ints(ctx context.Context, keys ...settings.Key[int64]) ([]int64, error) {
 	c := &l.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if n := l.Settings.Changes(); c.vals == nil || n != c.changes || time.Since(c.at) >= limitCacheFor {
-		c.vals, c.changes, c.at = map[string]int64{}, n, time.Now()
+		c.vals, c.changes, c.at = map[settings.Key[int64]]int64{}, n, time.Now()
 	}
 	out := make([]int64, len(keys))
-	var missing []string
+	var missing []settings.Key[int64]
 	for i, k := range keys {
 		v, ok := c.vals[k]
 		if !ok {
@@ -117,18 +117,18 @@ const (
 	abuseWindow = 10 * time.Minute
 )
 
-// SetRateLimits turns per-route limits on; a scale of 0 leaves them off.
-func (rt *Router) SetRateLimits(l *RateLimits) {
+// prepare readies l for the router: nil when the limits are off (no
+// limits, or a scale of 0).
+func (l *RateLimits) prepare() *RateLimits {
 	if l == nil || l.Scale == 0 {
-		rt.limits = nil
-		return
+		return nil
 	}
 	requests := l.Requests
 	if requests == nil {
 		requests = l.Limiter
 	}
 	l.scaled = ratelimit.NewScaled(requests, l.Scale)
-	rt.limits = l
+	return l
 }
 
 // RateLimited reports whether a route (method and pattern as registered)
@@ -216,7 +216,7 @@ func ceilUnix(t time.Time) int64 {
 // ratelimit.abuse_threshold in abuseWindow freezes the key. Refusals are
 // counted in a window of their own, unscaled: the threshold is exact.
 func (l *RateLimits) abuse(ctx context.Context, keyID string) error {
-	v, err := l.ints(ctx, admin.KeyRateLimitAbuseThreshold)
+	v, err := l.ints(ctx, settings.AbuseThreshold)
 	if err != nil {
 		return err
 	}
@@ -242,7 +242,7 @@ func (l *RateLimits) abuse(ctx context.Context, keyID string) error {
 // buckets are the windows a request counts against.
 func (l *RateLimits) buckets(r *http.Request, method, pattern string, p *Principal) ([]bucket, error) {
 	ctx := r.Context()
-	minute := func(key, cfg string) ([]bucket, error) {
+	minute := func(key string, cfg settings.Key[int64]) ([]bucket, error) {
 		n, err := l.ints(ctx, cfg)
 		if err != nil {
 			return nil, err
@@ -251,14 +251,14 @@ func (l *RateLimits) buckets(r *http.Request, method, pattern string, p *Princip
 	}
 	switch {
 	case p == nil:
-		return minute("rl:ip:"+clientIP(r), admin.KeyRateLimitAnonPerMinute)
+		return minute("rl:ip:"+clientIP(r), settings.AnonymousPerMinute)
 	case p.Key == nil:
-		return minute("rl:u:"+p.User.ID, admin.KeyRateLimitHumanPerMinute)
+		return minute("rl:u:"+p.User.ID, settings.HumanPerMinute)
 	}
 	key := "rl:k:" + p.Key.ID
 	if strings.HasPrefix(pattern, "/api/v1/") {
 		tier := apiTier(p.User.TrustTier)
-		v, err := l.ints(ctx, admin.RateLimitKey("api", tier, "burst"), admin.RateLimitKey("api", tier, "per_minute"))
+		v, err := l.ints(ctx, settings.APIBurst(tier), settings.APIPerMinute(tier))
 		if err != nil {
 			return nil, err
 		}
@@ -276,9 +276,9 @@ func (l *RateLimits) buckets(r *http.Request, method, pattern string, p *Princip
 		classes = []string{v1Class(method, pattern)}
 	}
 	tier := v1Tier(p.User.TrustTier)
-	keys := make([]string, len(classes))
+	keys := make([]settings.Key[int64], len(classes))
 	for i, c := range classes {
-		keys[i] = admin.RateLimitKey("v1", tier, c)
+		keys[i] = settings.V1PerMinute(tier, c)
 	}
 	v, err := l.ints(ctx, keys...)
 	if err != nil {

@@ -15,9 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"marketplace/internal/admin"
+	"marketplace/internal/audit"
 	"marketplace/internal/idempotency"
 	"marketplace/internal/market"
+	"marketplace/internal/settings"
 )
 
 // Auth is what a route asks of its caller.
@@ -65,8 +66,8 @@ type routing struct {
 	// instance names this process as the holder of idempotency leases.
 	instance string
 	// gates are the feature flags routes answer to (Gate).
-	gates map[string]string // "METHOD pattern" -> flag
-	gate  func(ctx context.Context, flag string) error
+	gates map[string]settings.Feature // "METHOD pattern" -> feature
+	gate  func(ctx context.Context, f settings.Feature) error
 	// limits are the per-route rate limits (ratelimit.go); nil: off.
 	limits *RateLimits
 }
@@ -75,7 +76,7 @@ type routing struct {
 // registered) answers check's error (503 FEATURE_DISABLED) while its flag is
 // off, before authentication. A route not registered is an error, so the
 // table cannot drift from the routes.
-func (rt *Router) Gate(check func(ctx context.Context, flag string) error, routes map[string]string) error {
+func (rt *Router) Gate(check func(ctx context.Context, f settings.Feature) error, routes map[string]settings.Feature) error {
 	known := map[string]bool{}
 	for _, r := range rt.routes {
 		known[r.Method+" "+r.Pattern] = true
@@ -91,12 +92,23 @@ func (rt *Router) Gate(check func(ctx context.Context, flag string) error, route
 
 // AuditWriter keeps the audit log.
 type AuditWriter interface {
-	AppendAudit(ctx context.Context, e *admin.AuditEntry) error
+	AppendAudit(ctx context.Context, e *audit.Entry) error
+}
+
+// RouterOptions are the router's optional layers.
+type RouterOptions struct {
+	// Idempotency keeps the idempotency keys; routes registered with
+	// HandleIdempotent honour them only with one.
+	Idempotency idempotency.Store
+	// Limits are the per-route rate limits; nil, or a scale of 0, leaves
+	// them off.
+	Limits *RateLimits
 }
 
 // NewRouter makes a router.
-func NewRouter(auth Authenticator, audit AuditWriter, log *slog.Logger, clock market.Clock, mx *Metrics) *Router {
-	return &Router{routing: &routing{mux: http.NewServeMux(), auth: auth, audit: audit, log: log, clock: clock, mx: mx, instance: newRequestID()[4:]}}
+func NewRouter(auth Authenticator, audit AuditWriter, log *slog.Logger, clock market.Clock, mx *Metrics, opts RouterOptions) *Router {
+	return &Router{routing: &routing{mux: http.NewServeMux(), auth: auth, audit: audit, log: log, clock: clock, mx: mx,
+		instance: newRequestID()[4:], idem: opts.Idempotency, limits: opts.Limits.prepare()}}
 }
 
 // Routes lists every registered route, sorted.
@@ -167,7 +179,7 @@ type requestInfo struct {
 	code       market.Code
 	refused    *refusal       // input the edge refused, for the audit entry
 	details    map[string]any // what the handler adds, e.g. a reason
-	changes    *admin.Changes // what the services note they changed: before and after
+	changes    *audit.Changes // what the services note they changed: before and after
 	surface    *Surface       // how the response is spelled
 }
 
@@ -181,7 +193,7 @@ func info(r *http.Request) *requestInfo {
 
 // AuditDetails adds to the details of the request's audit entry, e.g. a
 // reason. The values before and after a change come from the service that
-// made it (admin.NoteChange).
+// made it (audit.NoteChange).
 func AuditDetails(r *http.Request, details map[string]any) {
 	ri := info(r)
 	if ri.details == nil {
@@ -258,15 +270,15 @@ func (rt *Router) recordAudit(r *http.Request, ri *requestInfo, status int) {
 	}
 	// Every text is rendered safely: a refused request's path may hold a
 	// NUL, which PostgreSQL cannot store, and its audit row must still land.
-	e := &admin.AuditEntry{
+	e := &audit.Entry{
 		ID: market.NewID(), ActorType: actorType, ActorID: ri.actor.ID(), Action: SafeText(action, 300),
-		EntityType: ri.entityType, EntityID: SafeText(ri.entityID, 200), Result: admin.ResultOf(status), Status: status,
+		EntityType: ri.entityType, EntityID: SafeText(ri.entityID, 200), Result: audit.ResultOf(status), Status: status,
 		ErrorCode: string(ri.code), RequestID: RequestID(r.Context()), IP: clientIP(r), CreatedAt: rt.clock.Now(),
 	}
 	if f := ri.refused; f != nil {
 		e.Details = map[string]any{"field": SafeText(f.field, 200), "problem": f.problem, "value": SafeText(f.value, 200)}
 	}
-	if e.Result == admin.AuditAllowed {
+	if e.Result == audit.Allowed {
 		// One entry per request: what the services changed, before and
 		// after, and what the handler adds.
 		for _, d := range []map[string]any{ri.changes.Details(), ri.details} {
@@ -297,7 +309,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ri := &requestInfo{surface: rt.surfaceFor(r.URL.Path)}
 	ctx := context.WithValue(context.WithValue(r.Context(), keyRequestID, id), keyEntity, ri)
 	if mutating(r.Method) { // only these are audited
-		ctx, ri.changes = admin.WithChanges(ctx)
+		ctx, ri.changes = audit.WithChanges(ctx)
 	}
 	r = r.WithContext(ctx)
 	sw := &statusWriter{ResponseWriter: w}

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/agents"
+	"marketplace/internal/audit"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 )
@@ -46,10 +46,10 @@ func (fakeAuth) AuthenticateKey(_ context.Context, secret string) (*agents.Key, 
 
 type memAudit struct {
 	mu      sync.Mutex
-	entries []admin.AuditEntry
+	entries []audit.Entry
 }
 
-func (m *memAudit) AppendAudit(_ context.Context, e *admin.AuditEntry) error {
+func (m *memAudit) AppendAudit(_ context.Context, e *audit.Entry) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.entries = append(m.entries, *e)
@@ -72,7 +72,7 @@ type body struct {
 func newFixture() *fixture {
 	f := &fixture{audit: &memAudit{}, logs: &bytes.Buffer{}}
 	log := slog.New(slog.NewJSONHandler(f.logs, nil))
-	f.rt = httpapi.NewRouter(fakeAuth{}, f.audit, log, market.SystemClock{}, httpapi.NewMetrics())
+	f.rt = httpapi.NewRouter(fakeAuth{}, f.audit, log, market.SystemClock{}, httpapi.NewMetrics(), httpapi.RouterOptions{})
 	echo := func(w http.ResponseWriter, r *http.Request) error {
 		var b body
 		if err := httpapi.Decode(r, &b); err != nil {
@@ -307,7 +307,7 @@ func TestAuditEveryMutatingRequest(t *testing.T) {
 func TestMetricsAndLogs(t *testing.T) {
 	f := newFixture()
 	mx := httpapi.NewMetrics()
-	rt := httpapi.NewRouter(fakeAuth{}, f.audit, slog.New(slog.NewJSONHandler(f.logs, nil)), market.SystemClock{}, mx)
+	rt := httpapi.NewRouter(fakeAuth{}, f.audit, slog.New(slog.NewJSONHandler(f.logs, nil)), market.SystemClock{}, mx, httpapi.RouterOptions{})
 	rt.Handle("GET", "/api/v1/secret/{token}", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {
 		return httpapi.OK(w, r, http.StatusOK, nil)
 	})

@@ -28,8 +28,10 @@ import (
 
 // Queue is the River client and what it needs to run.
 type Queue struct {
-	Client *river.Client[*sql.Tx]
-	db     *store.DB
+	Client  *river.Client[*sql.Tx]
+	db      *store.DB
+	workers *river.Workers
+	log     *slog.Logger
 }
 
 // driver picks River's driver for the store's engine. Both speak
@@ -80,49 +82,21 @@ const (
 // ExpireOnboardingEvery is how often unused magic links are swept.
 const ExpireOnboardingEvery = 15 * time.Minute
 
-// New builds the queue with every worker and periodic job.
-func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
+// New builds the queue on db: River's client with the periodic sweeps and
+// no workers yet. It can enqueue at once, in the store's transactions, so
+// the services that enqueue (listings, notify, webhooks, the automatic
+// label) take it in their constructors; Work then registers the workers,
+// which call those services, before Start. This is the one edge of the
+// cycle (services enqueue jobs, jobs call services) bound after
+// construction, and it is River's own way: workers may be added to a
+// client's bundle until it starts. A second, insert-only client would
+// avoid even that, but River wakes its producers at once only for the jobs
+// its own client inserts (neither driver here listens), so every job would
+// wait for the next poll.
+func New(db *store.DB, log *slog.Logger) (*Queue, error) {
 	workers := river.NewWorkers()
-	if err := river.AddWorkerSafely(workers, &expireOnboardingWorker{agents: svc.Agents, log: log}); err != nil {
-		return nil, err
-	}
-	if err := river.AddWorkerSafely(workers, &generateListingWorker{listings: svc.Listings}); err != nil {
-		return nil, err
-	}
-	if err := river.AddWorkerSafely(workers, &autoLabelWorker{orders: svc.Orders, log: log}); err != nil {
-		return nil, err
-	}
-	if err := river.AddWorkerSafely(workers, &sweepWorker[ReconcileArgs]{run: svc.Orders.Reconcile,
-		what: "reconciled orders", log: log}); err != nil {
-		return nil, err
-	}
-	if err := river.AddWorkerSafely(workers, &sweepWorker[PayoutsArgs]{run: svc.Orders.ReleasePayouts,
-		what: "released payouts and confirmed deliveries", log: log}); err != nil {
-		return nil, err
-	}
-	if err := river.AddWorkerSafely(workers, &sweepWorker[ExpireOffersArgs]{run: svc.Offers.ExpireDue,
-		what: "expired offers", log: log}); err != nil {
-		return nil, err
-	}
-	if err := river.AddWorkerSafely(workers, &sendMailWorker{mail: svc.Mail}); err != nil {
-		return nil, err
-	}
-	purge := func(ctx context.Context) (int, error) {
-		n, err := svc.Idempotency.PurgeIdempotency(ctx, time.Now())
-		return int(n), err
-	}
-	if err := river.AddWorkerSafely(workers, &sweepWorker[PurgeKeysArgs]{run: purge, what: "purged idempotency keys", log: log}); err != nil {
-		return nil, err
-	}
-	queues := map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}}
-	if svc.Webhooks != nil {
-		if err := river.AddWorkerSafely(workers, &webhookWorker{webhooks: svc.Webhooks}); err != nil {
-			return nil, err
-		}
-		queues[WebhookQueue] = webhookQueue()
-	}
 	client, err := river.NewClient(driver(db), &river.Config{
-		Queues:  queues,
+		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
 		Workers: workers,
 		PeriodicJobs: []*river.PeriodicJob{
 			river.NewPeriodicJob(river.PeriodicInterval(ExpireOnboardingEvery),
@@ -147,7 +121,55 @@ func New(db *store.DB, svc Services, log *slog.Logger) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Queue{Client: client, db: db}, nil
+	return &Queue{Client: client, db: db, workers: workers, log: log}, nil
+}
+
+// Work registers every worker over svc, and the webhook queue when svc has
+// the webhooks service. Call it once, before Start and before anything is
+// enqueued: River refuses a job whose kind has no worker when it is
+// inserted, so a job enqueued too early fails loudly rather than waiting.
+func (q *Queue) Work(svc Services) error {
+	workers, log := q.workers, q.log
+	if err := river.AddWorkerSafely(workers, &expireOnboardingWorker{agents: svc.Agents, log: log}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &generateListingWorker{listings: svc.Listings}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &autoLabelWorker{orders: svc.Orders, log: log}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &sweepWorker[ReconcileArgs]{run: svc.Orders.Reconcile,
+		what: "reconciled orders", log: log}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &sweepWorker[PayoutsArgs]{run: svc.Orders.ReleasePayouts,
+		what: "released payouts and confirmed deliveries", log: log}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &sweepWorker[ExpireOffersArgs]{run: svc.Offers.ExpireDue,
+		what: "expired offers", log: log}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &sendMailWorker{mail: svc.Mail}); err != nil {
+		return err
+	}
+	purge := func(ctx context.Context) (int, error) {
+		n, err := svc.Idempotency.PurgeIdempotency(ctx, time.Now())
+		return int(n), err
+	}
+	if err := river.AddWorkerSafely(workers, &sweepWorker[PurgeKeysArgs]{run: purge, what: "purged idempotency keys", log: log}); err != nil {
+		return err
+	}
+	if svc.Webhooks != nil {
+		if err := river.AddWorkerSafely(workers, &webhookWorker{webhooks: svc.Webhooks}); err != nil {
+			return err
+		}
+		if err := q.Client.Queues().Add(WebhookQueue, webhookQueue()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Start starts working jobs.

@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"testing"
@@ -30,8 +31,11 @@ func setup(t *testing.T, db *store.DB) (*jobs.Queue, *agents.Service, *market.Fi
 		t.Fatalf("second migrate: %v", err)
 	}
 	clock := market.NewFixedClock(time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC))
-	svc := agents.NewService(store.Agents(db), clock, false)
-	q, err := jobs.New(db, jobs.Services{Agents: svc}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc := agents.NewService(store.Agents(db), clock, agents.Options{})
+	q, err := jobs.New(db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err == nil {
+		err = q.Work(jobs.Services{Agents: svc})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,3 +197,47 @@ func TestStopDrains(t *testing.T) {
 
 // jobsTTL is just past the magic link's lifetime.
 const jobsTTL = agents.MagicLinkTTL + time.Second
+
+// The queue is built before the services it runs (they enqueue on it) and
+// gets its workers from Work. A job enqueued before Work is refused at once
+// (River knows no worker of its kind), never left waiting; after Work it is
+// accepted and worked.
+func TestWorkRegistersWorkers(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenSQLite(t)
+	ctx := context.Background()
+	if err := jobs.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.New(db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unknown *river.UnknownJobKindError
+	if _, err := q.Client.Insert(ctx, jobs.ExpireOnboardingArgs{}, nil); !errors.As(err, &unknown) {
+		t.Fatalf("insert before Work: %v, want an unknown job kind", err)
+	}
+	clock := market.NewFixedClock(time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC))
+	svc := agents.NewService(store.Agents(db), clock, agents.Options{})
+	if err := q.Work(jobs.Services{Agents: svc}); err != nil {
+		t.Fatal(err)
+	}
+	id := initSession(t, svc, "late@example.com")
+	clock.Advance(25 * time.Hour)
+	if _, err := q.Client.Insert(ctx, jobs.ExpireOnboardingArgs{}, nil); err != nil {
+		t.Fatalf("insert after Work: %v", err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := q.Start(runCtx); err != nil {
+		t.Fatal(err)
+	}
+	defer stop(t, q)
+	deadline := time.Now().Add(10 * time.Second)
+	for status(t, db, id) != agents.OnboardExpired {
+		if time.Now().After(deadline) {
+			t.Fatalf("session %s is %s, want expired", id, status(t, db, id))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -80,8 +80,11 @@ func TestMigrateFromRiverV031(t *testing.T) {
 		}
 
 		clock := market.NewFixedClock(time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC))
-		svc := agents.NewService(store.Agents(db), clock, false)
-		q, err := jobs.New(db, jobs.Services{Agents: svc}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		svc := agents.NewService(store.Agents(db), clock, agents.Options{})
+		q, err := jobs.New(db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err == nil {
+			err = q.Work(jobs.Services{Agents: svc})
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/events"
 	"marketplace/internal/market"
 	"marketplace/internal/moderation"
@@ -16,11 +15,7 @@ import (
 // every listing, change its price, category or status, approve or reject a
 // held one, delist one (a counterfeit delist suspends the seller when the
 // config says so) and override moderation rejections. Every change notes
-// the values before and after for the request's audit entry
-// (admin.NoteChange).
-
-// keySuspendOnCounterfeit is the config key a counterfeit delist reads.
-const keySuspendOnCounterfeit = "moderation.suspend_on_counterfeit"
+// the values before and after for the request's audit entry (ChangeLog).
 
 // ReasonCounterfeit is the delist reason that may suspend the seller.
 const ReasonCounterfeit = "counterfeit"
@@ -129,7 +124,7 @@ func (s *Service) adminChange(ctx context.Context, actor market.Actor, id string
 			return err
 		}
 		out = l
-		admin.NoteChange(ctx, admin.Change{Before: auditView(&before), After: auditView(l), Details: extra})
+		s.noteChange(ctx, auditView(&before), auditView(l), extra)
 		return nil
 	})
 	return out, err
@@ -262,7 +257,7 @@ func (s *Service) Delist(ctx context.Context, actor market.Actor, id, reason str
 	}
 	suspend := false
 	if reason == ReasonCounterfeit {
-		if suspend, err = s.settings.Bool(ctx, keySuspendOnCounterfeit); err != nil {
+		if suspend, err = s.settings.SuspendOnCounterfeit(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -369,9 +364,9 @@ func (s *Service) Override(ctx context.Context, actor market.Actor, rejectionID 
 			return err
 		}
 		rej, out = r, l
-		admin.NoteChange(ctx, admin.Change{
-			Before: map[string]any{"status": string(rejBefore), "listing": auditView(&before)},
-			After:  map[string]any{"status": string(r.Status), "listing": auditView(l)}})
+		s.noteChange(ctx,
+			map[string]any{"status": string(rejBefore), "listing": auditView(&before)},
+			map[string]any{"status": string(r.Status), "listing": auditView(l)}, nil)
 		return nil
 	})
 	if err != nil {

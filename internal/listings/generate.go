@@ -43,7 +43,7 @@ func (s *Service) Generate(ctx context.Context, id string) (*Listing, error) {
 	if err != nil {
 		return nil, market.Internal(err)
 	}
-	hold, err := s.settings.Bool(ctx, keyHoldNewSellers)
+	hold, err := s.settings.HoldNewSellers(ctx)
 	if err != nil {
 		return nil, err
 	}

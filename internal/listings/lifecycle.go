@@ -25,12 +25,6 @@ const (
 	MaxDimensionIn    = 108
 )
 
-// Config keys the lifecycle reads.
-const (
-	keyHoldNewSellers   = "listings.hold_new_sellers"
-	keyRestrictedBrands = "moderation.restricted_brands"
-)
-
 // Input is what a seller gives on create or update. A field left unset is
 // not given: on create generation fills it, on update it stays as it is.
 // Null clears the optional money fields (minOfferAmount, floorPrice,
@@ -152,7 +146,7 @@ func (s *Service) reject(ctx context.Context, tx Tx, actor market.Actor, l *List
 
 // brands compiles the configured restricted brands.
 func (s *Service) brands(ctx context.Context) (*moderation.BrandMatcher, error) {
-	list, err := s.settings.Strings(ctx, keyRestrictedBrands)
+	list, err := s.settings.RestrictedBrands(ctx)
 	if err != nil {
 		return nil, err
 	}

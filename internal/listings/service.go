@@ -9,10 +9,26 @@ import (
 	"marketplace/internal/market"
 )
 
-// Settings reads admin configuration at each use (admin.Config).
+// Settings are the live settings the area reads at each use, so an admin's
+// change applies to the next listing on every replica (package settings,
+// adapted by the app).
 type Settings interface {
-	Bool(ctx context.Context, key string) (bool, error)
-	Strings(ctx context.Context, key string) ([]string, error)
+	// HoldNewSellers: listings of new (unverified) sellers wait for review
+	// before they go live.
+	HoldNewSellers(ctx context.Context) (bool, error)
+	// RestrictedBrands are the brands whose listings are removed pending
+	// moderation.
+	RestrictedBrands(ctx context.Context) ([]string, error)
+	// SuspendOnCounterfeit: a counterfeit delist suspends the seller too.
+	SuspendOnCounterfeit(ctx context.Context) (bool, error)
+}
+
+// ChangeLog notes what the request running in ctx changed, for its entry in
+// the audit log: the entity's audited fields before (nil for a creation) and
+// after, and anything more the entry keeps (package audit's Notes, wired by
+// the app).
+type ChangeLog interface {
+	NoteChange(ctx context.Context, before, after any, details map[string]any)
 }
 
 // Scheduler enqueues the background generation of a listing inside the
@@ -38,6 +54,11 @@ type Options struct {
 	Packages PackageDefaults
 	// Offers keeps a listing's offers in line with it; nil: nothing follows.
 	Offers OffersFollow
+	// Changes notes the admin's changes for the audit log; nil: not noted.
+	Changes ChangeLog
+	// Scheduler finishes in the background the generations a create call
+	// did not wait for (the job queue); nil: they stay pending_ai.
+	Scheduler Scheduler
 }
 
 // OffersFollow ends the offers a change to listing l leaves no room for: all
@@ -63,6 +84,7 @@ type Service struct {
 	scheduler Scheduler
 	packages  PackageDefaults
 	offers    OffersFollow
+	changes   ChangeLog
 }
 
 // NewService builds the listings service; the categories table, seeded
@@ -74,7 +96,8 @@ func NewService(store Store, clock market.Clock, opts Options) *Service {
 		panic("listings: NewService needs Options.Generator")
 	}
 	s := &Service{store: store, clock: clock, seed: DefaultTaxonomy(), gen: opts.Generator, settings: opts.Settings,
-		photos: opts.Photos, budget: opts.Budget, packages: opts.Packages, offers: opts.Offers}
+		photos: opts.Photos, budget: opts.Budget, packages: opts.Packages, offers: opts.Offers, changes: opts.Changes,
+		scheduler: opts.Scheduler}
 	if s.budget <= 0 {
 		s.budget = DefaultBudget
 	}
@@ -90,8 +113,12 @@ func (s *Service) followed(ctx context.Context, tx Tx, before, l *Listing) error
 	return s.offers(ctx, tx, l)
 }
 
-// SetScheduler hands the service its job queue, which is built after it.
-func (s *Service) SetScheduler(q Scheduler) { s.scheduler = q }
+// noteChange notes a change for the request's audit entry.
+func (s *Service) noteChange(ctx context.Context, before, after any, details map[string]any) {
+	if s.changes != nil {
+		s.changes.NoteChange(ctx, before, after, details)
+	}
+}
 
 // SeedCategories makes sure every built-in category exists in the store.
 func (s *Service) SeedCategories(ctx context.Context) error {

@@ -8,7 +8,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"marketplace/internal/admin"
 	"marketplace/internal/market"
 )
 
@@ -221,7 +220,7 @@ func (s *Service) CreateCategory(ctx context.Context, actor market.Actor, in New
 			return err
 		}
 		out = &cat
-		admin.NoteChange(ctx, admin.Change{Before: nil, After: categoryAudit(&cat)})
+		s.noteChange(ctx, nil, categoryAudit(&cat), nil)
 		return nil
 	})
 	return out, err
@@ -308,8 +307,7 @@ func (s *Service) UpdateCategory(ctx context.Context, actor market.Actor, idOrSl
 			return err
 		}
 		out = &after
-		admin.NoteChange(ctx, admin.Change{Before: categoryAudit(&before), After: categoryAudit(&after),
-			Details: map[string]any{"descendantsRenamed": renamed}})
+		s.noteChange(ctx, categoryAudit(&before), categoryAudit(&after), map[string]any{"descendantsRenamed": renamed})
 		return nil
 	})
 	return out, err

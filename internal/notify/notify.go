@@ -85,6 +85,9 @@ type Options struct {
 	From string
 	// PublicURL is the base of the links in mails.
 	PublicURL string
+	// Queue sends the queued mails (the job queue); nil keeps them in the
+	// outbox.
+	Queue Enqueuer
 }
 
 // Service renders, queues and sends mails.
@@ -98,7 +101,7 @@ type Service struct {
 
 // NewService builds the e-mail channel; a bad SMTP URL is an error.
 func NewService(store Store, clock market.Clock, opts Options) (*Service, error) {
-	s := &Service{store: store, clock: clock, opts: opts}
+	s := &Service{store: store, clock: clock, opts: opts, queue: opts.Queue}
 	if opts.SMTP != "" {
 		srv, err := parseSMTP(opts.SMTP)
 		if err != nil {
@@ -108,10 +111,6 @@ func NewService(store Store, clock market.Clock, opts Options) (*Service, error)
 	}
 	return s, nil
 }
-
-// SetQueue gives the service the job queue that sends mails (set while the
-// service is assembled, before any transaction runs).
-func (s *Service) SetQueue(q Enqueuer) { s.queue = q }
 
 // Sending reports whether mails go out through SMTP.
 func (s *Service) Sending() bool { return s.server != nil }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
@@ -79,7 +78,9 @@ func (m *memTx) KeyByID(_ context.Context, id string) (*agents.Key, error) {
 
 func (m *memTx) UpdateKey(context.Context, *agents.Key) error { return nil }
 
-func (m *memTx) AppendAudit(context.Context, *admin.AuditEntry) error { return nil }
+func (m *memTx) AppendSystemAudit(context.Context, time.Time, string, string, string, string, map[string]any) error {
+	return nil
+}
 
 func (m *memTx) KeyPurchasesSince(context.Context, string, time.Time) (int, error) { return 0, nil }
 

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
@@ -198,9 +197,20 @@ type Fees interface {
 	BuyerTotals(ctx context.Context) (func(itemPrice, shippingCost int64) int64, error)
 }
 
+// Settings are the live settings the area reads at each use (package
+// settings, adapted by the app).
+type Settings interface {
+	// MaxRounds is the most amounts that may be put on the table in one
+	// negotiation.
+	MaxRounds(ctx context.Context) (int, error)
+}
+
+// DefaultMaxRounds applies without Settings.
+const DefaultMaxRounds = 5
+
 // Options are the collaborators of the service.
 type Options struct {
-	Settings  *admin.Config
+	Settings  Settings  // nil: DefaultMaxRounds
 	Purchaser Purchaser // nil: accepted offers wait for a purchase with offerId
 	Fees      Fees      // nil: the reservation is the amount alone
 	// Taxonomy is the category tree for owners' categoryRestrictions; nil:

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
@@ -181,10 +180,9 @@ func total(fees feeRule, l *listings.Listing, amount int64) int64 {
 
 func (s *Service) maxRounds(ctx context.Context) (int, error) {
 	if s.opts.Settings == nil {
-		return 5, nil
+		return DefaultMaxRounds, nil
 	}
-	n, err := s.opts.Settings.Int(ctx, admin.KeyOffersMaxRounds)
-	return int(n), err
+	return s.opts.Settings.MaxRounds(ctx)
 }
 
 // onRound posts the round into the buyer's thread on the listing and runs

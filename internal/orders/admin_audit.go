@@ -1,10 +1,6 @@
 package orders
 
-import (
-	"context"
-
-	"marketplace/internal/admin"
-)
+import "context"
 
 // orderAudit is what the audit entry of a change to an order records of it
 // (CONTRACT.md section 14: the values before and after).
@@ -15,14 +11,16 @@ func orderAudit(o *Order) map[string]any {
 
 // noteOrderChange notes, for the request's audit entry, an order as it was
 // before a change and as the change left it.
-func noteOrderChange(ctx context.Context, before, after *Order) {
-	noteChange(ctx, orderAudit(before), orderAudit(after))
+func (s *Service) noteOrderChange(ctx context.Context, before, after *Order) {
+	s.noteChange(ctx, orderAudit(before), orderAudit(after))
 }
 
 // noteChange notes a change's values before and after for the request's
-// audit entry (admin.NoteChange).
-func noteChange(ctx context.Context, before, after map[string]any) {
-	admin.NoteChange(ctx, admin.Change{Before: before, After: after})
+// audit entry (Options.Changes).
+func (s *Service) noteChange(ctx context.Context, before, after map[string]any) {
+	if s.opts.Changes != nil {
+		s.opts.Changes.NoteChange(ctx, before, after, nil)
+	}
 }
 
 // approvalAudit is what the audit entry of a decision records of a purchase

@@ -116,7 +116,7 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 	if o, ok, err := s.resumeApproval(ctx, actor, id); ok {
 		return o, err
 	}
-	rates, err := feeRates(ctx, s.opts.Settings)
+	rates, err := s.feeRates(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 		paid.Authorization = o.Authorization
 	}
 	if err == nil {
-		noteChange(ctx, before, approvalAudit(ApprovalApproved, paid))
+		s.noteChange(ctx, before, approvalAudit(ApprovalApproved, paid))
 	}
 	return paid, err
 }
@@ -278,7 +278,7 @@ func (s *Service) Reject(ctx context.Context, actor market.Actor, id, reason str
 		if err := tx.UpdateApproval(ctx, a); err != nil {
 			return err
 		}
-		noteChange(ctx, before, approvalAudit(a.Status, o))
+		s.noteChange(ctx, before, approvalAudit(a.Status, o))
 		return recordOrder(ctx, tx, now, actor, "order.cancelled", o, map[string]any{
 			"reason": "approval_rejected", "approvalId": a.ID})
 	})

@@ -37,7 +37,7 @@ func (s *Service) StartCheckout(ctx context.Context, b Buyer, in PurchaseInput) 
 		}
 		return s.resumeCheckout(ctx, earlier, in.ListingID)
 	}
-	rates, err := feeRates(ctx, s.opts.Settings)
+	rates, err := s.feeRates(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -426,7 +426,7 @@ func (s *Service) ResolveDispute(ctx context.Context, actor market.Actor, id str
 		if err := tx.UpdateDispute(ctx, d); err != nil {
 			return err
 		}
-		noteChange(ctx, before, disputeAudit(d, o))
+		s.noteChange(ctx, before, disputeAudit(d, o))
 		return events.Record(ctx, tx, now, actor, "dispute.resolved", "order", o.ID, map[string]any{
 			"disputeId": d.ID, "resolution": string(res), "amount": amount})
 	})

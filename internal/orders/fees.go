@@ -1,10 +1,6 @@
 package orders
 
-import (
-	"context"
-
-	"marketplace/internal/admin"
-)
+import "context"
 
 // Fees are an order's money figures in cents (CONTRACT.md section 3).
 // TotalCharged = ItemPrice + ShippingCost + ServiceFee, always; Commission is
@@ -51,29 +47,20 @@ func Compute(r FeeRates, itemPrice, shippingCost int64) Fees {
 	}
 }
 
-// feeRates reads the rates from admin config at each purchase (a change
+// feeRates reads the rates from the settings at each purchase (a change
 // applies to the next purchase without a restart).
-func feeRates(ctx context.Context, cfg *admin.Config) (FeeRates, error) {
-	if cfg == nil {
+func (s *Service) feeRates(ctx context.Context) (FeeRates, error) {
+	if s.opts.Settings == nil {
 		return DefaultFeeRates, nil
 	}
-	v, err := cfg.Ints(ctx, feeKeys...)
-	if err != nil {
-		return FeeRates{}, err
-	}
-	return ratesOf(v), nil
+	return s.opts.Settings.FeeRates(ctx)
 }
-
-// feeKeys are the config keys of FeeRates, in the order ratesOf reads them.
-var feeKeys = []string{admin.KeyFeesBuyerRateBps, admin.KeyFeesBuyerMinimum, admin.KeyFeesSellerRateBps}
-
-func ratesOf(v []int64) FeeRates { return FeeRates{BuyerBps: v[0], BuyerMin: v[1], SellerBps: v[2]} }
 
 // BuyerTotals returns what a purchase at an item price with a shipping cost
 // would charge the buyer in all, at the rates in force now (offers reserve
 // it). Read the rates before a transaction opens, as a purchase does.
 func (s *Service) BuyerTotals(ctx context.Context) (func(itemPrice, shippingCost int64) int64, error) {
-	r, err := feeRates(ctx, s.opts.Settings)
+	r, err := s.feeRates(ctx)
 	if err != nil {
 		return nil, err
 	}

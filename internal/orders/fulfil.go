@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"marketplace/internal/admin"
 	"marketplace/internal/events"
 	"marketplace/internal/market"
 	"marketplace/internal/payments"
@@ -172,14 +171,14 @@ func (s *Service) ConfirmDelivery(ctx context.Context, actor market.Actor, id st
 // deliver starts the hold period: the payout is due hold_hours after
 // delivery (CONTRACT.md section 7), on the service clock.
 func (s *Service) deliver(ctx context.Context, _ Tx, o *Order, now time.Time) error {
-	hours := int64(72)
+	hold := DefaultPayoutHold
 	if s.opts.Settings != nil {
 		var err error
-		if hours, err = s.opts.Settings.Int(ctx, admin.KeyPayoutsHoldHours); err != nil {
+		if hold, err = s.opts.Settings.PayoutHold(ctx); err != nil {
 			return err
 		}
 	}
-	due := now.Add(time.Duration(hours) * time.Hour)
+	due := now.Add(hold)
 	// Refunds made before delivery were taken from the seller's side first.
 	o.DeliveredAt, o.PayoutDueAt, o.PayoutStatus, o.PayoutAmount = &now, &due, PayoutPending, max(0, SellerPayout(o)-o.SellerRefunded)
 	return nil
@@ -242,7 +241,7 @@ func (s *Service) ForceCancel(ctx context.Context, actor market.Actor, id, reaso
 	if err != nil {
 		return nil, err
 	}
-	noteOrderChange(ctx, cur, o)
+	s.noteOrderChange(ctx, cur, o)
 	return o, nil
 }
 
@@ -343,7 +342,7 @@ func (s *Service) Hold(ctx context.Context, actor market.Actor, id string, until
 		if _, err := tx.UpdateOrder(ctx, o, o.Status); err != nil {
 			return err
 		}
-		noteOrderChange(ctx, &before, o)
+		s.noteOrderChange(ctx, &before, o)
 		return events.Record(ctx, tx, now, actor, "payout.hold_changed", "order", o.ID, map[string]any{
 			"payoutDueAt": due, "previous": prev})
 	})
@@ -365,7 +364,7 @@ func (s *Service) ForceComplete(ctx context.Context, actor market.Actor, id stri
 	if err != nil {
 		return nil, err
 	}
-	noteOrderChange(ctx, cur, o)
+	s.noteOrderChange(ctx, cur, o)
 	return o, nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
@@ -249,9 +248,42 @@ type Offers interface {
 	ListingSold(ctx context.Context, tx Tx, listingID string) error
 }
 
+// Settings are the live settings the area reads at each use, so an admin's
+// change applies to the next purchase on every replica (CONTRACT.md 3 "read
+// at each purchase"; package settings, adapted by the app).
+type Settings interface {
+	// FeeRates are the fee rates in force.
+	FeeRates(ctx context.Context) (FeeRates, error)
+	// PurchaseRules are what a purchase reads before its transaction, in
+	// one read of the settings.
+	PurchaseRules(ctx context.Context) (PurchaseRules, error)
+	// PayoutHold is how long a seller's payout is held after delivery.
+	PayoutHold(ctx context.Context) (time.Duration, error)
+}
+
+// PurchaseRules are the settings a purchase applies.
+type PurchaseRules struct {
+	Fees FeeRates
+	// MaxPurchasesPerHour is the purchase-velocity rule of an agent key
+	// (agents.SpendRequest.MaxPurchasesPerHour).
+	MaxPurchasesPerHour int64
+}
+
+// DefaultPayoutHold is the payout hold of the spec, which applies without
+// Settings.
+const DefaultPayoutHold = 72 * time.Hour
+
+// ChangeLog notes what the request running in ctx changed, for its entry in
+// the audit log: the entity's audited fields before and after, and anything
+// more the entry keeps (package audit's Notes, wired by the app).
+type ChangeLog interface {
+	NoteChange(ctx context.Context, before, after any, details map[string]any)
+}
+
 // Options are the collaborators of the service.
 type Options struct {
-	Settings  *admin.Config
+	Settings  Settings  // nil: the spec's defaults
+	Changes   ChangeLog // nil: the admin's changes are not noted
 	Payments  *payments.Service
 	Gateway   payments.Gateway
 	Rates     Rates

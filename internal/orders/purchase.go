@@ -3,12 +3,10 @@ package orders
 import (
 	"context"
 	"errors"
-	"slices"
 	"strconv"
 	"time"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
@@ -339,12 +337,12 @@ type purchaseSetup struct {
 // The settings come from one read of the config (one version check).
 func (s *Service) purchaseSetup(ctx context.Context) (purchaseSetup, error) {
 	su := purchaseSetup{rates: DefaultFeeRates}
-	if cfg := s.opts.Settings; cfg != nil {
-		v, err := cfg.Ints(ctx, slices.Concat(feeKeys, []string{admin.KeyAnomalyMaxPurchasesPerHour})...)
+	if s.opts.Settings != nil {
+		r, err := s.opts.Settings.PurchaseRules(ctx)
 		if err != nil {
 			return purchaseSetup{}, err
 		}
-		su.rates, su.velocity = ratesOf(v), v[len(feeKeys)]
+		su.rates, su.velocity = r.Fees, r.MaxPurchasesPerHour
 	}
 	var err error
 	su.tax, err = s.taxonomy(ctx)
@@ -498,7 +496,7 @@ func (s *Service) Estimate(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 	if err := in.check(false); err != nil {
 		return nil, err
 	}
-	rates, err := feeRates(ctx, s.opts.Settings)
+	rates, err := s.feeRates(ctx)
 	if err != nil {
 		return nil, err
 	}

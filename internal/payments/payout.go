@@ -100,14 +100,11 @@ type Mailer interface {
 	MailPayoutLink(ctx context.Context, tx Tx, userID, to, link string) error
 }
 
-// SetMailer makes SendLink e-mail the link (set while the service is
-// assembled).
-func (s *Service) SetMailer(m Mailer) { s.mailer = m }
-
 // NewService builds the payments service on a processor's two sides:
-// payout accounts (p) and money (g). The sandbox is both.
-func NewService(store Store, clock market.Clock, p Processor, g Gateway) *Service {
-	return &Service{store: store, clock: clock, processor: p, gateway: g}
+// payout accounts (p) and money (g); the sandbox is both. m makes SendLink
+// e-mail the link (nil: the link is recorded only).
+func NewService(store Store, clock market.Clock, p Processor, g Gateway, m Mailer) *Service {
+	return &Service{store: store, clock: clock, processor: p, gateway: g, mailer: m}
 }
 
 // Gateway is the processor's money side, for the orders area.

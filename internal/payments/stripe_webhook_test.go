@@ -99,7 +99,7 @@ func TestStripeWebhookAccountUpdated(t *testing.T) {
 		ctx := context.Background()
 		clock := market.NewFixedClock(time.Date(2026, 6, 10, 12, 0, 0, 0, time.UTC))
 		acct := "acct_1Test" + market.NewID()[:6]
-		svc := payments.NewService(store.Payments(db), clock, fixedProcessor{next: acct}, nil)
+		svc := payments.NewService(store.Payments(db), clock, fixedProcessor{next: acct}, nil, nil)
 		u, a := seller(t, db, svc, acct)
 		hook := &payments.StripeWebhook{Secret: testWebhookSecret, Accounts: svc}
 		now := time.Now()

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"marketplace/internal/admin"
 	"marketplace/internal/admin/users"
+	"marketplace/internal/audit"
 	"marketplace/internal/orders"
 	"marketplace/internal/store"
 	"marketplace/internal/store/storetest"
@@ -132,15 +132,15 @@ func TestAdminCounts(t *testing.T) {
 		exec(fill("audit_log", store.CountBound+50, `'a' || i, 'user', 'u2', 'POST /x', 'order', 'o' || (i % 7), 'allowed', 200, $AT`))
 		check("audit")
 		for _, c := range []struct {
-			f    admin.AuditFilter
+			f    audit.Filter
 			want int
 		}{
-			{admin.AuditFilter{}, store.CountBound + 50},
-			{admin.AuditFilter{Offset: 100}, store.CountBound + 50},
-			{admin.AuditFilter{ActorType: "user"}, store.CountBound + 1},
-			{admin.AuditFilter{ActorType: "user", Offset: 40}, store.CountBound + 41},
-			{admin.AuditFilter{ActorType: "user", Offset: 100}, store.CountBound + 50},
-			{admin.AuditFilter{EntityID: "o3"}, (store.CountBound+50-3)/7 + 1},
+			{audit.Filter{}, store.CountBound + 50},
+			{audit.Filter{Offset: 100}, store.CountBound + 50},
+			{audit.Filter{ActorType: "user"}, store.CountBound + 1},
+			{audit.Filter{ActorType: "user", Offset: 40}, store.CountBound + 41},
+			{audit.Filter{ActorType: "user", Offset: 100}, store.CountBound + 50},
+			{audit.Filter{EntityID: "o3"}, (store.CountBound+50-3)/7 + 1},
 		} {
 			c.f.Limit = 20
 			list, total, err := db.Read().ListAudit(ctx, c.f)

@@ -16,7 +16,7 @@ import (
 // the plans: each names its index and none scans the table, for the page
 // and for its total. PostgreSQL runs with enable_seqscan off, so the small
 // tables of a test still show whether an index can serve the query. The
-// audit log's filters are in admin_audit_explain_test.go; the plain
+// audit log's filters are in audit_explain_test.go; the plain
 // filters of users and listings in admin_users_test.go and
 // storetest/admin_listings_test.go.
 func TestAdminListPlans(t *testing.T) {

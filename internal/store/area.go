@@ -4,13 +4,13 @@ import (
 	"context"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/listings"
 	"marketplace/internal/messaging"
 	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
+	"marketplace/internal/settings"
 	"marketplace/internal/shipping"
 )
 
@@ -70,9 +70,9 @@ func Shipping(db *DB) Area[shipping.Tx] {
 	return area(db, func(tx *Tx) shipping.Tx { return tx })
 }
 
-// AdminConfig is db as admin.ConfigStore.
-func AdminConfig(db *DB) Area[admin.ConfigTx] {
-	return area(db, func(tx *Tx) admin.ConfigTx { return tx })
+// Settings is db as settings.Store.
+func Settings(db *DB) Area[settings.Tx] {
+	return area(db, func(tx *Tx) settings.Tx { return tx })
 }
 
 // Each constructor's Area is its area's Store.
@@ -85,7 +85,7 @@ var (
 	_ payments.Store        = Area[payments.Tx]{}
 	_ payments.SandboxStore = Area[payments.SandboxTx]{}
 	_ shipping.Store        = Area[shipping.Tx]{}
-	_ admin.ConfigStore     = Area[admin.ConfigTx]{}
+	_ settings.Store        = Area[settings.Tx]{}
 )
 
 // InTx runs fn in one transaction.

@@ -142,6 +142,9 @@ type Options struct {
 	// Resolver resolves host names when a URL is set (net.DefaultResolver).
 	Resolver Resolver
 	Log      *slog.Logger
+	// Scheduler enqueues deliveries (the job queue); nil: deliveries are
+	// recorded and never sent.
+	Scheduler Scheduler
 }
 
 // Service manages endpoints and sends deliveries.
@@ -158,20 +161,16 @@ type Service struct {
 	now func() time.Time
 }
 
-// NewService builds the service; SetScheduler must be called before any
-// event is recorded.
+// NewService builds the service.
 func NewService(st Store, clock market.Clock, opts Options) *Service {
 	g := &Guard{Live: opts.Live, AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver}
-	s := &Service{store: st, clock: clock, guard: g, sender: NewSender(g), log: opts.Log, now: time.Now}
+	s := &Service{store: st, clock: clock, sched: opts.Scheduler, guard: g, sender: NewSender(g), log: opts.Log, now: time.Now}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.SetRetryDelays(opts.RetryDelays)
 	return s
 }
-
-// SetScheduler sets the job queue.
-func (s *Service) SetScheduler(q Scheduler) { s.sched = q }
 
 // SetRetryDelays replaces the retry schedule (nil restores the default).
 // Set it before deliveries are made: a job's attempt count is fixed when

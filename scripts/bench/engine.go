@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"marketplace/internal/settings"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -21,7 +22,6 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to make and drop the database
 
-	"marketplace/internal/admin"
 	"marketplace/internal/config"
 	"marketplace/internal/jobs"
 	"marketplace/internal/market"
@@ -133,9 +133,9 @@ func prepare(ctx context.Context, o Options, db *store.DB, logf func(string, ...
 	// hour (30 by default; the next freezes it): the purchase row has each
 	// agent buy hundreds, so the rule is raised to its maximum. It is still
 	// checked (a count per purchase), as it runs.
-	cfg := admin.NewConfig(store.AdminConfig(db), market.SystemClock{})
-	if _, err := cfg.Set(ctx, market.System, admin.KeyAnomalyMaxPurchasesPerHour, json.RawMessage("100000")); err != nil {
-		return 0, false, fmt.Errorf("raise %s: %w", admin.KeyAnomalyMaxPurchasesPerHour, err)
+	cfg := settings.NewService(store.Settings(db), market.SystemClock{})
+	if _, err := cfg.Set(ctx, market.System, settings.MaxPurchasesPerHour.Name(), json.RawMessage("100000")); err != nil {
+		return 0, false, fmt.Errorf("raise %s: %w", settings.MaxPurchasesPerHour.Name(), err)
 	}
 	var have int
 	if err := db.WritePool().QueryRowContext(ctx, `SELECT COUNT(*) FROM listings WHERE generator = 'seed'`).Scan(&have); err != nil {

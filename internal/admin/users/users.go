@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
@@ -19,7 +18,7 @@ import (
 // changes to status, trust tier, role and verification, suspend, ban and
 // reinstate, and the override of a user's spending controls. Every change
 // notes the values before and after for the request's audit entry
-// (admin.NoteChange).
+// (ChangeLog).
 
 // UserFilter selects users for the admin's list; zero fields match all.
 type UserFilter struct {
@@ -58,23 +57,41 @@ type UsersStore interface {
 
 // Users is the admin's user service.
 type Users struct {
-	store  UsersStore
-	clock  market.Clock
-	agents *agents.Service
-	offers listings.OffersFollow
+	store   UsersStore
+	clock   market.Clock
+	agents  *agents.Service
+	offers  listings.OffersFollow
+	changes ChangeLog
 }
 
-// NewUsers returns the admin's user service; spending controls go through
-// the agents service, which owns them.
-func NewUsers(store UsersStore, clock market.Clock, agentsSvc *agents.Service) *Users {
-	return &Users{store: store, clock: clock, agents: agentsSvc}
+// ChangeLog notes what the request running in ctx changed, for its entry in
+// the audit log: the user's audited fields before and after, and anything
+// more the entry keeps (package audit's Notes, wired by the app).
+type ChangeLog interface {
+	NoteChange(ctx context.Context, before, after any, details map[string]any)
 }
 
-// FollowOffers has a ban end the open offers on the listings it removes, as
-// every other removal does (listings.OffersFollow); it returns s.
-func (s *Users) FollowOffers(f listings.OffersFollow) *Users {
-	s.offers = f
-	return s
+// Options are the user service's collaborators.
+type Options struct {
+	// Agents owns the spending controls the admin overrides (required).
+	Agents *agents.Service
+	// Offers has a ban end the open offers on the listings it removes, as
+	// every other removal does (listings.OffersFollow); nil: nothing follows.
+	Offers listings.OffersFollow
+	// Changes notes each change for the audit log; nil: not noted.
+	Changes ChangeLog
+}
+
+// NewUsers returns the admin's user service.
+func NewUsers(store UsersStore, clock market.Clock, opts Options) *Users {
+	return &Users{store: store, clock: clock, agents: opts.Agents, offers: opts.Offers, changes: opts.Changes}
+}
+
+// noteChange notes a change for the request's audit entry.
+func (s *Users) noteChange(ctx context.Context, before, after any, details map[string]any) {
+	if s.changes != nil {
+		s.changes.NoteChange(ctx, before, after, details)
+	}
 }
 
 // UserDetail is the admin's view of one user.
@@ -297,7 +314,7 @@ func (s *Users) change(ctx context.Context, actor market.Actor, id, action strin
 			details["revokedKeys"], details["removedListings"] = keys, listed
 		}
 		out = u
-		admin.NoteChange(ctx, admin.Change{Before: before, After: snapshot(u), Details: details})
+		s.noteChange(ctx, before, snapshot(u), details)
 		return nil
 	})
 	return out, err
@@ -375,7 +392,7 @@ func (s *Users) SpendingOverride(ctx context.Context, actor market.Actor, id str
 		if err != nil {
 			return err
 		}
-		admin.NoteChange(ctx, admin.Change{Before: controls(before), After: controls(after)})
+		s.noteChange(ctx, controls(before), controls(after), nil)
 		return nil
 	})
 	if err != nil {

@@ -25,9 +25,9 @@ import (
 	"testing"
 	"time"
 
-	"marketplace/internal/admin"
 	"marketplace/internal/app"
 	"marketplace/internal/config"
+	"marketplace/internal/settings"
 	"marketplace/internal/testkit"
 )
 
@@ -254,14 +254,14 @@ func TestConfigAndFlagsAcrossProcesses(t *testing.T) {
 	if fee := cents(t, two.do(http.StatusOK, "POST", "/api/v1/agent/purchase/fee-estimate", estimate, buyer.Key.Auth()).data(), "serviceFee"); fee != 432 {
 		t.Fatalf("two's service fee at 350 bps: %d, want 432", fee)
 	}
-	if v := configValue(t, two.do(http.StatusOK, "GET", "/api/v1/admin/config", nil, adm.Auth()), admin.KeyPayoutsHoldHours); v != float64(72) {
+	if v := configValue(t, two.do(http.StatusOK, "GET", "/api/v1/admin/config", nil, adm.Auth()), settings.PayoutHoldHours.Name()); v != float64(72) {
 		t.Fatalf("two's hold hours %v, want 72", v)
 	}
 	two.do(http.StatusOK, "GET", "/api/v1/offers/buyer/me", nil, buyer.Auth())
 	one.do(http.StatusOK, "GET", "/api/v1/offers/buyer/me", nil, buyer.Auth())
 
 	// The fee rate through one; two's next request is a purchase at it.
-	one.do(http.StatusOK, "PATCH", "/api/v1/admin/config/"+admin.KeyFeesBuyerRateBps, map[string]any{"value": 500}, adm.Auth())
+	one.do(http.StatusOK, "PATCH", "/api/v1/admin/config/"+settings.BuyerFeeRateBps.Name(), map[string]any{"value": 500}, adm.Auth())
 	order := two.do(http.StatusCreated, "POST", "/api/v1/agent/purchase",
 		map[string]any{"listingId": listing, "maxPrice": price, "shippingAddress": testkit.Address()}, buyer.Key.Auth()).data()
 	fees, _ := order["fees"].(map[string]any)
@@ -272,8 +272,8 @@ func TestConfigAndFlagsAcrossProcesses(t *testing.T) {
 
 	// The hold through one; two lists it at once, and an order it delivers
 	// is due that many hours later.
-	one.do(http.StatusOK, "PATCH", "/api/v1/admin/config/"+admin.KeyPayoutsHoldHours, map[string]any{"value": 24}, adm.Auth())
-	if v := configValue(t, two.do(http.StatusOK, "GET", "/api/v1/admin/config", nil, adm.Auth()), admin.KeyPayoutsHoldHours); v != float64(24) {
+	one.do(http.StatusOK, "PATCH", "/api/v1/admin/config/"+settings.PayoutHoldHours.Name(), map[string]any{"value": 24}, adm.Auth())
+	if v := configValue(t, two.do(http.StatusOK, "GET", "/api/v1/admin/config", nil, adm.Auth()), settings.PayoutHoldHours.Name()); v != float64(24) {
 		t.Fatalf("two lists hold hours %v after the change, want 24", v)
 	}
 	two.do(http.StatusOK, "POST", "/api/v1/orders/"+orderID+"/ship", map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"}, seller.Auth())
@@ -284,9 +284,9 @@ func TestConfigAndFlagsAcrossProcesses(t *testing.T) {
 	}
 
 	// A flag off through one; two's next request to its routes is refused.
-	one.do(http.StatusOK, "PATCH", "/api/v1/admin/feature-flags/"+admin.FlagOffers, map[string]any{"enabled": false}, adm.Auth())
+	one.do(http.StatusOK, "PATCH", "/api/v1/admin/feature-flags/"+string(settings.FeatureOffers), map[string]any{"enabled": false}, adm.Auth())
 	off := two.do(http.StatusServiceUnavailable, "GET", "/api/v1/offers/buyer/me", nil, buyer.Auth())
-	if e, _ := off.body["error"].(map[string]any); off.code() != "FEATURE_DISABLED" || e["details"].(map[string]any)["flag"] != admin.FlagOffers {
+	if e, _ := off.body["error"].(map[string]any); off.code() != "FEATURE_DISABLED" || e["details"].(map[string]any)["flag"] != string(settings.FeatureOffers) {
 		t.Fatalf("two with offers off: %v", off.body)
 	}
 	if r := two.do(http.StatusServiceUnavailable, "POST", "/v1/offers", map[string]any{}, buyer.Key.Auth()); r.code() != "FEATURE_DISABLED" {
@@ -295,6 +295,6 @@ func TestConfigAndFlagsAcrossProcesses(t *testing.T) {
 	one.do(http.StatusServiceUnavailable, "GET", "/api/v1/offers/buyer/me", nil, buyer.Auth())
 
 	// Back on through two; one's next request answers.
-	two.do(http.StatusOK, "PATCH", "/api/v1/admin/feature-flags/"+admin.FlagOffers, map[string]any{"enabled": true}, adm.Auth())
+	two.do(http.StatusOK, "PATCH", "/api/v1/admin/feature-flags/"+string(settings.FeatureOffers), map[string]any{"enabled": true}, adm.Auth())
 	one.do(http.StatusOK, "GET", "/api/v1/offers/buyer/me", nil, buyer.Auth())
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
+	"marketplace/internal/audit"
 	"marketplace/internal/market"
 	"marketplace/internal/store"
 	"marketplace/internal/store/storetest"
@@ -176,12 +176,12 @@ func TestRegister(t *testing.T) {
 					t.Errorf("user.registered actor = %s %s, want user %s", e.ActorType, e.ActorID, id)
 				}
 			}
-			rows, _, err := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{Action: "POST /api/v1/auth/register", EntityID: id})
+			rows, _, err := s.App.DB.Read().ListAudit(t.Context(), audit.Filter{Action: "POST /api/v1/auth/register", EntityID: id})
 			if err != nil || len(rows) != 1 {
 				t.Fatalf("audit rows for the registration: %v, %v", rows, err)
 			}
 			a := rows[0]
-			if a.Result != admin.AuditAllowed || a.Status != 201 || a.RequestID != "reg-1" || a.EntityType != "user" || a.ActorType != "anonymous" {
+			if a.Result != audit.Allowed || a.Status != 201 || a.RequestID != "reg-1" || a.EntityType != "user" || a.ActorType != "anonymous" {
 				t.Errorf("audit row = %+v", a)
 			}
 		})
@@ -966,7 +966,7 @@ func TestSetPassword(t *testing.T) {
 				t.Errorf("with X-Forwarded-For: %d, want 403", rec.Code)
 			}
 			login(s, u.Email, u.Password).Want(t, http.StatusOK, "")
-			rows, _, err := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{Action: "POST /api/v1/auth/set-password", ActorID: u.ID})
+			rows, _, err := s.App.DB.Read().ListAudit(t.Context(), audit.Filter{Action: "POST /api/v1/auth/set-password", ActorID: u.ID})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -974,7 +974,7 @@ func TestSetPassword(t *testing.T) {
 			for _, a := range rows {
 				if a.RequestID == "setpw-public" {
 					seen = true
-					if a.Result != admin.AuditRefused || a.Status != 403 || a.ErrorCode != "FORBIDDEN" || a.IP != "2001:db8::1" && a.IP != "203.0.113.9" && a.IP != "8.8.8.8" {
+					if a.Result != audit.Refused || a.Status != 403 || a.ErrorCode != "FORBIDDEN" || a.IP != "2001:db8::1" && a.IP != "203.0.113.9" && a.IP != "8.8.8.8" {
 						t.Errorf("audit row = %+v", a)
 					}
 				}
@@ -1077,9 +1077,9 @@ func TestAudit(t *testing.T) {
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		u := s.Register("Audrey")
 		reqID := func(id string) testkit.Header { return testkit.Header{Name: "X-Request-Id", Value: id} }
-		find := func(t *testing.T, action, requestID string) admin.AuditEntry {
+		find := func(t *testing.T, action, requestID string) audit.Entry {
 			t.Helper()
-			rows, _, err := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{Action: action})
+			rows, _, err := s.App.DB.Read().ListAudit(t.Context(), audit.Filter{Action: action})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1089,38 +1089,38 @@ func TestAudit(t *testing.T) {
 				}
 			}
 			t.Fatalf("no audit row for %s with request id %s among %d", action, requestID, len(rows))
-			return admin.AuditEntry{}
+			return audit.Entry{}
 		}
 
 		s.Do("PATCH", "/api/v1/auth/me", map[string]any{"displayName": "Audrey H"}, u.Auth(), reqID("audit-ok")).Want(t, http.StatusOK, "")
 		a := find(t, "PATCH /api/v1/auth/me", "audit-ok")
-		if string(a.ActorType) != "user" || a.ActorID != u.ID || a.Result != admin.AuditAllowed || a.Status != 200 ||
+		if string(a.ActorType) != "user" || a.ActorID != u.ID || a.Result != audit.Allowed || a.Status != 200 ||
 			a.ErrorCode != "" || a.EntityType != "user" || a.EntityID != u.ID || a.IP != "127.0.0.1" || !a.CreatedAt.Equal(start) {
 			t.Errorf("allowed row = %+v", a)
 		}
 
 		s.Do("POST", "/api/v1/addresses", map[string]any{"line1": ""}, u.Auth(), reqID("audit-bad")).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 		a = find(t, "POST /api/v1/addresses", "audit-bad")
-		if string(a.ActorType) != "user" || a.ActorID != u.ID || a.Result != admin.AuditRefused || a.Status != 400 || a.ErrorCode != "VALIDATION_ERROR" {
+		if string(a.ActorType) != "user" || a.ActorID != u.ID || a.Result != audit.Refused || a.Status != 400 || a.ErrorCode != "VALIDATION_ERROR" {
 			t.Errorf("refused row = %+v", a)
 		}
 
 		s.Do("PATCH", "/api/v1/auth/me", map[string]any{"displayName": "X"}, reqID("audit-anon")).Want(t, http.StatusUnauthorized, "UNAUTHORIZED")
 		a = find(t, "PATCH /api/v1/auth/me", "audit-anon")
-		if string(a.ActorType) != "anonymous" || a.ActorID != "" || a.Result != admin.AuditRefused || a.Status != 401 || a.ErrorCode != "UNAUTHORIZED" {
+		if string(a.ActorType) != "anonymous" || a.ActorID != "" || a.Result != audit.Refused || a.Status != 401 || a.ErrorCode != "UNAUTHORIZED" {
 			t.Errorf("anonymous row = %+v", a)
 		}
 
 		s.Do("POST", "/api/v1/auth/login", map[string]any{"email": u.Email, "password": "wrong-password-123"}, reqID("audit-login")).
 			Want(t, http.StatusUnauthorized, "INVALID_CREDENTIALS")
 		a = find(t, "POST /api/v1/auth/login", "audit-login")
-		if a.Result != admin.AuditRefused || a.ErrorCode != "INVALID_CREDENTIALS" {
+		if a.Result != audit.Refused || a.ErrorCode != "INVALID_CREDENTIALS" {
 			t.Errorf("failed login row = %+v", a)
 		}
 
 		// Reads are not audited.
 		s.Do("GET", "/api/v1/auth/me", nil, u.Auth(), reqID("audit-read")).Want(t, http.StatusOK, "")
-		rows, _, _ := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{Action: "GET /api/v1/auth/me"})
+		rows, _, _ := s.App.DB.Read().ListAudit(t.Context(), audit.Filter{Action: "GET /api/v1/auth/me"})
 		if len(rows) != 0 {
 			t.Errorf("reads were audited: %+v", rows)
 		}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"marketplace/internal/admin"
+	"marketplace/internal/audit"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 )
@@ -37,7 +37,7 @@ type auditEntry struct {
 	CreatedAt  time.Time      `json:"createdAt"`
 }
 
-func toAuditEntry(e *admin.AuditEntry) auditEntry {
+func toAuditEntry(e *audit.Entry) auditEntry {
 	details := map[string]any{}
 	if e.Status != 0 { // the service's own money moves answer no request
 		details["status"] = e.Status
@@ -54,20 +54,20 @@ func toAuditEntry(e *admin.AuditEntry) auditEntry {
 }
 
 // auditQuery reads the filters every audit route shares.
-func auditQuery(r *http.Request) (admin.AuditQuery, error) {
+func auditQuery(r *http.Request) (audit.Query, error) {
 	limit, offset, err := httpapi.Page(r)
 	if err != nil {
-		return admin.AuditQuery{}, err
+		return audit.Query{}, err
 	}
 	q := r.URL.Query()
-	return admin.AuditQuery{
+	return audit.Query{
 		ActorType: q.Get("actorType"), ActorID: q.Get("actorId"), Action: q.Get("action"),
 		EntityType: q.Get("entityType"), EntityID: q.Get("entityId"), Result: q.Get("result"), RequestID: q.Get("requestId"),
 		StartDate: q.Get("startDate"), EndDate: q.Get("endDate"), Limit: limit, Offset: offset,
 	}, nil
 }
 
-func (a *API) writeAudit(w http.ResponseWriter, r *http.Request, q admin.AuditQuery) error {
+func (a *API) writeAudit(w http.ResponseWriter, r *http.Request, q audit.Query) error {
 	es, total, err := a.Audit.List(r.Context(), actor(r).Actor, q)
 	if err != nil {
 		return err

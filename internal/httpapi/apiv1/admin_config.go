@@ -2,16 +2,16 @@ package apiv1
 
 import (
 	"encoding/json"
+	"marketplace/internal/settings"
 	"net/http"
 	"time"
 
-	"marketplace/internal/admin"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 )
 
 // Live config and feature flags, for admins (CONTRACT.md 14): a change holds
-// from the next request on every replica (admin.Config).
+// from the next request on every replica (settings.Service).
 
 // RegisterAdminConfig adds the config and feature flag routes.
 func (a *API) RegisterAdminConfig(rt *httpapi.Router) {
@@ -30,7 +30,7 @@ type configEntry struct {
 	UpdatedBy   *string         `json:"updatedBy" doc:"The admin's user id; null while the default applies."`
 }
 
-func toConfigEntry(e *admin.ConfigEntry) configEntry {
+func toConfigEntry(e *settings.Entry) configEntry {
 	return configEntry{Key: e.Key, Value: e.Value, Description: e.Description, UpdatedAt: e.UpdatedAt, UpdatedBy: e.UpdatedBy}
 }
 
@@ -46,7 +46,7 @@ type featureFlag struct {
 	UpdatedBy   *string    `json:"updatedBy" doc:"The admin's user id; null while the default applies."`
 }
 
-func toFeatureFlag(f *admin.Flag) featureFlag {
+func toFeatureFlag(f *settings.Flag) featureFlag {
 	return featureFlag{Key: f.Key, Enabled: f.Enabled, Description: f.Description, UpdatedAt: f.UpdatedAt, UpdatedBy: f.UpdatedBy}
 }
 

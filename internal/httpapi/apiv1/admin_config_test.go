@@ -3,10 +3,10 @@ package apiv1_test
 import (
 	"bytes"
 	"context"
+	"marketplace/internal/settings"
 	"net/http"
 	"testing"
 
-	"marketplace/internal/admin"
 	"marketplace/internal/store"
 	"marketplace/internal/store/storetest"
 	"marketplace/internal/testkit"
@@ -38,16 +38,16 @@ func TestAdminConfig(t *testing.T) {
 		ctx := context.Background()
 		adm := one.Admin()
 		list := two.Do("GET", "/api/v1/admin/config", nil, adm.Auth()).Want(t, http.StatusOK, "").List()
-		for _, k := range admin.ConfigKeys() {
+		for _, k := range settings.Names() {
 			findKey(t, list, k)
 		}
-		fee := findKey(t, list, admin.KeyFeesBuyerRateBps)
+		fee := findKey(t, list, settings.BuyerFeeRateBps.Name())
 		if fee["value"] != float64(350) || fee["updatedAt"] != nil || fee["updatedBy"] != nil || fee["description"] == "" {
 			t.Fatalf("default fee entry = %v", fee)
 		}
 		// The second replica has its cache warm, and prices a purchase with
 		// the default rate.
-		if n, err := two.App.Settings.Int(ctx, admin.KeyFeesBuyerRateBps); err != nil || n != 350 {
+		if n, err := two.App.Settings.Int(ctx, settings.BuyerFeeRateBps); err != nil || n != 350 {
 			t.Fatalf("replica two reads %d, %v", n, err)
 		}
 		seller := one.VerifiedOwner("config-seller")
@@ -62,29 +62,29 @@ func TestAdminConfig(t *testing.T) {
 			t.Fatalf("replica two's service fee %v, want 350", fee)
 		}
 
-		got := one.Do("PATCH", "/api/v1/admin/config/"+admin.KeyFeesBuyerRateBps, map[string]any{"value": 500}, adm.Auth()).
+		got := one.Do("PATCH", "/api/v1/admin/config/"+settings.BuyerFeeRateBps.Name(), map[string]any{"value": 500}, adm.Auth()).
 			Want(t, http.StatusOK, "").Data()
 		if got["value"] != float64(500) || got["updatedBy"] != adm.ID || got["updatedAt"] == nil {
 			t.Fatalf("patched = %v", got)
 		}
-		one.Do("PATCH", "/api/v1/admin/config/"+admin.KeyPayoutsHoldHours, map[string]any{"value": 24}, adm.Auth()).Want(t, http.StatusOK, "")
+		one.Do("PATCH", "/api/v1/admin/config/"+settings.PayoutHoldHours.Name(), map[string]any{"value": 24}, adm.Auth()).Want(t, http.StatusOK, "")
 		// Replica two, next request: the new values.
 		if fee := estimate(); fee != float64(500) {
 			t.Fatalf("replica two's service fee after the change %v, want 500", fee)
 		}
-		if n, err := two.App.Settings.Int(ctx, admin.KeyFeesBuyerRateBps); err != nil || n != 500 {
+		if n, err := two.App.Settings.Int(ctx, settings.BuyerFeeRateBps); err != nil || n != 500 {
 			t.Fatalf("replica two reads fee %d, %v after the change", n, err)
 		}
-		if n, err := two.App.Settings.Int(ctx, admin.KeyPayoutsHoldHours); err != nil || n != 24 {
+		if n, err := two.App.Settings.Int(ctx, settings.PayoutHoldHours); err != nil || n != 24 {
 			t.Fatalf("replica two reads hold hours %d, %v after the change", n, err)
 		}
 		list = two.Do("GET", "/api/v1/admin/config", nil, adm.Auth()).Want(t, http.StatusOK, "").List()
-		if v := findKey(t, list, admin.KeyFeesBuyerRateBps)["value"]; v != float64(500) {
+		if v := findKey(t, list, settings.BuyerFeeRateBps.Name())["value"]; v != float64(500) {
 			t.Fatalf("replica two lists fee %v", v)
 		}
-		one.Do("PATCH", "/api/v1/admin/config/"+admin.KeyModerationRestrictedBrands, map[string]any{"value": []string{"Acme"}}, adm.Auth()).
+		one.Do("PATCH", "/api/v1/admin/config/"+settings.RestrictedBrands.Name(), map[string]any{"value": []string{"Acme"}}, adm.Auth()).
 			Want(t, http.StatusOK, "")
-		if b, err := two.App.Settings.Strings(ctx, admin.KeyModerationRestrictedBrands); err != nil || len(b) != 1 || b[0] != "Acme" {
+		if b, err := two.App.Settings.Strings(ctx, settings.RestrictedBrands); err != nil || len(b) != 1 || b[0] != "Acme" {
 			t.Fatalf("replica two reads brands %v, %v", b, err)
 		}
 
@@ -93,22 +93,22 @@ func TestAdminConfig(t *testing.T) {
 			key   string
 			value any
 		}{
-			{admin.KeyFeesBuyerRateBps, "500"}, {admin.KeyFeesBuyerRateBps, 10001}, {admin.KeyFeesBuyerRateBps, -1},
-			{admin.KeyFeesBuyerRateBps, 3.5}, {admin.KeyPayoutsHoldHours, 2161}, {admin.KeyOffersMaxRounds, 0},
-			{admin.KeyListingsHoldNewSellers, 1}, {admin.KeyModerationRestrictedBrands, "Acme"},
-			{admin.KeyModerationRestrictedBrands, []string{"a", "A"}}, {admin.KeyFeesBuyerRateBps, nil},
+			{settings.BuyerFeeRateBps.Name(), "500"}, {settings.BuyerFeeRateBps.Name(), 10001}, {settings.BuyerFeeRateBps.Name(), -1},
+			{settings.BuyerFeeRateBps.Name(), 3.5}, {settings.PayoutHoldHours.Name(), 2161}, {settings.OfferMaxRounds.Name(), 0},
+			{settings.HoldNewSellers.Name(), 1}, {settings.RestrictedBrands.Name(), "Acme"},
+			{settings.RestrictedBrands.Name(), []string{"a", "A"}}, {settings.BuyerFeeRateBps.Name(), nil},
 		} {
 			r := one.Do("PATCH", "/api/v1/admin/config/"+c.key, map[string]any{"value": c.value}, adm.Auth())
 			r.Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 		}
-		one.Do("PATCH", "/api/v1/admin/config/"+admin.KeyFeesBuyerRateBps, map[string]any{}, adm.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
+		one.Do("PATCH", "/api/v1/admin/config/"+settings.BuyerFeeRateBps.Name(), map[string]any{}, adm.Auth()).Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 		one.Do("PATCH", "/api/v1/admin/config/no.such.key", map[string]any{"value": 1}, adm.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
-		if n, _ := two.App.Settings.Int(ctx, admin.KeyFeesBuyerRateBps); n != 500 {
+		if n, _ := two.App.Settings.Int(ctx, settings.BuyerFeeRateBps); n != 500 {
 			t.Fatalf("a refused change moved the fee to %d", n)
 		}
 
 		// Audited with before and after.
-		a := one.Do("GET", "/api/v1/admin/audit/entity/config/"+admin.KeyFeesBuyerRateBps+"?result=allowed", nil, adm.Auth()).
+		a := one.Do("GET", "/api/v1/admin/audit/entity/config/"+settings.BuyerFeeRateBps.Name()+"?result=allowed", nil, adm.Auth()).
 			Want(t, http.StatusOK, "").List()
 		if len(a) != 1 {
 			t.Fatalf("%d allowed audit entries for the fee", len(a))
@@ -118,7 +118,7 @@ func TestAdminConfig(t *testing.T) {
 		if d["before"] != float64(350) || d["after"] != float64(500) || e["actorId"] != adm.ID || e["actorType"] != "admin" {
 			t.Fatalf("audit entry = %v", e)
 		}
-		refused := one.Do("GET", "/api/v1/admin/audit/entity/config/"+admin.KeyFeesBuyerRateBps+"?result=refused", nil, adm.Auth()).
+		refused := one.Do("GET", "/api/v1/admin/audit/entity/config/"+settings.BuyerFeeRateBps.Name()+"?result=refused", nil, adm.Auth()).
 			Want(t, http.StatusOK, "").List()
 		if len(refused) == 0 {
 			t.Fatalf("no refused audit entries for the fee")
@@ -128,9 +128,9 @@ func TestAdminConfig(t *testing.T) {
 		user := one.Register("config-user")
 		key := one.NewKey(adm, "buy_sell")
 		for _, h := range []testkit.Header{user.Auth(), key.Auth()} {
-			one.Do("PATCH", "/api/v1/admin/config/"+admin.KeyFeesBuyerRateBps, map[string]any{"value": 1}, h).Want(t, http.StatusForbidden, "FORBIDDEN")
+			one.Do("PATCH", "/api/v1/admin/config/"+settings.BuyerFeeRateBps.Name(), map[string]any{"value": 1}, h).Want(t, http.StatusForbidden, "FORBIDDEN")
 		}
-		one.Do("PATCH", "/api/v1/admin/config/"+admin.KeyFeesBuyerRateBps, map[string]any{"value": 1}).Want(t, http.StatusUnauthorized, "UNAUTHORIZED")
+		one.Do("PATCH", "/api/v1/admin/config/"+settings.BuyerFeeRateBps.Name(), map[string]any{"value": 1}).Want(t, http.StatusUnauthorized, "UNAUTHORIZED")
 	})
 }
 
@@ -153,7 +153,8 @@ func TestAdminFeatureFlags(t *testing.T) {
 		if len(list) != 6 {
 			t.Fatalf("%d flags: %v", len(list), list)
 		}
-		for _, k := range admin.FlagKeys() {
+		for _, f := range settings.Features() {
+			k := string(f)
 			if f := findKey(t, list, k); f["enabled"] != true || f["updatedAt"] != nil {
 				t.Fatalf("flag %v", f)
 			}
@@ -178,7 +179,8 @@ func TestAdminFeatureFlags(t *testing.T) {
 				t.Fatalf("details = %v", d)
 			}
 		}
-		for _, flag := range admin.FlagKeys() {
+		for _, f := range settings.Features() {
+			flag := string(f)
 			set(flag, false)
 		}
 		disabled(two.Do("GET", "/api/v1/offers/buyer/me", nil, buyer.Auth()), "offers")
@@ -199,7 +201,7 @@ func TestAdminFeatureFlags(t *testing.T) {
 		two.Do("GET", "/api/v1/auth/me", nil, buyer.Auth()).Want(t, http.StatusOK, "")
 
 		// MCP on, offers still off: the offer tools refuse, others answer.
-		set(admin.FlagMCP, true)
+		set(string(settings.FeatureMCP), true)
 		for tool, flag := range map[string]string{"get_offers": "offers", "purchase_listing": "agent_purchases",
 			"create_listing": "listing_creation", "list_webhooks": "webhooks"} {
 			st, out := mcpCall(t, two, key.Secret, tool)
@@ -212,7 +214,8 @@ func TestAdminFeatureFlags(t *testing.T) {
 		}
 
 		// Back on: the features answer again.
-		for _, flag := range admin.FlagKeys() {
+		for _, f := range settings.Features() {
+			flag := string(f)
 			set(flag, true)
 		}
 		two.Do("GET", "/api/v1/offers/buyer/me", nil, buyer.Auth()).Want(t, http.StatusOK, "")

@@ -7,17 +7,18 @@ import (
 	"testing"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
+	"marketplace/internal/audit"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
+	"marketplace/internal/settings"
 	"marketplace/internal/testkit"
 )
 
 // auditOf finds the domain audit entry action wrote for entityID.
-func auditOf(t *testing.T, s *testkit.Server, action, entityID string) admin.AuditEntry {
+func auditOf(t *testing.T, s *testkit.Server, action, entityID string) audit.Entry {
 	t.Helper()
-	es, _, err := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{Action: action, EntityID: entityID,
-		Result: string(admin.AuditAllowed), Limit: 10})
+	es, _, err := s.App.DB.Read().ListAudit(t.Context(), audit.Filter{Action: action, EntityID: entityID,
+		Result: string(audit.Allowed), Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,14 +29,14 @@ func auditOf(t *testing.T, s *testkit.Server, action, entityID string) admin.Aud
 }
 
 // auditChange reads details.before[key] and details.after[key].
-func auditChange(t *testing.T, e admin.AuditEntry, key string) (before, after any) {
+func auditChange(t *testing.T, e audit.Entry, key string) (before, after any) {
 	t.Helper()
 	b, okB := e.Details["before"].(map[string]any)
 	a, okA := e.Details["after"].(map[string]any)
 	if !okB || !okA {
 		t.Fatalf("audit %s has no before/after: %v", e.Action, e.Details)
 	}
-	if e.ActorType != market.ActorAdmin || e.Result != admin.AuditAllowed {
+	if e.ActorType != market.ActorAdmin || e.Result != audit.Allowed {
 		t.Fatalf("audit %s: actor %s result %s", e.Action, e.ActorType, e.Result)
 	}
 	return b[key], a[key]
@@ -226,13 +227,13 @@ func TestAdminListingsCounterfeit(t *testing.T) {
 		if b, a := auditChange(t, e, "status"); b != "active" || a != "removed" {
 			t.Fatalf("audit delist %v -> %v", b, a)
 		}
-		if es, _, _ := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{RequestID: e.RequestID, Limit: 10}); len(es) != 1 {
+		if es, _, _ := s.App.DB.Read().ListAudit(t.Context(), audit.Filter{RequestID: e.RequestID, Limit: 10}); len(es) != 1 {
 			t.Fatalf("%d audit entries for the delist's request, want 1: %v", len(es), es)
 		}
 
 		// Config off: the seller stays active.
 		actor := market.Actor{Type: market.ActorAdmin, UserID: adm.ID, Admin: true}
-		if _, err := s.App.Settings.Set(t.Context(), actor, admin.KeyModerationSuspendOnCounterfeit, json.RawMessage("false")); err != nil {
+		if _, err := s.App.Settings.Set(t.Context(), actor, settings.SuspendOnCounterfeit.Name(), json.RawMessage("false")); err != nil {
 			t.Fatal(err)
 		}
 		other := s.VerifiedOwner("fake-seller-2")

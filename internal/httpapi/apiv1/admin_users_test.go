@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"marketplace/internal/admin"
+	"marketplace/internal/audit"
 	"marketplace/internal/testkit"
 )
 
 // audits returns the admin's own audit entries (action, e.g. "POST /api/v1/admin/users/{id}/ban")
 // about user id, newest first.
-func audits(t *testing.T, s *testkit.Server, action, id string) []admin.AuditEntry {
+func audits(t *testing.T, s *testkit.Server, action, id string) []audit.Entry {
 	t.Helper()
-	es, _, err := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{Action: action, EntityType: "user", EntityID: id,
-		Result: string(admin.AuditAllowed), Limit: 100})
+	es, _, err := s.App.DB.Read().ListAudit(t.Context(), audit.Filter{Action: action, EntityType: "user", EntityID: id,
+		Result: string(audit.Allowed), Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func audits(t *testing.T, s *testkit.Server, action, id string) []admin.AuditEnt
 
 // wantChange checks the newest audit entry of action on id holds field's
 // value before and after.
-func wantChange(t *testing.T, s *testkit.Server, action, id, field string, before, after any) admin.AuditEntry {
+func wantChange(t *testing.T, s *testkit.Server, action, id, field string, before, after any) audit.Entry {
 	t.Helper()
 	es := audits(t, s, action, id)
 	if len(es) == 0 {

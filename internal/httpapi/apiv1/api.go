@@ -5,9 +5,9 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/activity"
-	"marketplace/internal/admin"
 	"marketplace/internal/admin/users"
 	"marketplace/internal/agents"
+	"marketplace/internal/audit"
 	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
@@ -16,6 +16,7 @@ import (
 	"marketplace/internal/offers"
 	"marketplace/internal/orders"
 	"marketplace/internal/payments"
+	"marketplace/internal/settings"
 	"marketplace/internal/shipping"
 	"marketplace/internal/webhooks"
 )
@@ -50,8 +51,8 @@ type API struct {
 	Feed      *events.FeedService
 	Activity  *activity.Service
 	Users     *users.Users // the admin's user tools
-	Audit     *admin.Audit
-	Settings  *admin.Config
+	Audit     *audit.Log
+	Settings  *settings.Service
 	PublicURL string
 }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"marketplace/internal/admin"
+	"marketplace/internal/audit"
 	"marketplace/internal/testkit"
 )
 
@@ -131,7 +131,7 @@ func TestFulfilment(t *testing.T) {
 				}
 			}
 			// Every attempt left an audit entry on the order, refused ones too.
-			rows, _, err := s.App.DB.Read().ListAudit(t.Context(), admin.AuditFilter{EntityType: "order", EntityID: sc.order, Limit: 200})
+			rows, _, err := s.App.DB.Read().ListAudit(t.Context(), audit.Filter{EntityType: "order", EntityID: sc.order, Limit: 200})
 			if err != nil {
 				t.Fatal(err)
 			}

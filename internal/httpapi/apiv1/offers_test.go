@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
+	"marketplace/internal/settings"
 	"marketplace/internal/testkit"
 )
 
@@ -231,7 +231,7 @@ func TestOfferRoundsAndExpiry(t *testing.T) {
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "rounds")
 		raw, _ := json.Marshal(2)
-		if _, err := s.App.Settings.Set(t.Context(), market.System, admin.KeyOffersMaxRounds, raw); err != nil {
+		if _, err := s.App.Settings.Set(t.Context(), market.System, settings.OfferMaxRounds.Name(), raw); err != nil {
 			t.Fatal(err)
 		}
 		o := sc.offer(t, s, 6000)

@@ -14,9 +14,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/market"
 	"marketplace/internal/ratelimit"
+	"marketplace/internal/settings"
 	"marketplace/internal/testkit"
 )
 
@@ -111,7 +111,7 @@ func TestRateLimitClassesAndTiers(t *testing.T) {
 			"partner": {"read": 8, "write": 9, "search": 10}}
 		for tier, row := range cells {
 			for class, n := range row {
-				rlSet(t, s, admin.RateLimitKey("v1", tier, class), n)
+				rlSet(t, s, settings.V1PerMinute(tier, class).Name(), n)
 			}
 		}
 		do := map[string]func() *testkit.Response{
@@ -152,10 +152,10 @@ func TestRateLimitAPIBurst(t *testing.T) {
 	rlRun(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.Register("rl-api")
 		key := s.NewKey(owner, "buy_sell")
-		rlSet(t, s, admin.RateLimitKey("api", "new", "burst"), 2)
-		rlSet(t, s, admin.RateLimitKey("api", "new", "per_minute"), 3)
-		rlSet(t, s, admin.RateLimitKey("api", "trusted", "burst"), 4)
-		rlSet(t, s, admin.RateLimitKey("api", "trusted", "per_minute"), 5)
+		rlSet(t, s, settings.APIBurst("new").Name(), 2)
+		rlSet(t, s, settings.APIPerMinute("new").Name(), 3)
+		rlSet(t, s, settings.APIBurst("trusted").Name(), 4)
+		rlSet(t, s, settings.APIPerMinute("trusted").Name(), 5)
 		me := func() *testkit.Response { return s.Do("GET", "/api/v1/auth/me", nil, key.Auth()) }
 		rlFresh(s)
 		t0 := s.RealTime.Now()
@@ -195,8 +195,8 @@ func TestRateLimitHumansAndAnonymous(t *testing.T) {
 				t.Errorf("default %s = %s, want %s", k, defaults[k], v)
 			}
 		}
-		rlSet(t, s, admin.KeyRateLimitHumanPerMinute, 3)
-		rlSet(t, s, admin.KeyRateLimitAnonPerMinute, 2)
+		rlSet(t, s, settings.HumanPerMinute.Name(), 3)
+		rlSet(t, s, settings.AnonymousPerMinute.Name(), 2)
 		rlFresh(s)
 		rlExhaust(t, s, 3, time.Minute, func() *testkit.Response { return s.Do("GET", "/api/v1/auth/me", nil, u.Auth()) })
 		rlExhaust(t, s, 2, time.Minute, func() *testkit.Response { return s.Do("GET", "/api/v1/listings/categories", nil) })
@@ -221,13 +221,13 @@ func TestRateLimitScale(t *testing.T) {
 	two, zero := 2.0, 0.0
 	testkit.Run(t, testkit.Options{RateLimits: true, RateLimitScale: &two}, func(t *testing.T, s *testkit.Server) {
 		key := s.NewKey(s.Register("rl-scale2"), "buy_sell")
-		rlSet(t, s, admin.RateLimitKey("v1", "default", "read"), 3)
+		rlSet(t, s, settings.V1PerMinute("default", "read").Name(), 3)
 		rlFresh(s)
 		rlExhaust(t, s, 6, time.Minute, func() *testkit.Response { return s.Do("GET", "/v1/auth/whoami", nil, key.Auth()) })
 	})
 	testkit.Run(t, testkit.Options{RateLimits: true, RateLimitScale: &zero}, func(t *testing.T, s *testkit.Server) {
 		key := s.NewKey(s.Register("rl-scale0"), "buy_sell")
-		rlSet(t, s, admin.RateLimitKey("v1", "default", "read"), 1)
+		rlSet(t, s, settings.V1PerMinute("default", "read").Name(), 1)
 		for i := 0; i < 5; i++ {
 			r := s.Do("GET", "/v1/auth/whoami", nil, key.Auth()).Want(t, http.StatusOK, "")
 			if r.Header.Get("X-RateLimit-Limit") != "" {
@@ -258,8 +258,8 @@ func TestRateLimitAbuseFreeze(t *testing.T) {
 		key := s.NewKey(owner, "buy_sell")
 		adm := s.Admin()
 		const n = 4
-		rlSet(t, s, admin.KeyRateLimitAbuseThreshold, n)
-		rlSet(t, s, admin.RateLimitKey("v1", "default", "read"), 1)
+		rlSet(t, s, settings.AbuseThreshold.Name(), n)
+		rlSet(t, s, settings.V1PerMinute("default", "read").Name(), 1)
 		rlFresh(s)
 		who := func() *testkit.Response { return s.Do("GET", "/v1/auth/whoami", nil, key.Auth()) }
 		who().Want(t, http.StatusOK, "")
@@ -312,7 +312,7 @@ func TestPurchaseVelocityFreeze(t *testing.T) {
 		seller := s.VerifiedOwner("rl-seller")
 		buyer := s.NewShopper("rl-buyer", "pm_card_visa")
 		const max = 2
-		rlSet(t, s, admin.KeyAnomalyMaxPurchasesPerHour, max)
+		rlSet(t, s, settings.MaxPurchasesPerHour.Name(), max)
 		buy := func() *testkit.Response {
 			l := s.ActiveListing(seller, fmt.Sprintf("velocity lamp %s", market.NewID()), 1000)
 			return s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": l, "maxPrice": 100000,
@@ -447,7 +447,7 @@ func TestRateLimitSharedByReplicas(t *testing.T) {
 		a := start(testkit.Options{RateLimits: true, Limiter: shared})
 		b := start(testkit.Options{RateLimits: true, Limiter: shared})
 		key := a.NewKey(a.Register("rl-replicas"), "buy_sell")
-		rlSet(t, a, admin.RateLimitKey("v1", "default", "read"), 5)
+		rlSet(t, a, settings.V1PerMinute("default", "read").Name(), 5)
 		allowed := 0
 		for i := 0; i < 20; i++ {
 			s := a
@@ -477,8 +477,8 @@ func rlMCP(t *testing.T, s *testkit.Server, secret, tool string) (int, http.Head
 func TestRateLimitMCPClasses(t *testing.T) {
 	testkit.Run(t, testkit.Options{RateLimits: true}, func(t *testing.T, s *testkit.Server) {
 		key := s.NewKey(s.Register("rl-mcp"), "buy_sell")
-		rlSet(t, s, admin.RateLimitKey("v1", "default", "search"), 2)
-		rlSet(t, s, admin.RateLimitKey("v1", "default", "read"), 5)
+		rlSet(t, s, settings.V1PerMinute("default", "search").Name(), 2)
+		rlSet(t, s, settings.V1PerMinute("default", "read").Name(), 5)
 		rlFresh(s)
 		s.Do("GET", "/v1/search?q=lamp", nil, key.Auth()).Want(t, http.StatusOK, "") // one search via /v1
 		code, h := rlMCP(t, s, key.Secret, "search_listings")                        // the second, via MCP

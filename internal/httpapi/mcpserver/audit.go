@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"marketplace/internal/admin"
+	"marketplace/internal/audit"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/agentv1"
 	"marketplace/internal/market"
@@ -41,8 +41,8 @@ func (s *Server) audit(ctx context.Context, t *agentv1.Tool, p *httpapi.Principa
 	if s.Audit == nil || t.ReadOnly {
 		return
 	}
-	e := &admin.AuditEntry{
-		ID: market.NewID(), ActorType: "anonymous", Action: "tool " + t.Name, Result: admin.AuditAllowed, Status: http.StatusOK,
+	e := &audit.Entry{
+		ID: market.NewID(), ActorType: "anonymous", Action: "tool " + t.Name, Result: audit.Allowed, Status: http.StatusOK,
 		RequestID: httpapi.RequestID(ctx), CreatedAt: s.now(),
 	}
 	if p != nil {
@@ -55,7 +55,7 @@ func (s *Server) audit(ctx context.Context, t *agentv1.Tool, p *httpapi.Principa
 	if err != nil {
 		me := market.ErrorOf(err)
 		e.Status, e.ErrorCode = httpapi.Status(me.Code), string(me.Code)
-		e.Result = admin.ResultOf(e.Status)
+		e.Result = audit.ResultOf(e.Status)
 		details = me.Details
 	}
 	e.EntityType, e.EntityID = entityOf(t, args, out, details)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"marketplace/internal/settings"
 )
 
 // addFeatureGates documents the 503 FEATURE_DISABLED answer of every route a
@@ -12,7 +14,7 @@ import (
 // operation that already answers 503 for another reason
 // (SERVICE_UNAVAILABLE) keeps its response and gains the flag. A gated route
 // of this document's surface that the document lacks is an error.
-func addFeatureGates(doc map[string]any, name string, gates map[string]string) error {
+func addFeatureGates(doc map[string]any, name string, gates map[string]settings.Feature) error {
 	items := pathsByURL(doc)
 	routes := make([]string, 0, len(gates))
 	for route := range gates {
@@ -37,7 +39,7 @@ func addFeatureGates(doc map[string]any, name string, gates map[string]string) e
 			responses = map[string]any{}
 			op["responses"] = responses
 		}
-		flag := gates[route]
+		flag := string(gates[route])
 		if existing, has := responses["503"]; has {
 			merged, err := withFlag(doc, existing, flag)
 			if err != nil {

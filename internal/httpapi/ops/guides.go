@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"text/template"
 
-	"marketplace/internal/admin"
 	"marketplace/internal/agents"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/agentv1"
@@ -17,6 +16,7 @@ import (
 	"marketplace/internal/market"
 	"marketplace/internal/messaging"
 	"marketplace/internal/offers"
+	"marketplace/internal/settings"
 )
 
 // The agent guides, served at the root where agents and their tools look
@@ -43,7 +43,7 @@ var (
 // Settings reads the admin configuration (offer rounds, fees) at request
 // time; nil leaves the defaults.
 type Settings interface {
-	Int(ctx context.Context, key string) (int64, error)
+	Int(ctx context.Context, k settings.Key[int64]) (int64, error)
 }
 
 // guideTool is a catalogue entry as the guides list it.
@@ -95,9 +95,9 @@ func (o *Ops) guideData(ctx context.Context) guideData {
 		LLMsPath: LLMsPath, SkillPath: SkillPath,
 	}
 	if o.Settings != nil {
-		for key, dst := range map[string]*int64{
-			admin.KeyOffersMaxRounds: &d.MaxOfferRounds, admin.KeyFeesBuyerRateBps: &d.BuyerFeeBps,
-			admin.KeyFeesBuyerMinimum: &d.BuyerFeeMinimum, admin.KeyFeesSellerRateBps: &d.SellerFeeBps,
+		for key, dst := range map[settings.Key[int64]]*int64{
+			settings.OfferMaxRounds: &d.MaxOfferRounds, settings.BuyerFeeRateBps: &d.BuyerFeeBps,
+			settings.BuyerFeeMinimum: &d.BuyerFeeMinimum, settings.SellerFeeRateBps: &d.SellerFeeBps,
 		} {
 			if v, err := o.Settings.Int(ctx, key); err == nil {
 				*dst = v

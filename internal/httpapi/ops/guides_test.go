@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"marketplace/internal/admin"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/ops"
 	"marketplace/internal/market"
+	"marketplace/internal/settings"
 	"marketplace/internal/testkit"
 )
 
@@ -92,7 +92,7 @@ func TestAgentGuides(t *testing.T) {
 			}
 		}
 		// A setting the admin changes shows in the next request's guide.
-		if _, err := s.App.Settings.Set(t.Context(), market.System, admin.KeyOffersMaxRounds, json.RawMessage("7")); err != nil {
+		if _, err := s.App.Settings.Set(t.Context(), market.System, settings.OfferMaxRounds.Name(), json.RawMessage("7")); err != nil {
 			t.Fatal(err)
 		}
 		text, err := get(s.URL + "/llms.txt")

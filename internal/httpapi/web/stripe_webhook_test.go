@@ -16,7 +16,7 @@ import (
 	"github.com/stripe/stripe-go/v85"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
+	"marketplace/internal/audit"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/openapi"
 	"marketplace/internal/httpapi/web"
@@ -42,7 +42,7 @@ func (stripeAccounts) OnboardingURL(context.Context, *payments.PayoutAccount) (s
 
 type dbAudit struct{ db *store.DB }
 
-func (a dbAudit) AppendAudit(ctx context.Context, e *admin.AuditEntry) error {
+func (a dbAudit) AppendAudit(ctx context.Context, e *audit.Entry) error {
 	return a.db.InTx(ctx, func(tx *store.Tx) error { return tx.AppendAudit(ctx, e) })
 }
 
@@ -61,7 +61,7 @@ func startWebhook(t *testing.T, db *store.DB, h *web.StripeWebhook) *webhookServ
 		t.Fatal(err)
 	}
 	rt := httpapi.NewRouter(httpapi.Services{}, dbAudit{db}, slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		market.SystemClock{}, httpapi.NewMetrics())
+		market.SystemClock{}, httpapi.NewMetrics(), httpapi.RouterOptions{})
 	h.Register(rt)
 	srv := httptest.NewServer(rt)
 	t.Cleanup(srv.Close)
@@ -120,7 +120,7 @@ func TestStripeWebhookVerifiesSeller(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		acct := "acct_1Web" + strings.ReplaceAll(market.NewID(), "-", "")[:8]
-		svc := payments.NewService(store.Payments(db), market.SystemClock{}, stripeAccounts{id: acct}, nil)
+		svc := payments.NewService(store.Payments(db), market.SystemClock{}, stripeAccounts{id: acct}, nil, nil)
 		now := time.Now().UTC()
 		u := &accounts.User{ID: market.NewID(), Email: "seller@example.com", Username: "seller", DisplayName: "Seller",
 			Role: accounts.RoleUser, Status: accounts.StatusActive, TrustTier: accounts.TierNew, CreatedAt: now, UpdatedAt: now}

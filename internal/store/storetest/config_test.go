@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"marketplace/internal/admin"
+	"marketplace/internal/settings"
 	"marketplace/internal/store"
 )
 
@@ -20,16 +20,16 @@ func TestConfigValues(t *testing.T) {
 		if len(got) != 0 {
 			t.Fatalf("fresh store has values: %v", got)
 		}
-		put := func(v admin.ConfigValue) {
+		put := func(v settings.Stored) {
 			t.Helper()
 			if err := db.InTx(ctx, func(tx *store.Tx) error { return tx.PutConfigValue(ctx, v) }); err != nil {
 				t.Fatal(err)
 			}
 		}
-		put(admin.ConfigValue{Key: "offers.max_rounds", Value: json.RawMessage(`7`), UpdatedAt: t0, UpdatedBy: "u1"})
-		put(admin.ConfigValue{Key: "moderation.restricted_brands", Value: json.RawMessage(`["Hermès","Tiffany & Co."]`), UpdatedAt: t0, UpdatedBy: "u1"})
+		put(settings.Stored{Key: "offers.max_rounds", Value: json.RawMessage(`7`), UpdatedAt: t0, UpdatedBy: "u1"})
+		put(settings.Stored{Key: "moderation.restricted_brands", Value: json.RawMessage(`["Hermès","Tiffany & Co."]`), UpdatedAt: t0, UpdatedBy: "u1"})
 		t1 := t0.Add(time.Hour)
-		put(admin.ConfigValue{Key: "offers.max_rounds", Value: json.RawMessage(`9`), UpdatedAt: t1, UpdatedBy: "u2"})
+		put(settings.Stored{Key: "offers.max_rounds", Value: json.RawMessage(`9`), UpdatedAt: t1, UpdatedBy: "u2"})
 
 		got, err = db.Read().ConfigValues(ctx)
 		if err != nil {
@@ -49,7 +49,7 @@ func TestConfigValues(t *testing.T) {
 
 		// A rolled-back put leaves the stored value alone.
 		_ = db.InTx(ctx, func(tx *store.Tx) error {
-			if err := tx.PutConfigValue(ctx, admin.ConfigValue{Key: "offers.max_rounds", Value: json.RawMessage(`1`), UpdatedAt: t1}); err != nil {
+			if err := tx.PutConfigValue(ctx, settings.Stored{Key: "offers.max_rounds", Value: json.RawMessage(`1`), UpdatedAt: t1}); err != nil {
 				return err
 			}
 			return context.Canceled

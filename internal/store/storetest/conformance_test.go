@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
-	"marketplace/internal/admin"
 	"marketplace/internal/agents"
+	"marketplace/internal/audit"
 	"marketplace/internal/events"
 	"marketplace/internal/market"
 	"marketplace/internal/payments"
@@ -350,14 +350,14 @@ func TestEventsAndAudit(t *testing.T) {
 		if err != nil || len(list) != 2 || list[0].Type != "thing.made" || list[0].ActorID != "u1" || list[1].ActorType != market.ActorSystem {
 			t.Fatalf("events: %+v %v", list, err)
 		}
-		for i, r := range []admin.AuditResult{admin.AuditAllowed, admin.AuditRefused, admin.AuditRefused} {
-			e := &admin.AuditEntry{ID: market.NewID(), ActorType: market.ActorAgent, ActorID: "k1", Action: "POST /x",
+		for i, r := range []audit.Result{audit.Allowed, audit.Refused, audit.Refused} {
+			e := &audit.Entry{ID: market.NewID(), ActorType: market.ActorAgent, ActorID: "k1", Action: "POST /x",
 				Result: r, Status: 200, RequestID: "r", IP: "127.0.0.1", CreatedAt: t0.Add(time.Duration(i) * time.Second)}
 			if err := db.InTx(ctx, func(tx *store.Tx) error { return tx.AppendAudit(ctx, e) }); err != nil {
 				t.Fatal(err)
 			}
 		}
-		got, total, err := db.Read().ListAudit(ctx, admin.AuditFilter{ActorID: "k1", Result: "refused"})
+		got, total, err := db.Read().ListAudit(ctx, audit.Filter{ActorID: "k1", Result: "refused"})
 		if err != nil || total != 2 || len(got) != 2 || !got[0].CreatedAt.After(got[1].CreatedAt) {
 			t.Fatalf("audit: %d %+v %v", total, got, err)
 		}

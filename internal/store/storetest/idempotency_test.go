@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"marketplace/internal/admin"
+	"marketplace/internal/audit"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/idempotency"
 	"marketplace/internal/market"
@@ -101,14 +101,14 @@ func TestIdempotencyLeases(t *testing.T) {
 func TestAuditDetails(t *testing.T) {
 	Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		e := &admin.AuditEntry{ID: market.NewID(), ActorType: "anonymous", Action: httpapi.SafeText("GET /api/v1/orders/\x00\xff", 300),
-			EntityID: httpapi.SafeText("a\x00b", 200), Result: admin.AuditRefused, Status: 400, ErrorCode: "VALIDATION_ERROR",
+		e := &audit.Entry{ID: market.NewID(), ActorType: "anonymous", Action: httpapi.SafeText("GET /api/v1/orders/\x00\xff", 300),
+			EntityID: httpapi.SafeText("a\x00b", 200), Result: audit.Refused, Status: 400, ErrorCode: "VALIDATION_ERROR",
 			RequestID: "req_details", Details: map[string]any{"field": "title", "value": httpapi.SafeText("x\x00\u0085y", 200)},
 			CreatedAt: t0}
 		if err := db.InTx(ctx, func(tx *store.Tx) error { return tx.AppendAudit(ctx, e) }); err != nil {
 			t.Fatal(err)
 		}
-		got, n, err := db.Read().ListAudit(ctx, admin.AuditFilter{RequestID: "req_details"})
+		got, n, err := db.Read().ListAudit(ctx, audit.Filter{RequestID: "req_details"})
 		if err != nil || n != 1 {
 			t.Fatalf("list: %d, %v", n, err)
 		}

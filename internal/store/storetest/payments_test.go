@@ -318,7 +318,7 @@ func TestOneDefaultCardConcurrent(t *testing.T) {
 		ctx := context.Background()
 		clock := market.NewFixedClock(t0)
 		sb := payments.NewSandbox("http://x", store.PaymentsSandbox(db), clock)
-		svc := payments.NewService(store.Payments(db), clock, sb, sb)
+		svc := payments.NewService(store.Payments(db), clock, sb, sb, nil)
 		var actor market.Actor
 		mustTx(t, db, func(tx *store.Tx) error {
 			actor = market.Actor{Type: market.ActorUser, UserID: newUser(t, tx, "cards@example.com", "cards").ID}

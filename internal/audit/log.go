@@ -1,6 +1,10 @@
-// Package admin holds the operator's tools; for now the audit log, which
-// records every mutating request, allowed or refused.
-package admin
+// Package audit is the audit log: one entry per mutating request, allowed or
+// refused (the router writes it), the system's own money moves and freezes,
+// the change a request made (before and after, noted by the service that
+// made it), and the admin's search. The areas never import it: those that
+// note changes declare a ChangeLog interface of their own, which Notes
+// satisfies.
+package audit
 
 import (
 	"context"
@@ -10,24 +14,24 @@ import (
 	"marketplace/internal/market"
 )
 
-// AuditResult says how a request ended.
-type AuditResult string
+// Result says how a request ended.
+type Result string
 
 const (
-	AuditAllowed AuditResult = "allowed" // 2xx
-	AuditRefused AuditResult = "refused" // 4xx: the caller was told no
-	AuditFailed  AuditResult = "failed"  // 5xx: the service failed
+	Allowed Result = "allowed" // 2xx
+	Refused Result = "refused" // 4xx: the caller was told no
+	Failed  Result = "failed"  // 5xx: the service failed
 )
 
-// AuditEntry is one mutating request.
-type AuditEntry struct {
+// Entry is one mutating request.
+type Entry struct {
 	ID         string
 	ActorType  market.ActorType // "anonymous" when no credentials were given
 	ActorID    string
 	Action     string // the route, e.g. "POST /api/v1/agent-keys"
 	EntityType string
 	EntityID   string
-	Result     AuditResult
+	Result     Result
 	Status     int
 	ErrorCode  string
 	RequestID  string
@@ -38,8 +42,8 @@ type AuditEntry struct {
 	CreatedAt time.Time
 }
 
-// AuditFilter selects audit entries; zero fields match everything.
-type AuditFilter struct {
+// Filter selects audit entries; zero fields match everything.
+type Filter struct {
 	ActorType  string
 	ActorID    string
 	Action     string
@@ -53,54 +57,54 @@ type AuditFilter struct {
 	Offset     int
 }
 
-// AuditStore keeps the audit log.
-type AuditStore interface {
-	AppendAudit(ctx context.Context, e *AuditEntry) error
-	ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, int, error)
+// Store keeps the audit log.
+type Store interface {
+	AppendAudit(ctx context.Context, e *Entry) error
+	ListAudit(ctx context.Context, f Filter) ([]Entry, int, error)
 }
 
 // ResultOf classifies an HTTP status.
-func ResultOf(status int) AuditResult {
+func ResultOf(status int) Result {
 	switch {
 	case status >= 500:
-		return AuditFailed
+		return Failed
 	case status >= 400 || status == 202:
 		// 202 is APPROVAL_REQUIRED: the request was held, not done.
-		return AuditRefused
+		return Refused
 	default:
-		return AuditAllowed
+		return Allowed
 	}
 }
 
-// AuditReader opens read handles over the audit log.
-type AuditReader interface {
-	Read() AuditStore
+// Reader opens read handles over the audit log.
+type Reader interface {
+	Read() Store
 }
 
-// Audit answers the admin's questions about the audit log.
-type Audit struct{ store AuditReader }
+// Log answers the admin's questions about the audit log.
+type Log struct{ store Reader }
 
-// NewAudit returns the audit query service.
-func NewAudit(store AuditReader) *Audit { return &Audit{store: store} }
+// NewLog returns the audit query service.
+func NewLog(store Reader) *Log { return &Log{store: store} }
 
-// AuditQuery is an admin's audit search as given: every field optional.
+// Query is an admin's audit search as given: every field optional.
 // StartDate and EndDate take a UTC day (YYYY-MM-DD, inclusive) or an
 // RFC 3339 instant (CONTRACT.md 14).
-type AuditQuery struct {
+type Query struct {
 	ActorType, ActorID, Action, EntityType, EntityID, Result string
 	RequestID                                                string
 	StartDate, EndDate                                       string
 	Limit, Offset                                            int
 }
 
-// auditActorTypes are the actor types an entry may carry: the contract's four
+// actorTypes are the actor types an entry may carry: the contract's four
 // and "anonymous" for requests without credentials.
-var auditActorTypes = map[string]bool{"user": true, "agent": true, "admin": true, "system": true, "anonymous": true}
+var actorTypes = map[string]bool{"user": true, "agent": true, "admin": true, "system": true, "anonymous": true}
 
-var auditResults = map[string]bool{string(AuditAllowed): true, string(AuditRefused): true, string(AuditFailed): true}
+var results = map[string]bool{string(Allowed): true, string(Refused): true, string(Failed): true}
 
 // List returns the entries matching q, newest first, and their total.
-func (a *Audit) List(ctx context.Context, actor market.Actor, q AuditQuery) ([]AuditEntry, int, error) {
+func (a *Log) List(ctx context.Context, actor market.Actor, q Query) ([]Entry, int, error) {
 	if !actor.Admin {
 		return nil, 0, market.Errorf(market.CodeForbidden, "admins only")
 	}
@@ -111,34 +115,34 @@ func (a *Audit) List(ctx context.Context, actor market.Actor, q AuditQuery) ([]A
 	return a.store.Read().ListAudit(ctx, f)
 }
 
-func (q AuditQuery) filter() (AuditFilter, error) {
+func (q Query) filter() (Filter, error) {
 	var c market.Check
-	c.Require(q.ActorType == "" || auditActorTypes[q.ActorType], "actorType", "must be user, agent, admin, system or anonymous")
-	c.Require(q.Result == "" || auditResults[q.Result], "result", "must be allowed, refused or failed")
+	c.Require(q.ActorType == "" || actorTypes[q.ActorType], "actorType", "must be user, agent, admin, system or anonymous")
+	c.Require(q.Result == "" || results[q.Result], "result", "must be allowed, refused or failed")
 	for _, v := range []struct{ field, value string }{{"actorId", q.ActorID}, {"action", q.Action}, {"entityType", q.EntityType}, {"entityId", q.EntityID}, {"requestId", q.RequestID}} {
 		c.Require(len(v.value) <= 300, v.field, "must be at most 300 characters")
 	}
-	from, okFrom := auditBound(q.StartDate, false)
+	from, okFrom := bound(q.StartDate, false)
 	c.Require(okFrom, "startDate", "must be a date (YYYY-MM-DD) or an RFC 3339 time")
-	until, okUntil := auditBound(q.EndDate, true)
+	until, okUntil := bound(q.EndDate, true)
 	c.Require(okUntil, "endDate", "must be a date (YYYY-MM-DD) or an RFC 3339 time")
 	if okFrom && okUntil && !from.IsZero() && !until.IsZero() {
 		c.Require(from.Before(until), "endDate", "must not be before startDate")
 	}
 	if err := c.Err(); err != nil {
-		return AuditFilter{}, err
+		return Filter{}, err
 	}
-	return AuditFilter{
+	return Filter{
 		ActorType: q.ActorType, ActorID: q.ActorID, Action: q.Action, EntityType: q.EntityType,
 		EntityID: q.EntityID, Result: q.Result, RequestID: q.RequestID, From: from, Until: until, Limit: q.Limit, Offset: q.Offset,
 	}, nil
 }
 
-// auditBound parses a range bound. A day as an end bound covers the whole
+// bound parses a range bound. A day as an end bound covers the whole
 // day: the bound is the next midnight, exclusive. An instant as an end bound
 // is inclusive, so the exclusive bound is one microsecond later (the
 // precision both engines keep).
-func auditBound(v string, end bool) (time.Time, bool) {
+func bound(v string, end bool) (time.Time, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return time.Time{}, true

@@ -4,23 +4,23 @@ import (
 	"context"
 	"encoding/json"
 
-	"marketplace/internal/admin"
+	"marketplace/internal/settings"
 )
 
-// The admin area's settings (admin.ConfigTx): the stored config values.
-var _ admin.ConfigTx = (*Tx)(nil)
+// The live settings (settings.Tx): the stored config values.
+var _ settings.Tx = (*Tx)(nil)
 
 // ConfigValues returns every stored config value by key; keys never set are
-// absent (their defaults live in the admin registry, not here).
-func (tx *Tx) ConfigValues(ctx context.Context) (map[string]admin.ConfigValue, error) {
+// absent (their defaults live in package settings, not here).
+func (tx *Tx) ConfigValues(ctx context.Context) (map[string]settings.Stored, error) {
 	rows, err := tx.query(ctx, `SELECT key, value, updated_at, updated_by FROM system_config`)
 	if err != nil {
 		return nil, wrap(err)
 	}
 	defer rows.Close()
-	out := map[string]admin.ConfigValue{}
+	out := map[string]settings.Stored{}
 	for rows.Next() {
-		var v admin.ConfigValue
+		var v settings.Stored
 		var value string
 		if err := rows.Scan(&v.Key, &value, &v.UpdatedAt, &v.UpdatedBy); err != nil {
 			return nil, wrap(err)
@@ -32,7 +32,7 @@ func (tx *Tx) ConfigValues(ctx context.Context) (map[string]admin.ConfigValue, e
 }
 
 // PutConfigValue stores v, replacing any earlier value of the same key.
-func (tx *Tx) PutConfigValue(ctx context.Context, v admin.ConfigValue) error {
+func (tx *Tx) PutConfigValue(ctx context.Context, v settings.Stored) error {
 	_, err := tx.exec(ctx, `INSERT INTO system_config (key, value, updated_at, updated_by) VALUES (?, ?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
 		v.Key, string(v.Value), v.UpdatedAt, v.UpdatedBy)

@@ -1,4 +1,4 @@
-package admin
+package audit
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"sync"
 )
 
-// An admin change is audited once, in the entry of the request that made it
+// A change is audited once, in the entry of the request that made it
 // (CONTRACT.md section 14: one entry per request, with its request id and
 // the values before and after). The service that makes the change is the
 // one that knows those values: it read the entity in its transaction. The
 // router writes the entry once the answer is known. So the service notes
 // the change in the request's context (NoteChange) and the router copies
-// the note into the request's entry when the request succeeded.
+// the note into the request's entry when the request succeeded. The areas
+// reach NoteChange through a ChangeLog interface of their own, which Notes
+// satisfies: they never import this package.
 
 // Change is what one request changed.
 type Change struct {
@@ -50,6 +52,15 @@ func NoteChange(ctx context.Context, c Change) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	cs.change = &c
+}
+
+// Notes notes changes in the request's context: the areas' ChangeLog
+// (agents, listings, orders, admin/users), wired by the app.
+type Notes struct{}
+
+// NoteChange is NoteChange of Change{before, after, details}.
+func (Notes) NoteChange(ctx context.Context, before, after any, details map[string]any) {
+	NoteChange(ctx, Change{Before: before, After: after, Details: details})
 }
 
 // Details are the noted change as audit details ({before, after, ...}),

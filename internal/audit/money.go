@@ -1,7 +1,8 @@
-package admin
+package audit
 
 import (
 	"maps"
+	"time"
 
 	"marketplace/internal/events"
 	"marketplace/internal/market"
@@ -22,7 +23,7 @@ var moneyMoves = map[string]string{
 // MoneyMoveActions lists the audit actions of money moves, by event type.
 func MoneyMoveActions() map[string]string { return maps.Clone(moneyMoves) }
 
-// MoneyAuditEntry is the audit entry of an event that records a money move
+// MoneyMove is the audit entry of an event that records a money move
 // the service made itself: a job (payout release, reconciliation, automatic
 // labels), a processor's webhook, or the charge a purchase request settles.
 // It is written in the event's transaction (store.OnAnyEvent), so the move
@@ -30,7 +31,7 @@ func MoneyMoveActions() map[string]string { return maps.Clone(moneyMoves) }
 // (a seller buying a label) are the entries of their requests, and other
 // events have none: nil. requestID names the HTTP request the move ran in,
 // if any, linking the entry to the request's own.
-func MoneyAuditEntry(e *events.Event, requestID string) *AuditEntry {
+func MoneyMove(e *events.Event, requestID string) *Entry {
 	action, ok := moneyMoves[e.Type]
 	if !ok || e.ActorType != market.ActorSystem {
 		return nil
@@ -49,8 +50,16 @@ func MoneyAuditEntry(e *events.Event, requestID string) *AuditEntry {
 		}
 	}
 	details["event"], details["eventId"] = e.Type, e.ID
-	return &AuditEntry{
-		ID: market.NewID(), ActorType: market.ActorSystem, Action: action, EntityType: e.EntityType, EntityID: e.EntityID,
-		Result: AuditAllowed, RequestID: requestID, Details: details, CreatedAt: e.CreatedAt,
+	return SystemEntry(e.CreatedAt, action, e.EntityType, e.EntityID, requestID, details)
+}
+
+// SystemEntry is the entry of a change the system made on its own, in no
+// person's or agent's name (a money move, an agent key's freeze): actor
+// system, result allowed, linked to the request it ran in (requestID; ""
+// for none).
+func SystemEntry(at time.Time, action, entityType, entityID, requestID string, details map[string]any) *Entry {
+	return &Entry{
+		ID: market.NewID(), ActorType: market.ActorSystem, Action: action, EntityType: entityType, EntityID: entityID,
+		Result: Allowed, RequestID: requestID, Details: details, CreatedAt: at,
 	}
 }

@@ -4,24 +4,24 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
-	"marketplace/internal/admin"
+	"marketplace/internal/audit"
 	"marketplace/internal/market"
 )
 
-// The admin area's audit log (admin.AuditStore): one entry per request,
-// append-only.
-var _ admin.AuditStore = (*Tx)(nil)
+// The audit log (audit.Store): one entry per request, append-only.
+var _ audit.Store = (*Tx)(nil)
 
-// AdminAudit is db as admin.AuditReader.
-func AdminAudit(db *DB) admin.AuditReader {
-	return auditArea{area(db, func(tx *Tx) admin.AuditStore { return tx })}
+// Audit is db as audit.Reader.
+func Audit(db *DB) audit.Reader {
+	return auditArea{area(db, func(tx *Tx) audit.Store { return tx })}
 }
 
-type auditArea struct{ Area[admin.AuditStore] }
+type auditArea struct{ Area[audit.Store] }
 
 // AppendAudit records one request.
-func (tx *Tx) AppendAudit(ctx context.Context, e *admin.AuditEntry) error {
+func (tx *Tx) AppendAudit(ctx context.Context, e *audit.Entry) error {
 	details := ""
 	if len(e.Details) > 0 {
 		b, err := json.Marshal(e.Details)
@@ -36,10 +36,16 @@ func (tx *Tx) AppendAudit(ctx context.Context, e *admin.AuditEntry) error {
 	return wrap(err)
 }
 
+// AppendSystemAudit records a change the system made on its own
+// (agents.SystemAuditTx), in the change's transaction.
+func (tx *Tx) AppendSystemAudit(ctx context.Context, at time.Time, action, entityType, entityID, requestID string, details map[string]any) error {
+	return tx.AppendAudit(ctx, audit.SystemEntry(at, action, entityType, entityID, requestID, details))
+}
+
 // ListAudit returns entries matching f, newest first, and the total
 // (bounded as CountBound says). Indexes: migrations 00025 and 00027, see
-// admin_audit_explain_test.go.
-func (tx *Tx) ListAudit(ctx context.Context, f admin.AuditFilter) ([]admin.AuditEntry, int, error) {
+// audit_explain_test.go.
+func (tx *Tx) ListAudit(ctx context.Context, f audit.Filter) ([]audit.Entry, int, error) {
 	var where []string
 	var args []any
 	add := func(col, v string) {
@@ -58,7 +64,7 @@ func (tx *Tx) ListAudit(ctx context.Context, f admin.AuditFilter) ([]admin.Audit
 	}
 	add("actor_type", f.ActorType)
 	if f.ActorID != "" && f.ActorType == "" {
-		// Every type an entry is written with (admin.auditActorTypes), so
+		// Every type an entry is written with (audit.actorTypes), so
 		// that audit_log_actor_id (actor_type first) serves an actor id
 		// alone: PostgreSQL otherwise walked every entry newest first.
 		where = append(where, "actor_type IN ('user', 'agent', 'admin', 'system', 'anonymous')")
@@ -97,8 +103,8 @@ func (tx *Tx) ListAudit(ctx context.Context, f admin.AuditFilter) ([]admin.Audit
 	return out, total, nil
 }
 
-func scanAuditEntry(row scanner) (*admin.AuditEntry, error) {
-	var e admin.AuditEntry
+func scanAuditEntry(row scanner) (*audit.Entry, error) {
+	var e audit.Entry
 	var actorType, result, details string
 	if err := row.Scan(&e.ID, &actorType, &e.ActorID, &e.Action, &e.EntityType, &e.EntityID, &result, &e.Status, &e.ErrorCode, &e.RequestID, &e.IP, &details, &e.CreatedAt); err != nil {
 		return nil, wrap(err)
@@ -108,6 +114,6 @@ func scanAuditEntry(row scanner) (*admin.AuditEntry, error) {
 			return nil, market.Internal(err)
 		}
 	}
-	e.ActorType, e.Result, e.CreatedAt = market.ActorType(actorType), admin.AuditResult(result), e.CreatedAt.UTC()
+	e.ActorType, e.Result, e.CreatedAt = market.ActorType(actorType), audit.Result(result), e.CreatedAt.UTC()
 	return &e, nil
 }
