@@ -233,17 +233,16 @@ func snakeTag(tag reflect.StructTag) reflect.StructTag {
 	return tag
 }
 
-// docSpans are the quoted names in a doc text ('offerId',
-// 'shippingAddress.city'): a field's description names other fields in
-// the casing of its surface.
-var docSpans = regexp.MustCompile(`'[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*'`)
+// docSpans are the camelCase names in a doc text, quoted or not ('offerId',
+// 'shippingAddress.city', 'itemPrice - commission', meta.requestId): a
+// field's description names other fields in the casing of its surface.
+var docSpans = regexp.MustCompile(`\b[a-z][a-z0-9]*([A-Z][a-z0-9]*)+\b`)
 
-func snakeSpan(span string) string {
-	parts := strings.Split(strings.Trim(span, "'"), ".")
-	for i, p := range parts {
-		parts[i] = SnakeCase(p)
+func snakeSpan(name string) string {
+	if name == "camelCase" { // the name of a casing, not of a field
+		return name
 	}
-	return "'" + strings.Join(parts, ".") + "'"
+	return SnakeCase(name)
 }
 
 // replaceTag sets key's value in tag, keeping the others as they are.

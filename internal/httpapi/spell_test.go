@@ -10,7 +10,7 @@ import (
 
 type spellRound struct {
 	Round     int       `json:"round"`
-	SentBy    string    `json:"sentByAgent" doc:"Compare 'offerPrice' and 'shippingAddress.postalCode', not 'POST /x' or 'Ab'."`
+	SentBy    string    `json:"sentByAgent" doc:"Compare 'offerPrice' and 'shippingAddress.postalCode', not 'POST /x' or 'Ab'; 'itemPrice - feeCents' is meta.requestId's, in camelCase."`
 	CreatedAt time.Time `json:"createdAt"`
 }
 
@@ -82,7 +82,7 @@ func TestSpell(t *testing.T) {
 		t.Errorf("listing id tag: %q", f.Tag)
 	}
 	rt := reflect.TypeOf(SnakeOf(spellRound{}))
-	if f, _ := rt.FieldByName("SentBy"); f.Tag.Get("doc") != "Compare 'offer_price' and 'shipping_address.postal_code', not 'POST /x' or 'Ab'." {
+	if f, _ := rt.FieldByName("SentBy"); f.Tag.Get("doc") != "Compare 'offer_price' and 'shipping_address.postal_code', not 'POST /x' or 'Ab'; 'item_price - fee_cents' is meta.request_id's, in camelCase." {
 		t.Errorf("doc: %q", f.Tag.Get("doc"))
 	}
 	if snakeTwin(reflect.TypeOf(spellView{})) != tw {

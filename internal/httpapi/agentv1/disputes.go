@@ -2,55 +2,16 @@ package agentv1
 
 import (
 	"net/http"
-	"time"
 
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
-	"marketplace/internal/orders"
 )
 
 // RegisterDisputes adds Variant B's dispute route.
 func (a *API) RegisterDisputes(rt *httpapi.Router) {
 	rt.Handle("POST", Prefix+"/orders/{id}/dispute", httpapi.Either, a.openDispute)
-}
-
-// dispute is Variant B's dispute: Variant A's fields in snake_case.
-type dispute struct {
-	ID                   string     `json:"id"`
-	OrderID              string     `json:"order_id"`
-	BuyerID              string     `json:"buyer_id"`
-	SellerID             string     `json:"seller_id"`
-	Status               string     `json:"status" enum:"open,seller_responded,resolved"`
-	Reason               string     `json:"reason" enum:"not_received,not_as_described,damaged,counterfeit,other"`
-	Description          string     `json:"description"`
-	EvidencePhotos       []string   `json:"evidence_photos" doc:"The buyer's photo URLs."`
-	SellerResponse       *string    `json:"seller_response"`
-	SellerEvidencePhotos []string   `json:"seller_evidence_photos"`
-	RespondedAt          *time.Time `json:"responded_at"`
-	Resolution           *string    `json:"resolution" enum:"refund_buyer,release_seller,partial_refund" doc:"'refund_buyer' (full refund), 'release_seller' (nothing refunded), 'partial_refund'."`
-	ResolutionAmount     *int64     `json:"resolution_amount" minimum:"0" doc:"Cents refunded by the resolution (0 for 'release_seller'); null until resolved."`
-	ResolutionNote       *string    `json:"resolution_note"`
-	ResolvedBy           *string    `json:"resolved_by"`
-	ResolvedAt           *time.Time `json:"resolved_at"`
-	CreatedAt            time.Time  `json:"created_at"`
-	UpdatedAt            time.Time  `json:"updated_at"`
-}
-
-func (a *API) toDispute(d *orders.Dispute) dispute {
-	urls := func(ids []string) []string {
-		out := make([]string, len(ids))
-		for i, id := range ids {
-			out[i] = a.Photos.PhotoURL(id)
-		}
-		return out
-	}
-	return dispute{ID: d.ID, OrderID: d.OrderID, BuyerID: d.BuyerID, SellerID: d.SellerID, Status: string(d.Status),
-		Reason: d.Reason, Description: d.Description, EvidencePhotos: urls(d.PhotoIDs),
-		SellerResponse: strOrNil(d.SellerResponse), SellerEvidencePhotos: urls(d.SellerPhotoIDs),
-		RespondedAt: d.RespondedAt, Resolution: strOrNil(string(d.Resolution)), ResolutionAmount: d.ResolutionAmount,
-		ResolutionNote: strOrNil(d.ResolutionNote), ResolvedBy: strOrNil(d.ResolvedBy), ResolvedAt: d.ResolvedAt,
-		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 }
 
 type disputeBody struct {
@@ -71,26 +32,17 @@ func (a *API) openDispute(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "order", id)
-	return a.writeNewDispute(w, r, actor(r), a.disputeInput(id, &b))
+	return a.writeNewDispute(w, r, httpapi.PrincipalOf(r), api.DisputeOpening{OrderID: id, Reason: b.Reason,
+		Description: b.Description, EvidencePhotos: b.EvidencePhotos})
 }
 
-// disputeInput is the buyer's dispute body for order id, as the route and
-// the open_dispute tool read it.
-func (a *API) disputeInput(id string, b *disputeBody) orders.DisputeInput {
-	ids := make([]string, len(b.EvidencePhotos))
-	for i, u := range b.EvidencePhotos {
-		ids[i], _ = a.Photos.PhotoID(u) // "" is reported by position
-	}
-	return orders.DisputeInput{OrderID: id, Reason: b.Reason, Description: b.Description, PhotoIDs: ids}
-}
-
-func (a *API) writeNewDispute(w http.ResponseWriter, r *http.Request, as market.Actor, in orders.DisputeInput) error {
-	d, err := a.Orders.OpenDispute(r.Context(), as, in)
+func (a *API) writeNewDispute(w http.ResponseWriter, r *http.Request, as *api.Caller, in api.DisputeOpening) error {
+	d, err := a.disputeOps().Open(r.Context(), as, in)
 	if err != nil {
 		return err
 	}
 	httpapi.Entity(r, "dispute", d.ID)
-	return httpapi.OK(w, r, http.StatusCreated, a.toDispute(d))
+	return httpapi.OK(w, r, http.StatusCreated, d)
 }
 
 // SimulatedDisputeText is the description of a sandbox-simulated dispute.
@@ -112,6 +64,6 @@ func (sb *sandboxOps) simulateDispute(w http.ResponseWriter, r *http.Request) er
 	if o.Role(p.User.ID) == "" {
 		return market.Errorf(market.CodeForbidden, "only the order's buyer or seller may simulate a dispute")
 	}
-	return sb.api.writeNewDispute(w, r, market.System, orders.DisputeInput{OrderID: id, Reason: "not_received",
-		Description: SimulatedDisputeText})
+	return sb.api.writeNewDispute(w, r, &api.Caller{Actor: market.System}, api.DisputeOpening{OrderID: id,
+		Reason: "not_received", Description: SimulatedDisputeText})
 }

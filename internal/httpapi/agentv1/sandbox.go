@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 )
@@ -148,5 +149,5 @@ func (sb *sandboxOps) simulateDelivery(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.Actor))
+	return httpapi.OK(w, r, http.StatusOK, api.OrderOf(o, p.Actor))
 }

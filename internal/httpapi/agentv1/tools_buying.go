@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
@@ -33,37 +34,6 @@ func withRawArgs(t Tool) Tool {
 		return inner(context.WithValue(ctx, rawArgsKey{}, args), p, args)
 	}
 	return t
-}
-
-// feeEstimate is the estimate_fees tool's answer: Variant A's POST
-// /api/v1/agent/purchase/fee-estimate in snake_case.
-type feeEstimate struct {
-	ListingID       string         `json:"listing_id"`
-	Fees            orderFees      `json:"fees"`
-	ItemPrice       int64          `json:"item_price"`
-	ServiceFee      int64          `json:"service_fee"`
-	ShippingCost    int64          `json:"shipping_cost"`
-	TotalCharged    int64          `json:"total_charged"`
-	FulfillmentType string         `json:"fulfillment_type" enum:"shipping,local_pickup"`
-	Shipping        *estimateRoute `json:"shipping,omitempty"`
-}
-
-type estimateRoute struct {
-	Carrier       string `json:"carrier"`
-	Service       string `json:"service"`
-	EstimatedDays *int   `json:"estimated_days"`
-}
-
-func toFeeEstimate(o *orders.Order) *feeEstimate {
-	f := o.Fees
-	out := &feeEstimate{ListingID: o.ListingID,
-		Fees:      orderFees{ItemPrice: f.ItemPrice, ServiceFee: f.ServiceFee, ShippingCost: f.ShippingCost, TotalCharged: f.TotalCharged},
-		ItemPrice: f.ItemPrice, ServiceFee: f.ServiceFee, ShippingCost: f.ShippingCost, TotalCharged: f.TotalCharged,
-		FulfillmentType: string(o.Fulfillment)}
-	if o.Carrier != "" {
-		out.Shipping = &estimateRoute{Carrier: o.Carrier, Service: o.Service, EstimatedDays: o.EstimatedDays}
-	}
-	return out
 }
 
 // spendingSummary is the get_spending_summary tool's answer: Variant A's
@@ -112,10 +82,10 @@ type approvalArgs struct {
 
 // approvalStatus is the get_approval_status tool's answer.
 type approvalStatus struct {
-	OrderID          string `json:"order_id"`
-	Status           string `json:"status" doc:"The order's status: 'pending_approval' while the owner has not decided; 'paid' (or later) once approved and charged; 'cancelled' when rejected."`
-	AwaitingApproval bool   `json:"awaiting_approval" doc:"True while the purchase waits for the owner."`
-	Order            *order `json:"order" doc:"The order, as GET /v1/orders/{id} answers it."`
+	OrderID          string     `json:"order_id"`
+	Status           string     `json:"status" doc:"The order's status: 'pending_approval' while the owner has not decided; 'paid' (or later) once approved and charged; 'cancelled' when rejected."`
+	AwaitingApproval bool       `json:"awaiting_approval" doc:"True while the purchase waits for the owner."`
+	Order            *api.Order `json:"order" doc:"The order, as GET /v1/orders/{id} answers it."`
 }
 
 // buyingTools are buying, fees and the account and spending reads.
@@ -160,11 +130,7 @@ func (a *API) buyingTools() []Tool {
 				if err != nil {
 					return nil, err
 				}
-				o, err := a.Orders.Estimate(ctx, orders.Buyer{Actor: p.Actor, User: p.User, Key: p.Key}, pin)
-				if err != nil {
-					return nil, err
-				}
-				return toFeeEstimate(o), nil
+				return a.orderOps().Estimate(ctx, p, pin)
 			}),
 		tool(Tool{Name: "get_spending_summary", Title: "Spending summary", Area: "spending_controls", ReadOnly: true, Idempotent: true,
 			Description: "The owner's spending controls and where spending stands: spent today, this week and this month, what " +
@@ -200,13 +166,12 @@ func (a *API) buyingTools() []Tool {
 				"awaiting_approval stays true until the owner approves (the order is then charged and paid) or rejects it (cancelled). " +
 				"NOT_FOUND for an order that is not the owner's."},
 			func(ctx context.Context, p *httpapi.Principal, in *approvalArgs) (any, error) {
-				o, err := a.Orders.Get(ctx, p.Actor, in.OrderID)
+				o, err := a.orderOps().Get(ctx, p, in.OrderID)
 				if err != nil {
 					return nil, err
 				}
-				out := toOrder(o, p.Actor)
-				return &approvalStatus{OrderID: o.ID, Status: string(o.Status),
-					AwaitingApproval: o.Status == orders.StatusPendingApproval, Order: &out}, nil
+				return &approvalStatus{OrderID: o.ID, Status: o.Status,
+					AwaitingApproval: o.Status == string(orders.StatusPendingApproval), Order: o}, nil
 			}),
 	}
 }

@@ -85,7 +85,7 @@ func (a *API) onboardingTools() []Tool {
 				}
 				o := res.Session
 				return onboardingStatus{OnboardingID: o.ID, Status: string(o.Status), HumanTodoList: o.TodoList(),
-					ExpiresAt: o.ExpiresAt, KeyID: strPtr(o.KeyID), AgentKey: res.AgentKey, KeyDelivered: o.KeyDeliveredAt != nil}, nil
+					ExpiresAt: o.ExpiresAt, KeyID: strOrNil(o.KeyID), AgentKey: res.AgentKey, KeyDelivered: o.KeyDeliveredAt != nil}, nil
 			}),
 	}
 }

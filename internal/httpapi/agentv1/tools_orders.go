@@ -2,10 +2,9 @@ package agentv1
 
 import (
 	"context"
-	"time"
 
 	"marketplace/internal/agents"
-	"marketplace/internal/events"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
@@ -14,8 +13,8 @@ import (
 
 // The tools of an order after the sale: reads, shipping, delivery,
 // pickup, cancellation, refund requests and disputes. Each calls the
-// service the route it mirrors calls; capabilities only Variant A serves
-// answer a snake_case form of Variant A's object (wire structs below).
+// operation the route it mirrors calls, and answers the same view, which
+// the tools spell in snake_case.
 
 type orderIDArgs struct {
 	OrderID string `json:"order_id" format:"uuid" required:"true" doc:"The order's id (from get_orders or a purchase)."`
@@ -61,101 +60,22 @@ type openDisputeArgs struct {
 	EvidencePhotos []string `json:"evidence_photos" maxItems:"8" uniqueItems:"true" doc:"Photo URLs uploaded by the owner to this service."`
 }
 
-// shipment is Variant A's GET /agent/orders/{id}/shipping in snake_case.
-type shipment struct {
-	OrderID           string     `json:"order_id"`
-	Status            string     `json:"status" ref:"OrderStatus"`
-	FulfillmentType   string     `json:"fulfillment_type" enum:"shipping,local_pickup"`
-	Carrier           *string    `json:"carrier" doc:"The carrier that carries it once shipped; before, the carrier of the rate chosen at purchase; null when neither."`
-	Service           *string    `json:"service" doc:"The service of the rate chosen at purchase."`
-	TrackingNumber    *string    `json:"tracking_number" doc:"Set once shipped."`
-	TrackingURL       *string    `json:"tracking_url" doc:"The carrier's public tracking page, once shipped."`
-	ShippingAddress   *shipTo    `json:"shipping_address,omitempty"`
-	ShippedAt         *time.Time `json:"shipped_at"`
-	DeliveredAt       *time.Time `json:"delivered_at"`
-	EstimatedDelivery *string    `json:"estimated_delivery" format:"date"`
-}
-
-func toShipment(o *orders.Order, viewer market.Actor) shipment {
-	v := toOrder(o, viewer)
-	out := shipment{OrderID: o.ID, Status: string(o.Status), FulfillmentType: string(o.Fulfillment),
-		Carrier: strPtr(o.ShipmentCarrier), Service: strPtr(o.Service), TrackingNumber: strPtr(o.TrackingNumber),
-		ShippingAddress: v.ShippingAddress, ShippedAt: o.ShippedAt, DeliveredAt: o.DeliveredAt,
-		EstimatedDelivery: v.EstimatedDelivery}
-	if o.ShipmentCarrier == "" {
-		out.Carrier = strPtr(o.Carrier)
-	}
-	if o.TrackingNumber != "" {
-		out.TrackingURL = strPtr(shipping.TrackingURL(o.ShipmentCarrier, o.TrackingNumber))
-	}
-	return out
-}
-
-// label is Variant A's bought label in snake_case, with the order it
-// shipped.
-type label struct {
-	ID             string    `json:"id"`
-	OrderID        string    `json:"order_id"`
-	Carrier        string    `json:"carrier"`
-	Service        string    `json:"service"`
-	TrackingNumber string    `json:"tracking_number"`
-	TrackingURL    *string   `json:"tracking_url"`
-	Cost           int64     `json:"cost" doc:"What the platform paid the carrier, in cents."`
-	LabelURL       string    `json:"label_url" doc:"The label's PDF, for the seller's owner to print (GET with the owner's bearer token)."`
-	Bought         bool      `json:"bought" doc:"True when this call bought the label; false when an earlier call had (nothing was bought again)."`
-	CreatedAt      time.Time `json:"created_at"`
-	Order          order     `json:"order"`
-}
-
-// timelineEvent is an entry of an order's timeline (Variant A's
-// /agent/orders/{id}/events) in snake_case.
-type timelineEvent struct {
-	ID        string         `json:"id"`
-	Type      string         `json:"type"`
-	ActorType string         `json:"actor_type" enum:"user,agent,admin,system"`
-	ActorID   *string        `json:"actor_id" doc:"The user id, or for agents the key id; null for the system."`
-	Data      map[string]any `json:"data"`
-	CreatedAt time.Time      `json:"created_at"`
-}
-
+// orderTimeline is the get_order_events tool's answer (Variant A's
+// /agent/orders/{id}/events), as Variant B spells lists.
 type orderTimeline struct {
-	OrderID string          `json:"order_id"`
-	Events  []timelineEvent `json:"events" doc:"Oldest first."`
-}
-
-// refund is Variant A's refund in snake_case; the split is the seller's.
-type refund struct {
-	ID          string     `json:"id"`
-	OrderID     string     `json:"order_id"`
-	Amount      int64      `json:"amount"`
-	Status      string     `json:"status" enum:"requested,declined,pending,succeeded"`
-	Reason      *string    `json:"reason"`
-	Message     *string    `json:"message"`
-	RequestedBy *string    `json:"requested_by"`
-	InitiatedBy string     `json:"initiated_by" enum:"buyer,seller,admin,dispute"`
-	CreatedAt   time.Time  `json:"created_at"`
-	DecidedAt   *time.Time `json:"decided_at"`
-	IssuedAt    *time.Time `json:"issued_at"`
-}
-
-func toRefund(r *orders.Refund) refund {
-	return refund{ID: r.ID, OrderID: r.OrderID, Amount: r.Amount, Status: string(r.Status), Reason: strPtr(r.Reason),
-		Message: strPtr(r.Message), RequestedBy: strPtr(r.RequestedBy), InitiatedBy: r.InitiatedBy, CreatedAt: r.CreatedAt,
-		DecidedAt: r.DecidedAt, IssuedAt: r.IssuedAt}
+	OrderID string              `json:"order_id"`
+	Events  []api.TimelineEvent `json:"events" doc:"Oldest first."`
 }
 
 // orderMove runs one transition of an order and answers the order.
-func orderMove(fn func(ctx context.Context, as market.Actor, id string) (*orders.Order, error)) func(context.Context, *httpapi.Principal, *orderIDArgs) (any, error) {
+func orderMove(fn func(ctx context.Context, c *api.Caller, id string) (*api.Order, error)) func(context.Context, *httpapi.Principal, *orderIDArgs) (any, error) {
 	return func(ctx context.Context, p *httpapi.Principal, in *orderIDArgs) (any, error) {
-		o, err := fn(ctx, p.Actor, in.OrderID)
-		if err != nil {
-			return nil, err
-		}
-		return toOrder(o, p.Actor), nil
+		return fn(ctx, p, in.OrderID)
 	}
 }
 
 func (a *API) orderTools() []Tool {
+	ops := a.orderOps()
 	const notFound = " An unknown order is NOT_FOUND, another owner's FORBIDDEN."
 	// A transition repeated is refused (INVALID_STATE) and changes
 	// nothing more: those tools are idempotent in the MCP sense.
@@ -180,18 +100,11 @@ func (a *API) orderTools() []Tool {
 			Description: "Everything that happened to one order, oldest first (created, paid, shipped, delivered, refunds, disputes), " +
 				"each with who did it: {order_id, events}. Free." + notFound},
 			func(ctx context.Context, p *httpapi.Principal, in *orderIDArgs) (any, error) {
-				es, err := a.Orders.Events(ctx, p.Actor, in.OrderID)
+				es, err := ops.Events(ctx, p, in.OrderID)
 				if err != nil {
 					return nil, err
 				}
-				out := orderTimeline{OrderID: in.OrderID, Events: make([]timelineEvent, len(es))}
-				for i := range es {
-					e := &es[i]
-					data, _ := events.Payload(e, true)["data"].(map[string]any)
-					out.Events[i] = timelineEvent{ID: e.ID, Type: e.Type, ActorType: string(e.ActorType),
-						ActorID: strPtr(e.ActorID), Data: data, CreatedAt: e.CreatedAt}
-				}
-				return out, nil
+				return &orderTimeline{OrderID: in.OrderID, Events: es}, nil
 			}),
 		tool(Tool{Name: "get_shipping_rates", Title: "Shipping rates", Area: "shipping", ReadOnly: true,
 			Description: "Carrier rate quotes: for a listing before purchase ('listing_id' and 'zip'; pass a rate's 'rate_id' to purchase_listing as " +
@@ -212,57 +125,42 @@ func (a *API) orderTools() []Tool {
 			Description: "Where an order's parcel is: status, carrier, service, tracking number and tracking page, shipped and delivered times, " +
 				"the estimated delivery date. For the buyer or the seller; free." + notFound},
 			func(ctx context.Context, p *httpapi.Principal, in *orderIDArgs) (any, error) {
-				o, err := a.Orders.Get(ctx, p.Actor, in.OrderID)
-				if err != nil {
-					return nil, err
-				}
-				return toShipment(o, p.Actor), nil
+				return ops.Shipment(ctx, p, in.OrderID)
 			}),
 		tool(Tool{Name: "confirm_delivery", Title: "Confirm delivery", Area: "orders", Scope: agents.OpBuy, Destructive: true, Idempotent: true,
 			Description: "The buyer confirms a shipped order arrived: the order becomes delivered and the seller's payout hold period starts " +
 				"(a refund or dispute stays possible within its window). Cannot be undone; call it only when the owner has the item. " +
 				"Needs buy scope. Errors: INSUFFICIENT_SCOPE, NOT_FOUND, FORBIDDEN (not the buyer), INVALID_STATE (not shipped)."},
-			orderMove(a.Orders.ConfirmDelivery)),
+			orderMove(ops.ConfirmDelivery)),
 		tool(Tool{Name: "mark_pickup_ready", Title: "Ready for pickup", Area: "orders", Scope: agents.OpSell, Idempotent: true,
 			Description: "The seller says a local-pickup order is ready to collect; the buyer is told. Answers the order. Needs sell scope. " +
 				"Errors: INSUFFICIENT_SCOPE, NOT_FOUND, FORBIDDEN (not the seller), INVALID_STATE (not a paid pickup order)."},
-			orderMove(a.Orders.PickupReady)),
+			orderMove(ops.PickupReady)),
 		tool(Tool{Name: "confirm_pickup", Title: "Confirm pickup", Area: "orders", Scope: agents.OpBuy, Destructive: true, Idempotent: true,
 			Description: "The buyer confirms a local-pickup order was collected: the order becomes delivered and the seller's payout hold " +
 				"period starts. Cannot be undone. Needs buy scope. Errors: INSUFFICIENT_SCOPE, NOT_FOUND, FORBIDDEN (not the buyer), INVALID_STATE."},
-			orderMove(a.Orders.ConfirmPickup)),
+			orderMove(ops.ConfirmPickup)),
 		tool(Tool{Name: "cancel_order", Title: "Cancel an order", Area: "orders", Scope: agents.OpSell, Destructive: true, Idempotent: true, OpenWorld: true,
 			Description: "The seller cancels a paid order before it ships: the buyer's card is refunded in full and the listing is available again. " +
 				"Cannot be undone. Needs sell scope. Errors: INSUFFICIENT_SCOPE, NOT_FOUND, FORBIDDEN (not the seller), INVALID_STATE (already shipped)."},
 			func(ctx context.Context, p *httpapi.Principal, in *cancelOrderArgs) (any, error) {
-				o, err := a.Orders.Cancel(ctx, p.Actor, in.OrderID, in.Reason)
-				if err != nil {
-					return nil, err
-				}
-				return toOrder(o, p.Actor), nil
+				return ops.Cancel(ctx, p, in.OrderID, in.Reason)
 			}),
 		tool(Tool{Name: "request_refund", Title: "Request a refund", Area: "orders", Scope: agents.OpBuy,
 			Description: "The buyer asks the seller for a refund of an order (all that is refundable, or 'amount' cents): answers the request, " +
 				"status 'requested'; no money moves until the seller approves. One open request per order. Needs buy scope. " +
 				"Errors: INSUFFICIENT_SCOPE, VALIDATION_ERROR, NOT_FOUND, FORBIDDEN (not the buyer), INVALID_STATE."},
 			func(ctx context.Context, p *httpapi.Principal, in *refundRequestArgs) (any, error) {
-				r, _, err := a.Orders.RequestRefund(ctx, p.Actor, in.OrderID, orders.RefundRequestInput{Reason: in.Reason,
+				return ops.RequestRefund(ctx, p, in.OrderID, orders.RefundRequestInput{Reason: in.Reason,
 					Amount: in.Amount, Message: in.Message})
-				if err != nil {
-					return nil, err
-				}
-				return toRefund(r), nil
 			}),
 		tool(Tool{Name: "open_dispute", Title: "Open a dispute", Area: "disputes", Scope: agents.OpBuy, Destructive: true, Idempotent: true,
 			Description: "The buyer disputes an order (not received, not as described, damaged, counterfeit): the seller's payout is frozen until " +
 				"an admin resolves it, possibly with a refund. Use it after request_refund failed or when the item never came; it cannot be withdrawn. " +
 				"Needs buy scope. Errors: INSUFFICIENT_SCOPE, VALIDATION_ERROR, NOT_FOUND, FORBIDDEN (not the buyer), INVALID_STATE (e.g. already disputed)."},
 			func(ctx context.Context, p *httpapi.Principal, in *openDisputeArgs) (any, error) {
-				d, err := a.Orders.OpenDispute(ctx, p.Actor, a.disputeInput(in.OrderID, &disputeBody{Reason: in.Reason, Description: in.Description, EvidencePhotos: in.EvidencePhotos}))
-				if err != nil {
-					return nil, err
-				}
-				return a.toDispute(d), nil
+				return a.disputeOps().Open(ctx, p, api.DisputeOpening{OrderID: in.OrderID, Reason: in.Reason,
+					Description: in.Description, EvidencePhotos: in.EvidencePhotos})
 			}),
 	}
 }
@@ -289,17 +187,7 @@ func (a *API) shippingRatesOf(ctx context.Context, p *httpapi.Principal, in *shi
 		}
 		return httpapi.ToShippingQuote(q), nil
 	}
-	o, err := a.Orders.Get(ctx, p.Actor, in.OrderID)
-	if err != nil {
-		return nil, err
-	}
-	if o.Status != orders.StatusPaid {
-		return nil, market.Errorf(market.CodeInvalidState, "shipping rates are quoted for paid orders; this one is %s", o.Status)
-	}
-	if zip == "" && o.ShippingAddress != nil {
-		zip = o.ShippingAddress.Zip
-	}
-	q, err := a.Shipping.OrderQuote(ctx, o.ListingID, zip)
+	q, err := a.orderOps().Rates(ctx, p, in.OrderID, zip)
 	if err != nil {
 		return nil, err
 	}
@@ -322,12 +210,5 @@ func (a *API) createShipment(ctx context.Context, p *httpapi.Principal, in *crea
 	if in.TrackingNumber != "" {
 		return nil, market.Invalid(market.FieldError{Field: "tracking_number", Message: "must be absent with buy_label: the label brings its own"})
 	}
-	o, l, err := a.Orders.BuyLabel(ctx, p.Actor, in.OrderID, orders.LabelRequest{Carrier: in.Carrier, Service: in.Service})
-	if err != nil {
-		return nil, err
-	}
-	return label{ID: l.ID, OrderID: o.ID, Carrier: l.Carrier, Service: l.Service, TrackingNumber: l.TrackingNumber,
-		TrackingURL: strPtr(shipping.TrackingURL(l.Carrier, l.TrackingNumber)), Cost: l.Cost,
-		LabelURL: a.PublicURL + "/api/v1/orders/" + o.ID + "/shipping/label", Bought: l.Bought, CreatedAt: l.CreatedAt,
-		Order: toOrder(o, p.Actor)}, nil
+	return a.orderOps().BuyLabel(ctx, p, in.OrderID, orders.LabelRequest{Carrier: in.Carrier, Service: in.Service})
 }

@@ -41,7 +41,8 @@ var valueTags = []struct {
 
 // knownTags are every key a wire struct's tag may hold; anything else is a
 // typo that would silently drop a fact from the document.
-var knownTags = map[string]bool{"json": true, "ref": true, "nullable": true, "required": true}
+// snake is a view's Variant B name (httpapi.Spell).
+var knownTags = map[string]bool{"json": true, "ref": true, "nullable": true, "required": true, "snake": true}
 
 func init() {
 	for _, v := range valueTags {

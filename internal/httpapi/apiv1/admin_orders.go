@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
-	"marketplace/internal/market"
 	"marketplace/internal/orders"
 )
 
@@ -32,42 +32,33 @@ func (a *API) adminOrders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]order, len(os))
+	out := make([]api.Order, len(os))
 	for i := range os {
-		out[i] = toAdminOrder(&os[i])
+		out[i] = *api.AdminOrderOf(&os[i])
 	}
 	return httpapi.OKMeta(w, r, http.StatusOK, out, adminPageMeta(total, limit, offset, f.CountBound(), q.Get("status"), q.Get("buyerId"), q.Get("sellerId"), q.Get("search")))
 }
 
-// toAdminOrder is an order with the seller's side shown (commission,
-// payout), and no role: an admin is neither buyer nor seller. It is built
-// as the seller's human sees it: no contentTrust (admins are humans).
-func toAdminOrder(o *orders.Order) order {
-	out := toOrder(o, market.Actor{Type: market.ActorUser, UserID: o.SellerID})
-	out.Role, out.Authorization = "", toOrderAuth(o.Authorization)
-	return out
-}
-
 // adminOrderDetail is GET /admin/orders/{id}.
 type adminOrderDetail struct {
-	Order         order                   `json:"order" doc:"The order, with the seller's side (commission, payout)."`
-	Events        []timelineEvent         `json:"events" doc:"The order's timeline, oldest first."`
+	Order         api.Order               `json:"order" doc:"The order, with the seller's side (commission, payout)."`
+	Events        []api.TimelineEvent     `json:"events" doc:"The order's timeline, oldest first."`
 	Shipment      *adminShipment          `json:"shipment" doc:"How the item travels; null for a local pickup that was never marked collected."`
-	Refunds       []refund                `json:"refunds" doc:"Every refund and refund request, oldest first."`
-	Disputes      []dispute               `json:"disputes" doc:"Every dispute of the order, oldest first."`
+	Refunds       []api.Refund            `json:"refunds" doc:"Every refund and refund request, oldest first."`
+	Disputes      []api.Dispute           `json:"disputes" doc:"Every dispute of the order, oldest first."`
 	Authorization adminOrderAuthorization `json:"authorization"`
 }
 
 type adminShipment struct {
-	FulfillmentType   string     `json:"fulfillmentType" enum:"shipping,local_pickup"`
-	Carrier           *string    `json:"carrier" doc:"The carrier of the rate the buyer chose."`
-	Service           *string    `json:"service"`
-	EstimatedDelivery *string    `json:"estimatedDelivery" format:"date"`
-	TrackingCarrier   *string    `json:"trackingCarrier"`
-	TrackingNumber    *string    `json:"trackingNumber"`
-	ShippedAt         *time.Time `json:"shippedAt"`
-	DeliveredAt       *time.Time `json:"deliveredAt"`
-	ShippingAddress   *address   `json:"shippingAddress" ref:"OrderShippingAddress"`
+	FulfillmentType   string            `json:"fulfillmentType" enum:"shipping,local_pickup"`
+	Carrier           *string           `json:"carrier" doc:"The carrier of the rate the buyer chose."`
+	Service           *string           `json:"service"`
+	EstimatedDelivery *string           `json:"estimatedDelivery" format:"date"`
+	TrackingCarrier   *string           `json:"trackingCarrier"`
+	TrackingNumber    *string           `json:"trackingNumber"`
+	ShippedAt         *time.Time        `json:"shippedAt"`
+	DeliveredAt       *time.Time        `json:"deliveredAt"`
+	ShippingAddress   *api.OrderAddress `json:"shippingAddress" ref:"OrderShippingAddress"`
 }
 
 // adminOrderAuthorization is what allowed the purchase, as the order
@@ -78,7 +69,7 @@ type adminOrderAuthorization struct {
 	OwnerID    string              `json:"ownerId" doc:"The account that paid: the buyer (the key's owner for an agent purchase)."`
 	Key        *adminOrderKey      `json:"key" doc:"The key as it is now (null for a human purchase): its caps may have changed since."`
 	Approval   *adminOrderApproval `json:"approval" doc:"The owner's (or an admin's) decision when the purchase was over the approval threshold; null when none was needed."`
-	Record     *orderAuth          `json:"record" doc:"The authorization record written when the listing was reserved (CONTRACT.md section 15), as 'order.authorization' shows it; null for a human purchase and for one that never passed its approval."`
+	Record     *api.OrderAuth      `json:"record" doc:"The authorization record written when the listing was reserved (CONTRACT.md section 15), as 'order.authorization' shows it; null for a human purchase and for one that never passed its approval."`
 }
 
 type adminOrderKey struct {
@@ -106,13 +97,10 @@ func (a *API) adminOrder(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	o := d.Order
-	out := adminOrderDetail{Order: toAdminOrder(o), Events: toTimeline(d.Events),
-		Refunds: make([]refund, len(d.Refunds)), Disputes: make([]dispute, len(d.Disputes))}
-	for i := range d.Refunds {
-		out.Refunds[i] = toRefund(&d.Refunds[i], o, p)
-	}
+	out := adminOrderDetail{Order: *api.AdminOrderOf(o), Events: api.TimelineOf(d.Events),
+		Refunds: api.RefundsOf(d.Refunds, o, p.Actor), Disputes: make([]api.Dispute, len(d.Disputes))}
 	for i := range d.Disputes {
-		out.Disputes[i] = a.toDispute(&d.Disputes[i])
+		out.Disputes[i] = *api.DisputeOf(&d.Disputes[i], a.Photos)
 	}
 	if o.Fulfillment == orders.FulfillShipping || o.DeliveredAt != nil {
 		s := &adminShipment{FulfillmentType: string(o.Fulfillment), Carrier: strOrNil(o.Carrier),
@@ -122,7 +110,7 @@ func (a *API) adminOrder(w http.ResponseWriter, r *http.Request) error {
 		out.Shipment = s
 	}
 	au := adminOrderAuthorization{Channel: string(o.Channel), AgentKeyID: strOrNil(o.BuyerKeyID), OwnerID: o.BuyerID,
-		Record: toOrderAuth(o.Authorization)}
+		Record: api.OrderAuthOf(o.Authorization)}
 	if k := d.Key; k != nil {
 		au.Key = &adminOrderKey{Label: k.Label, KeyPrefix: k.Prefix, Scope: string(k.Scope), Status: string(k.Status),
 			SpendingControls: toLimits(k.Limits)}

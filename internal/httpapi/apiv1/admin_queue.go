@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"marketplace/internal/admin/queue"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 )
@@ -29,7 +30,7 @@ type queueItem struct {
 	KeyID      *string     `json:"keyId,omitempty" doc:"purchase_approval only: the agent key that asked."`
 	Amount     *int64      `json:"amount,omitempty" doc:"purchase_approval only: the purchase's 'totalCharged' when it was queued, in cents."`
 	Reason     *string     `json:"reason,omitempty" doc:"purchase_approval only: the rejection reason."`
-	Order      *order      `json:"order,omitempty" doc:"purchase_approval only."`
+	Order      *api.Order  `json:"order,omitempty" doc:"purchase_approval only."`
 	Listing    *ownListing `json:"listing,omitempty" doc:"listing_review only: the held listing (admin view)."`
 }
 
@@ -86,7 +87,7 @@ func (a *API) writeDecision(w http.ResponseWriter, r *http.Request, d queue.Deci
 	if d.Listing != nil {
 		return a.writeAdminListing(w, r, d.Listing)
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(d.Order, actor(r).Actor))
+	return httpapi.OK(w, r, http.StatusOK, api.OrderOf(d.Order, actor(r).Actor))
 }
 
 // adminQueueApprove is POST /admin/queue/{id}/approve.

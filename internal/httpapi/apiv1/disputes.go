@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
@@ -22,55 +23,6 @@ func (a *API) RegisterDisputes(rt *httpapi.Router) {
 	rt.Handle("POST", p+"/admin/disputes/{id}/resolve", httpapi.Admin, a.resolveDispute)
 }
 
-// dispute is Variant A's dispute; evidence photos are photo URLs.
-type dispute struct {
-	ID                   string     `json:"id"`
-	OrderID              string     `json:"orderId"`
-	BuyerID              string     `json:"buyerId"`
-	SellerID             string     `json:"sellerId"`
-	Status               string     `json:"status" ref:"DisputeStatus"`
-	Reason               string     `json:"reason" ref:"DisputeReason"`
-	Description          string     `json:"description"`
-	EvidencePhotos       []string   `json:"evidencePhotos" doc:"The buyer's photo URLs."`
-	SellerResponse       *string    `json:"sellerResponse"`
-	SellerEvidencePhotos []string   `json:"sellerEvidencePhotos" doc:"The seller's photo URLs."`
-	RespondedAt          *time.Time `json:"respondedAt"`
-	Resolution           *string    `json:"resolution" ref:"DisputeResolution"`
-	ResolutionAmount     *int64     `json:"resolutionAmount" minimum:"0" doc:"Cents refunded by the resolution (0 for 'release_seller'); null until resolved."`
-	ResolutionNote       *string    `json:"resolutionNote"`
-	ResolvedBy           *string    `json:"resolvedBy" doc:"The admin's user id."`
-	ResolvedAt           *time.Time `json:"resolvedAt"`
-	CreatedAt            time.Time  `json:"createdAt"`
-	UpdatedAt            time.Time  `json:"updatedAt"`
-}
-
-func (a *API) toDispute(d *orders.Dispute) dispute {
-	return dispute{ID: d.ID, OrderID: d.OrderID, BuyerID: d.BuyerID, SellerID: d.SellerID, Status: string(d.Status),
-		Reason: d.Reason, Description: d.Description, EvidencePhotos: a.photoURLs(d.PhotoIDs),
-		SellerResponse: strOrNil(d.SellerResponse), SellerEvidencePhotos: a.photoURLs(d.SellerPhotoIDs),
-		RespondedAt: d.RespondedAt, Resolution: strOrNil(string(d.Resolution)), ResolutionAmount: d.ResolutionAmount,
-		ResolutionNote: strOrNil(d.ResolutionNote), ResolvedBy: strOrNil(d.ResolvedBy), ResolvedAt: d.ResolvedAt,
-		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
-}
-
-func (a *API) photoURLs(ids []string) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = a.Photos.PhotoURL(id)
-	}
-	return out
-}
-
-// photoIDs maps evidence photo URLs to upload ids; a URL this service did
-// not issue maps to "", which the service reports by position.
-func (a *API) photoIDs(urls []string) []string {
-	ids := make([]string, len(urls))
-	for i, u := range urls {
-		ids[i], _ = a.Photos.PhotoID(u)
-	}
-	return ids
-}
-
 type openDisputeBody struct {
 	OrderID        string   `json:"orderId" required:"true"`
 	Reason         string   `json:"reason" ref:"DisputeReason" required:"true"`
@@ -85,13 +37,13 @@ func (a *API) openDispute(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "order", b.OrderID)
-	d, err := a.Orders.OpenDispute(r.Context(), actor(r).Actor, orders.DisputeInput{OrderID: b.OrderID, Reason: b.Reason,
-		Description: b.Description, PhotoIDs: a.photoIDs(b.EvidencePhotos)})
+	d, err := a.disputeOps().Open(r.Context(), actor(r), api.DisputeOpening{OrderID: b.OrderID, Reason: b.Reason,
+		Description: b.Description, EvidencePhotos: b.EvidencePhotos})
 	if err != nil {
 		return err
 	}
 	httpapi.Entity(r, "dispute", d.ID)
-	return httpapi.OK(w, r, http.StatusCreated, a.toDispute(d))
+	return httpapi.OK(w, r, http.StatusCreated, d)
 }
 
 type respondBody struct {
@@ -107,20 +59,19 @@ func (a *API) respondDispute(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "dispute", id)
-	d, err := a.Orders.RespondDispute(r.Context(), actor(r).Actor, id, orders.DisputeReply{Response: b.Response,
-		PhotoIDs: a.photoIDs(b.EvidencePhotos)})
+	d, err := a.disputeOps().Respond(r.Context(), actor(r), id, b.Response, b.EvidencePhotos)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, a.toDispute(d))
+	return httpapi.OK(w, r, http.StatusOK, d)
 }
 
 func (a *API) getDispute(w http.ResponseWriter, r *http.Request) error {
-	d, err := a.Orders.Dispute(r.Context(), actor(r).Actor, r.PathValue("id"))
+	d, err := a.disputeOps().Get(r.Context(), actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, a.toDispute(d))
+	return httpapi.OK(w, r, http.StatusOK, d)
 }
 
 // myDisputes is GET /disputes/my?role=&status=&limit=&offset=.
@@ -130,11 +81,11 @@ func (a *API) myDisputes(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	ds, total, err := a.Orders.MyDisputes(r.Context(), actor(r).Actor, q.Get("role"), q.Get("status"), limit, offset)
+	ds, total, err := a.disputeOps().Mine(r.Context(), actor(r), q.Get("role"), q.Get("status"), limit, offset)
 	if err != nil {
 		return err
 	}
-	return a.writeDisputes(w, r, ds, total, limit, offset)
+	return httpapi.OKMeta(w, r, http.StatusOK, ds, httpapi.PageMeta(total, limit, offset))
 }
 
 func (a *API) adminDisputes(w http.ResponseWriter, r *http.Request) error {
@@ -142,28 +93,20 @@ func (a *API) adminDisputes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ds, total, err := a.Orders.AdminDisputes(r.Context(), actor(r).Actor, r.URL.Query().Get("status"), limit, offset)
+	ds, total, err := a.disputeOps().All(r.Context(), actor(r), r.URL.Query().Get("status"), limit, offset)
 	if err != nil {
 		return err
 	}
-	return a.writeDisputes(w, r, ds, total, limit, offset)
-}
-
-func (a *API) writeDisputes(w http.ResponseWriter, r *http.Request, ds []orders.Dispute, total, limit, offset int) error {
-	out := make([]dispute, len(ds))
-	for i := range ds {
-		out[i] = a.toDispute(&ds[i])
-	}
-	return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.PageMeta(total, limit, offset))
+	return httpapi.OKMeta(w, r, http.StatusOK, ds, httpapi.PageMeta(total, limit, offset))
 }
 
 // disputeDetail is the admin's view: the dispute with its order, where the
 // seller's money stands, and the order's timeline.
 type disputeDetail struct {
-	dispute
-	Order  order           `json:"order"`
-	Payout disputePayout   `json:"payout"`
-	Events []timelineEvent `json:"events" doc:"The order's timeline, oldest first."`
+	api.Dispute
+	Order  api.Order           `json:"order"`
+	Payout disputePayout       `json:"payout"`
+	Events []api.TimelineEvent `json:"events" doc:"The order's timeline, oldest first."`
 }
 
 type disputePayout struct {
@@ -174,9 +117,9 @@ type disputePayout struct {
 
 func (a *API) toDisputeDetail(v *orders.DisputeDetail, viewer market.Actor) disputeDetail {
 	o := v.Order
-	return disputeDetail{dispute: a.toDispute(v.Dispute), Order: toOrder(o, viewer),
+	return disputeDetail{Dispute: *api.DisputeOf(v.Dispute, a.Photos), Order: *api.OrderOf(o, viewer),
 		Payout: disputePayout{Status: strOrNil(string(o.PayoutStatus)), Amount: o.PayoutAmount, DueAt: o.PayoutDueAt},
-		Events: toTimeline(v.Events)}
+		Events: api.TimelineOf(v.Events)}
 }
 
 func (a *API) adminDispute(w http.ResponseWriter, r *http.Request) error {

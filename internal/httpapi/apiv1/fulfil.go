@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
@@ -33,18 +34,17 @@ func (a *API) RegisterFulfilment(rt *httpapi.Router) {
 // orderCall runs one transition for the caller, with the scope it needs
 // when the caller is an agent, and answers the order.
 func (a *API) orderCall(w http.ResponseWriter, r *http.Request, op agents.Op,
-	fn func(p *httpapi.Principal, id string) (*orders.Order, error)) error {
+	fn func(x api.Orders, p *api.Caller, id string) (*api.Order, error)) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "order", id)
 	if err := httpapi.RequireScope(r, op); err != nil {
 		return err
 	}
-	p := actor(r)
-	o, err := fn(p, id)
+	o, err := fn(a.orderOps(), actor(r), id)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.Actor))
+	return httpapi.OK(w, r, http.StatusOK, o)
 }
 
 type shipBody struct {
@@ -58,8 +58,8 @@ func (a *API) ship(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	return a.orderCall(w, r, agents.OpSell, func(p *httpapi.Principal, id string) (*orders.Order, error) {
-		return a.Orders.Ship(r.Context(), p.Actor, id, orders.Shipment{Carrier: b.Carrier, TrackingNumber: b.TrackingNumber})
+	return a.orderCall(w, r, agents.OpSell, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+		return x.Ship(r.Context(), p, id, orders.Shipment{Carrier: b.Carrier, TrackingNumber: b.TrackingNumber})
 	})
 }
 
@@ -73,32 +73,32 @@ func (a *API) cancelOrder(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &b); err != nil {
 		return err
 	}
-	return a.orderCall(w, r, agents.OpSell, func(p *httpapi.Principal, id string) (*orders.Order, error) {
-		return a.Orders.Cancel(r.Context(), p.Actor, id, b.Reason)
+	return a.orderCall(w, r, agents.OpSell, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+		return x.Cancel(r.Context(), p, id, b.Reason)
 	})
 }
 
 func (a *API) pickupReady(w http.ResponseWriter, r *http.Request) error {
-	return a.orderCall(w, r, agents.OpSell, func(p *httpapi.Principal, id string) (*orders.Order, error) {
-		return a.Orders.PickupReady(r.Context(), p.Actor, id)
+	return a.orderCall(w, r, agents.OpSell, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+		return x.PickupReady(r.Context(), p, id)
 	})
 }
 
 func (a *API) confirmPickup(w http.ResponseWriter, r *http.Request) error {
-	return a.orderCall(w, r, agents.OpBuy, func(p *httpapi.Principal, id string) (*orders.Order, error) {
-		return a.Orders.ConfirmPickup(r.Context(), p.Actor, id)
+	return a.orderCall(w, r, agents.OpBuy, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+		return x.ConfirmPickup(r.Context(), p, id)
 	})
 }
 
 func (a *API) delivered(w http.ResponseWriter, r *http.Request) error {
-	return a.orderCall(w, r, agents.OpBuy, func(p *httpapi.Principal, id string) (*orders.Order, error) {
-		return a.Orders.ConfirmDelivery(r.Context(), p.Actor, id)
+	return a.orderCall(w, r, agents.OpBuy, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+		return x.ConfirmDelivery(r.Context(), p, id)
 	})
 }
 
 func (a *API) forceComplete(w http.ResponseWriter, r *http.Request) error {
-	return a.orderCall(w, r, agents.OpRead, func(p *httpapi.Principal, id string) (*orders.Order, error) {
-		return a.Orders.ForceComplete(r.Context(), p.Actor, id)
+	return a.orderCall(w, r, agents.OpRead, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+		return x.ForceComplete(r.Context(), p, id)
 	})
 }
 
@@ -107,8 +107,8 @@ func (a *API) forceCancel(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &b); err != nil {
 		return err
 	}
-	return a.orderCall(w, r, agents.OpRead, func(p *httpapi.Principal, id string) (*orders.Order, error) {
-		return a.Orders.ForceCancel(r.Context(), p.Actor, id, b.Reason)
+	return a.orderCall(w, r, agents.OpRead, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+		return x.ForceCancel(r.Context(), p, id, b.Reason)
 	})
 }
 
@@ -130,38 +130,16 @@ func (a *API) holdOrder(w http.ResponseWriter, r *http.Request) error {
 	if b.HoldHours != nil && (*b.HoldHours < 0 || *b.HoldHours > 2160) {
 		return market.Invalid(market.FieldError{Field: "holdHours", Message: "must be from 0 to 2160"})
 	}
-	return a.orderCall(w, r, agents.OpRead, func(p *httpapi.Principal, id string) (*orders.Order, error) {
-		return a.Orders.Hold(r.Context(), p.Actor, id, b.PayoutDueAt, b.HoldHours)
+	return a.orderCall(w, r, agents.OpRead, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+		return x.Hold(r.Context(), p, id, b.PayoutDueAt, b.HoldHours)
 	})
-}
-
-type shipmentView struct {
-	OrderID           string     `json:"orderId"`
-	Status            string     `json:"status" ref:"OrderStatus"`
-	FulfillmentType   string     `json:"fulfillmentType" enum:"shipping,local_pickup"`
-	Carrier           *string    `json:"carrier" doc:"The carrier that carries it once shipped; before, the carrier of the rate chosen at purchase; null when neither."`
-	Service           *string    `json:"service" doc:"The service of the rate chosen at purchase."`
-	TrackingNumber    *string    `json:"trackingNumber" doc:"Set once shipped."`
-	ShippingAddress   *address   `json:"shippingAddress,omitempty" ref:"OrderShippingAddress"`
-	ShippedAt         *time.Time `json:"shippedAt"`
-	DeliveredAt       *time.Time `json:"deliveredAt"`
-	EstimatedDelivery *string    `json:"estimatedDelivery" format:"date" doc:"Set when a carrier rate was chosen at purchase."`
 }
 
 // orderShipping is GET /orders/{id}/shipping and the agent form.
 func (a *API) orderShipping(w http.ResponseWriter, r *http.Request) error {
-	p := actor(r)
-	o, err := a.Orders.Get(r.Context(), p.Actor, r.PathValue("id"))
+	out, err := a.orderOps().Shipment(r.Context(), actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	v := toOrder(o, p.Actor)
-	out := shipmentView{OrderID: o.ID, Status: string(o.Status), FulfillmentType: string(o.Fulfillment),
-		Carrier: strOrNil(o.ShipmentCarrier), TrackingNumber: strOrNil(o.TrackingNumber), ShippingAddress: v.ShippingAddress,
-		ShippedAt: o.ShippedAt, DeliveredAt: o.DeliveredAt, EstimatedDelivery: v.EstimatedDelivery}
-	if o.ShipmentCarrier == "" {
-		out.Carrier = strOrNil(o.Carrier)
-	}
-	out.Service = strOrNil(o.Service)
 	return httpapi.OK(w, r, http.StatusOK, out)
 }

@@ -3,11 +3,9 @@ package apiv1
 import (
 	"net/http"
 	"strconv"
-	"time"
 
 	"marketplace/internal/httpapi"
 	"marketplace/internal/orders"
-	"marketplace/internal/shipping"
 )
 
 // RegisterLabels adds the platform-funded shipping label routes.
@@ -21,20 +19,6 @@ type labelBody struct {
 	Service string `json:"service" maxLength:"60" example:"ground_advantage" doc:"A service of the carrier, such as 'ground_advantage' or 'priority'; any when absent."`
 }
 
-// label is a bought label and the order it shipped.
-type label struct {
-	ID             string    `json:"id" doc:"The label's id."`
-	OrderID        string    `json:"orderId"`
-	Carrier        string    `json:"carrier" example:"usps"`
-	Service        string    `json:"service" example:"ground_advantage"`
-	TrackingNumber string    `json:"trackingNumber" example:"9400100000000000000000"`
-	TrackingURL    *string   `json:"trackingUrl" doc:"The carrier's public tracking page."`
-	Cost           int64     `json:"cost" doc:"What the platform paid the carrier, in cents."`
-	LabelURL       string    `json:"labelUrl" doc:"'GET' it with the seller's bearer token for the PDF."`
-	CreatedAt      time.Time `json:"createdAt" doc:"When the label was bought."`
-	Order          order     `json:"order"`
-}
-
 // buyLabel is POST /orders/{id}/shipping/label {carrier?, service?}: 201
 // with the label bought, 200 with the one an earlier call bought.
 func (a *API) buyLabel(w http.ResponseWriter, r *http.Request) error {
@@ -44,20 +28,15 @@ func (a *API) buyLabel(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &b); err != nil {
 		return err
 	}
-	p := actor(r)
-	o, l, err := a.Orders.BuyLabel(r.Context(), p.Actor, id, orders.LabelRequest{Carrier: b.Carrier, Service: b.Service})
+	l, err := a.orderOps().BuyLabel(r.Context(), actor(r), id, orders.LabelRequest{Carrier: b.Carrier, Service: b.Service})
 	if err != nil {
 		return err
 	}
-	out := label{ID: l.ID, OrderID: o.ID, Carrier: l.Carrier, Service: l.Service, TrackingNumber: l.TrackingNumber,
-		TrackingURL: strOrNil(shipping.TrackingURL(l.Carrier, l.TrackingNumber)), Cost: l.Cost,
-		LabelURL: a.PublicURL + Prefix + "/orders/" + o.ID + "/shipping/label", CreatedAt: l.CreatedAt,
-		Order: toOrder(o, p.Actor)}
 	status := http.StatusOK
 	if l.Bought {
 		status = http.StatusCreated
 	}
-	return httpapi.OK(w, r, status, out)
+	return httpapi.OK(w, r, status, l)
 }
 
 // labelPDF is GET /orders/{id}/shipping/label: the label's PDF, for the

@@ -3,29 +3,38 @@ package apiv1
 import (
 	"context"
 	"net/http"
+	"time"
 
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
 )
 
+// orderOps are the order operations every surface calls (purchases,
+// fulfilment, refunds); disputeOps the dispute operations.
+func (a *API) orderOps() api.Orders {
+	return api.Orders{Service: a.Orders, Shipping: a.Shipping, PublicURL: a.PublicURL}
+}
+
+func (a *API) disputeOps() api.Disputes { return api.Disputes{Service: a.Orders, Photos: a.Photos} }
+
 // getOrder is GET /orders/{id}, /purchases/{id} and /agent/orders/{id}.
 func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
-	p := actor(r)
-	o, err := a.Orders.Get(r.Context(), p.Actor, r.PathValue("id"))
+	o, err := a.orderOps().Get(r.Context(), actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.Actor))
+	return httpapi.OK(w, r, http.StatusOK, o)
 }
 
 // orderEvents is the timeline: GET /orders/{id}/events and its twins.
 func (a *API) orderEvents(w http.ResponseWriter, r *http.Request) error {
-	es, err := a.Orders.Events(r.Context(), actor(r).Actor, r.PathValue("id"))
+	es, err := a.orderOps().Events(r.Context(), actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toTimeline(es))
+	return httpapi.OK(w, r, http.StatusOK, es)
 }
 
 // listOrders is GET /agent/orders (role and status from the query).
@@ -48,12 +57,36 @@ func (a *API) writeOrders(w http.ResponseWriter, r *http.Request, role, status s
 	if err != nil {
 		return err
 	}
-	p := actor(r)
-	os, total, err := a.Orders.List(r.Context(), p.Actor, role, status, limit, offset)
+	os, total, err := a.orderOps().List(r.Context(), actor(r), role, status, limit, offset)
 	if err != nil {
 		return err
 	}
-	return httpapi.OKMeta(w, r, http.StatusOK, toOrders(os, p.Actor), httpapi.PageMeta(total, limit, offset))
+	return httpapi.OKMeta(w, r, http.StatusOK, os, httpapi.PageMeta(total, limit, offset))
+}
+
+// approval is a purchase waiting for (or decided by) the owner, with its
+// order.
+type approval struct {
+	ID        string     `json:"id"`
+	Type      string     `json:"type" enum:"purchase_approval"`
+	Status    string     `json:"status" enum:"pending,approved,rejected"`
+	OrderID   string     `json:"orderId"`
+	KeyID     *string    `json:"keyId" doc:"The agent key that asked."`
+	Amount    int64      `json:"amount" doc:"The purchase's 'totalCharged' when it was queued, in cents."`
+	Reason    *string    `json:"reason" doc:"The rejection reason."`
+	Order     *api.Order `json:"order"`
+	DecidedAt *time.Time `json:"decidedAt"`
+	CreatedAt time.Time  `json:"createdAt"`
+}
+
+func toApproval(v orders.ApprovalView, viewer market.Actor) approval {
+	a := v.Approval
+	out := approval{ID: a.ID, Type: "purchase_approval", Status: a.Status, OrderID: a.OrderID, KeyID: strOrNil(a.KeyID),
+		Amount: a.Amount, Reason: strOrNil(a.Reason), DecidedAt: a.DecidedAt, CreatedAt: a.CreatedAt}
+	if v.Order != nil {
+		out.Order = api.OrderOf(v.Order, viewer)
+	}
+	return out
 }
 
 // listApprovals is GET /approvals.
@@ -86,12 +119,11 @@ func (a *API) writeApprovals(w http.ResponseWriter, r *http.Request,
 func (a *API) approve(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "purchase_approval", id)
-	p := actor(r)
-	o, err := a.Orders.Approve(r.Context(), p.Actor, id)
+	o, err := a.orderOps().Approve(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.Actor))
+	return httpapi.OK(w, r, http.StatusOK, o)
 }
 
 type rejectBody struct {
@@ -106,12 +138,11 @@ func (a *API) reject(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "purchase_approval", id)
-	p := actor(r)
-	o, err := a.Orders.Reject(r.Context(), p.Actor, id, b.Reason)
+	o, err := a.orderOps().Reject(r.Context(), actor(r), id, b.Reason)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, p.Actor))
+	return httpapi.OK(w, r, http.StatusOK, o)
 }
 
 type orderRatesBody struct {
@@ -125,18 +156,7 @@ func (a *API) orderShippingRates(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &b); err != nil {
 		return err
 	}
-	o, err := a.Orders.Get(r.Context(), actor(r).Actor, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	if o.Status != orders.StatusPaid {
-		return market.Errorf(market.CodeInvalidState, "shipping rates are quoted for paid orders; this one is %s", o.Status)
-	}
-	zip := b.Zip
-	if zip == "" && o.ShippingAddress != nil {
-		zip = o.ShippingAddress.Zip
-	}
-	q, err := a.Shipping.OrderQuote(r.Context(), o.ListingID, zip)
+	q, err := a.orderOps().Rates(r.Context(), actor(r), r.PathValue("id"), b.Zip)
 	if err != nil {
 		return err
 	}

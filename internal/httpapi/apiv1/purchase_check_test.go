@@ -447,6 +447,11 @@ func TestOrderAuthorizationRecord(t *testing.T) {
 		check("owner's list", testkit.Obj(t, s.Do("GET", "/api/v1/purchases/buyer", nil, sh.Auth()).Want(t, http.StatusOK, "").List()[0].(map[string]any), "authorization"))
 		check("admin order", testkit.Obj(t, testkit.Obj(t, s.Do("GET", "/api/v1/admin/orders/"+id, nil, admin.Auth()).Want(t, http.StatusOK, "").Data(), "order"), "authorization"))
 		check("admin record", testkit.Obj(t, testkit.Obj(t, s.Do("GET", "/api/v1/admin/orders/"+id, nil, admin.Auth()).Data(), "authorization"), "record"))
+		// An admin sees it wherever the order is answered, not only on the admin routes.
+		check("admin, the order route", testkit.Obj(t, s.Do("GET", "/api/v1/orders/"+id, nil, admin.Auth()).Want(t, http.StatusOK, "").Data(), "authorization"))
+		if a := testkit.Obj(t, s.Do("GET", "/v1/orders/"+id, nil, admin.Auth()).Want(t, http.StatusOK, "").Data(), "authorization"); a["key_id"] != sh.Key.ID {
+			t.Fatalf("an admin on Variant B: authorization %v", a)
+		}
 		b := testkit.Obj(t, s.Do("GET", "/v1/orders/"+id, nil, sh.Key.Auth()).Want(t, http.StatusOK, "").Data(), "authorization")
 		if b["key_id"] != sh.Key.ID || b["scope"] != "buy_sell" || b["idempotency_key"] != "rec-1" || b["request_id"] != reqID ||
 			testkit.Num(t, testkit.Obj(t, b, "remaining_before"), "per_transaction") != 10000 {

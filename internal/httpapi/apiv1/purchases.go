@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/orders"
 )
@@ -35,11 +36,6 @@ func (b *purchaseBody) input() orders.PurchaseInput {
 	return in
 }
 
-func buyer(r *http.Request) orders.Buyer {
-	p := actor(r)
-	return orders.Buyer{Actor: p.Actor, User: p.User, Key: p.Key}
-}
-
 // agentPurchase is POST /agent/purchase: off-session, with a saved card.
 func (a *API) agentPurchase(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.RequireScope(r, agents.OpBuy); err != nil {
@@ -52,14 +48,14 @@ func (a *API) agentPurchase(w http.ResponseWriter, r *http.Request) error {
 	httpapi.Entity(r, "listing", b.ListingID)
 	in := b.input()
 	in.RequestID = httpapi.RequestID(r.Context())
-	o, err := a.Orders.Purchase(r.Context(), buyer(r), in)
+	o, err := a.orderOps().Purchase(r.Context(), actor(r), in)
 	if o != nil {
 		httpapi.Entity(r, "order", o.ID)
 	}
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusCreated, toOrder(o, actor(r).Actor))
+	return httpapi.OK(w, r, http.StatusCreated, o)
 }
 
 // feeEstimate is POST /agent/purchase/fee-estimate.
@@ -68,11 +64,11 @@ func (a *API) feeEstimate(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	o, err := a.Orders.Estimate(r.Context(), buyer(r), b.input())
+	e, err := a.orderOps().Estimate(r.Context(), actor(r), b.input())
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toFeeEstimate(o))
+	return httpapi.OK(w, r, http.StatusOK, e)
 }
 
 // checkout is Variant A's answer to a human purchase.
@@ -82,7 +78,7 @@ type checkout struct {
 	CheckoutURL  string    `json:"checkoutUrl" doc:"The hosted payment page, '<public URL>/checkout/{orderId}'."`
 	ClientSecret string    `json:"clientSecret" doc:"The payment's client secret, for Stripe Elements."`
 	ExpiresAt    time.Time `json:"expiresAt" doc:"When the reservation ends (15 minutes)."`
-	Order        order     `json:"order"`
+	Order        api.Order `json:"order"`
 }
 
 // humanPurchase is POST /purchases: the listing is reserved and the buyer
@@ -93,13 +89,13 @@ func (a *API) humanPurchase(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "listing", b.ListingID)
-	c, err := a.Orders.StartCheckout(r.Context(), buyer(r), b.input())
+	c, o, err := a.orderOps().StartCheckout(r.Context(), actor(r), b.input())
 	if err != nil {
 		return err
 	}
-	httpapi.Entity(r, "order", c.Order.ID)
-	return httpapi.OK(w, r, http.StatusCreated, checkout{OrderID: c.Order.ID, Status: string(c.Order.Status),
-		CheckoutURL: c.CheckoutURL, ClientSecret: c.ClientSecret, ExpiresAt: c.ExpiresAt, Order: toOrder(c.Order, actor(r).Actor)})
+	httpapi.Entity(r, "order", o.ID)
+	return httpapi.OK(w, r, http.StatusCreated, checkout{OrderID: o.ID, Status: o.Status,
+		CheckoutURL: c.CheckoutURL, ClientSecret: c.ClientSecret, ExpiresAt: c.ExpiresAt, Order: *o})
 }
 
 type confirmBody struct {
@@ -113,11 +109,11 @@ func (a *API) confirmPurchase(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "order", b.OrderID)
-	o, err := a.Orders.Confirm(r.Context(), actor(r).Actor, b.OrderID)
+	o, err := a.orderOps().Confirm(r.Context(), actor(r), b.OrderID)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toOrder(o, actor(r).Actor))
+	return httpapi.OK(w, r, http.StatusOK, o)
 }
 
 // spendingSummary is GET /agent/purchase/spending-summary: the controls and
