@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/moderation"
@@ -33,7 +34,7 @@ func toRejection(r *moderation.Rejection) moderationRejection {
 // listing, now active.
 type rejectionOverride struct {
 	Rejection moderationRejection `json:"rejection"`
-	Listing   ownListing          `json:"listing"`
+	Listing   api.OwnListing      `json:"listing"`
 }
 
 func writeRejections(w http.ResponseWriter, r *http.Request, rs []moderation.Rejection, total, limit, offset int) error {
