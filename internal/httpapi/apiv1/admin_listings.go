@@ -27,8 +27,11 @@ func (a *API) registerAdminListings(rt *httpapi.Router, p string) {
 	rt.Handle("POST", p+"/admin/moderation/rejections/{id}/override", httpapi.Admin, a.adminOverrideRejection)
 }
 
+// ownListing is the seller's view, the admins' view of a listing.
+type ownListing = api.OwnListing
+
 // adminListingViews is the admin's view of ls: the seller's view.
-func (a *API) adminListingViews(ctx context.Context, ls []listings.Listing) ([]api.OwnListing, error) {
+func (a *API) adminListingViews(ctx context.Context, ls []listings.Listing) ([]ownListing, error) {
 	return a.listingOps().SellerViews(ctx, ls)
 }
 

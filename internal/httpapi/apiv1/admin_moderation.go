@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/moderation"
@@ -34,7 +33,7 @@ func toRejection(r *moderation.Rejection) moderationRejection {
 // listing, now active.
 type rejectionOverride struct {
 	Rejection moderationRejection `json:"rejection"`
-	Listing   api.OwnListing      `json:"listing"`
+	Listing   ownListing          `json:"listing"`
 }
 
 func writeRejections(w http.ResponseWriter, r *http.Request, rs []moderation.Rejection, total, limit, offset int) error {

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"marketplace/internal/admin/queue"
-	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 )
@@ -17,21 +16,21 @@ import (
 // queueItem is a queue entry: the contract's fields, then the purchase
 // approval's own fields (and order) or the held listing.
 type queueItem struct {
-	ID         string          `json:"id" doc:"The approval id, or for a listing review the listing's id."`
-	Type       string          `json:"type" enum:"purchase_approval,listing_review,moderation_appeal"`
-	Status     string          `json:"status" enum:"pending,approved,rejected"`
-	EntityType string          `json:"entityType" enum:"order,listing"`
-	EntityID   string          `json:"entityId"`
-	Summary    string          `json:"summary"`
-	CreatedAt  time.Time       `json:"createdAt"`
-	DecidedAt  *time.Time      `json:"decidedAt"`
-	DecidedBy  *string         `json:"decidedBy" doc:"Who decided: the owner or an admin (purchase approvals)."`
-	OrderID    string          `json:"orderId,omitempty" doc:"purchase_approval only."`
-	KeyID      *string         `json:"keyId,omitempty" doc:"purchase_approval only: the agent key that asked."`
-	Amount     *int64          `json:"amount,omitempty" doc:"purchase_approval only: the purchase's 'totalCharged' when it was queued, in cents."`
-	Reason     *string         `json:"reason,omitempty" doc:"purchase_approval only: the rejection reason."`
-	Order      *order          `json:"order,omitempty" doc:"purchase_approval only."`
-	Listing    *api.OwnListing `json:"listing,omitempty" doc:"listing_review only: the held listing (admin view)."`
+	ID         string      `json:"id" doc:"The approval id, or for a listing review the listing's id."`
+	Type       string      `json:"type" enum:"purchase_approval,listing_review,moderation_appeal"`
+	Status     string      `json:"status" enum:"pending,approved,rejected"`
+	EntityType string      `json:"entityType" enum:"order,listing"`
+	EntityID   string      `json:"entityId"`
+	Summary    string      `json:"summary"`
+	CreatedAt  time.Time   `json:"createdAt"`
+	DecidedAt  *time.Time  `json:"decidedAt"`
+	DecidedBy  *string     `json:"decidedBy" doc:"Who decided: the owner or an admin (purchase approvals)."`
+	OrderID    string      `json:"orderId,omitempty" doc:"purchase_approval only."`
+	KeyID      *string     `json:"keyId,omitempty" doc:"purchase_approval only: the agent key that asked."`
+	Amount     *int64      `json:"amount,omitempty" doc:"purchase_approval only: the purchase's 'totalCharged' when it was queued, in cents."`
+	Reason     *string     `json:"reason,omitempty" doc:"purchase_approval only: the rejection reason."`
+	Order      *order      `json:"order,omitempty" doc:"purchase_approval only."`
+	Listing    *ownListing `json:"listing,omitempty" doc:"listing_review only: the held listing (admin view)."`
 }
 
 func (a *API) queueService() *queue.Service {
