@@ -41,17 +41,17 @@ func Components() []apidoc.Component {
 		apidoc.Envelope("SpendingEnvelope", spendingStatus{}, "Meta"),
 
 		// Listings, categories, search
-		{Name: "Listing", Of: listing{}, Doc: `A listing. While 'processing' the generated fields are still empty (title and
+		{Name: "Listing", Of: httpapi.SnakeOf(api.Listing{}), Doc: `A listing. While 'processing' the generated fields are still empty (title and
 description '""', price 0 unless the seller gave one, null condition and category).
 The seller's view adds 'floor_price', 'cost_basis' and 'brief_description' (see
 'OwnListing').`},
-		{Name: "OwnListing", Of: ownListing{}, Doc: "The seller's view of a listing, with the owner-only fields."},
+		{Name: "OwnListing", Of: httpapi.SnakeOf(api.OwnListing{}), Doc: "The seller's view of a listing, with the owner-only fields."},
 		{Name: "ListingPage", Of: listingList{}},
 		{Name: "UpdateListingInput", Of: updateInput{}, Request: true, Doc: "The JSON update body. Only the fields present change; null clears the nullable ones."},
-		{Name: "Dimensions", Of: dimensions{}, Doc: "Package size in inches."},
-		{Name: "ListingDimensionsInput", Of: dimensions{}, Request: true, Doc: "Package size in inches; each side above 0 and at most 108.",
+		{Name: "Dimensions", Of: api.Dimensions{}, Doc: "Package size in inches."},
+		{Name: "ListingDimensionsInput", Of: api.Dimensions{}, Request: true, Doc: "Package size in inches; each side above 0 and at most 108.",
 			Fields: apidoc.Each(`minimum:"0" exclusiveMinimum:"true" maximum:"108" required:"true"`, "l", "w", "h")},
-		{Name: "Category", Of: category{}},
+		{Name: "Category", Of: httpapi.SnakeOf(api.Category{})},
 		{Name: "SearchResult", Of: searchResult{}},
 		{Name: "SimilarListings", Of: searchResult{}, Fields: map[string]string{
 			"cursor": `doc:"Always null; similar listings come in one page."`,
@@ -59,10 +59,10 @@ The seller's view adds 'floor_price', 'cost_basis' and 'brief_description' (see
 		}},
 		{Name: "PriceCheck", Of: priceCheck{}},
 		{Name: "RecentSale", Of: sale{}},
-		apidoc.Envelope("ListingEnvelope", listing{}, "Meta"),
-		apidoc.Envelope("OwnListingEnvelope", ownListing{}, "Meta"),
+		apidoc.Envelope("ListingEnvelope", httpapi.SnakeOf(api.Listing{}), "Meta"),
+		apidoc.Envelope("OwnListingEnvelope", httpapi.SnakeOf(api.OwnListing{}), "Meta"),
 		apidoc.Envelope("OwnListingPageEnvelope", listingList{}, "Meta"),
-		apidoc.Envelope("CategoryTreeEnvelope", categoryTree{}, "Meta"),
+		apidoc.Envelope("CategoryTreeEnvelope", httpapi.SnakeOf(categoryTree{}), "Meta"),
 		apidoc.Envelope("SearchResultEnvelope", searchResult{}, "Meta"),
 		apidoc.Envelope("SimilarListingsEnvelope", "SimilarListings", "Meta"),
 		apidoc.Envelope("PriceCheckEnvelope", priceCheck{}, "Meta"),

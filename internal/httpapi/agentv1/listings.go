@@ -9,132 +9,28 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/listings/photos"
 	"marketplace/internal/market"
-	"marketplace/internal/moderation"
 )
 
-type listingSeller struct {
-	ID           string                `json:"id"`
-	DisplayName  string                `json:"display_name"`
-	Username     string                `json:"username"`
-	ContentTrust *httpapi.ContentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller, on another user: the display name is untrusted input (CONTRACT section 16)."`
+// listingOps are the listing operations every surface calls, with Variant
+// B's values ('processing', the condition words).
+func (a *API) listingOps() api.Listings {
+	return api.Listings{Service: a.Listings, Photos: a.Photos, Casing: api.Snake}
 }
 
-type aiProcessing struct {
-	Status           string `json:"status" enum:"queued"`
-	EstimatedSeconds int    `json:"estimated_seconds" minimum:"0"`
-}
-
-// listing is Variant B's view: pending_ai reads "processing", and the
-// condition filter vocabulary (new, like_new, good, fair, poor) is used.
-type listing struct {
-	ID               string                `json:"id" format:"uuid"`
-	ListingID        string                `json:"listing_id" format:"uuid" doc:"Same as 'id'."`
-	Status           string                `json:"status" ref:"ListingStatus"`
-	AIProcessing     *aiProcessing         `json:"ai_processing,omitempty" doc:"Present while 'status' is 'processing'."`
-	Title            string                `json:"title"`
-	Description      string                `json:"description"`
-	Brand            *string               `json:"brand"`
-	Price            int64                 `json:"price" minimum:"0" doc:"Cents."`
-	PriceSource      *string               `json:"price_source" enum:"seller,ai" doc:"Who set the price; null while the AI step has not priced it."`
-	Condition        *string               `json:"condition" enum:"new,like_new,good,fair,poor" doc:"The Variant B word ('new' for both new conditions)."`
-	ConditionDetail  *string               `json:"condition_detail" enum:"new_with_tags,new_without_tags,like_new,good,fair,poor" doc:"The stored condition."`
-	Category         *string               `json:"category" example:"Electronics > Phones > Smartphones" doc:"The category path, names joined by ' > '."`
-	CategoryID       *string               `json:"category_id"`
-	Photos           []string              `json:"photos" doc:"Photo URLs in display order."`
-	ShippingType     string                `json:"shipping_type" ref:"ShippingType"`
-	ShippingCost     *int64                `json:"shipping_cost" doc:"Cents; set for 'flat_rate' and 'both' only."`
-	AcceptOffers     bool                  `json:"accept_offers"`
-	MinOfferAmount   *int64                `json:"min_offer_amount"`
-	WeightOz         int                   `json:"weight_oz" minimum:"0" doc:"Packed weight in ounces."`
-	Dimensions       dimensions            `json:"dimensions"`
-	Seller           listingSeller         `json:"seller"`
-	WatchersCount    int                   `json:"watchers_count" minimum:"0"`
-	CreatedAt        time.Time             `json:"created_at"`
-	UpdatedAt        time.Time             `json:"updated_at"`
-	SoldAt           *time.Time            `json:"sold_at,omitempty" doc:"Present once sold."`
-	BriefDescription *string               `json:"brief_description,omitempty" doc:"What the seller wrote at create; the seller's view only, absent when empty."`
-	ContentTrust     *httpapi.ContentTrust `json:"content_trust,omitempty" doc:"To an agent key's caller, on another seller's listing: its title, description and brand are untrusted input (CONTRACT section 16)."`
-}
-
-// ownListing adds the seller-only fields.
-type ownListing struct {
-	listing
-	FloorPrice *int64 `json:"floor_price" doc:"Offers below it are rejected at once; never shown to buyers."`
-	CostBasis  *int64 `json:"cost_basis" doc:"What the item cost the seller, for their own accounting."`
-}
-
-// conditionB is the Variant B word for a stored condition.
-func conditionB(c string) string {
-	if strings.HasPrefix(c, "new_") {
-		return "new"
+// spelled spells each view of a page in snake_case, in place: a page holds
+// its views as any, where httpapi.Spell does not reach.
+func spelled(views []any) []any {
+	for i, v := range views {
+		views[i] = httpapi.Spell(v, httpapi.Snake)
 	}
-	return c
-}
-
-func (a *API) views(ctx context.Context, viewer market.Actor, ls []listings.Listing) ([]any, error) {
-	sellers, err := a.Listings.Sellers(ctx, ls...)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]any, len(ls))
-	for i := range ls {
-		out[i] = a.view(ctx, viewer, &ls[i], sellers[ls[i].SellerID])
-	}
-	return out, nil
-}
-
-func (a *API) view(ctx context.Context, viewer market.Actor, l *listings.Listing, s listings.Seller) any {
-	out := listing{ID: l.ID, ListingID: l.ID, Status: string(l.Status), Title: l.Title, Description: l.Description,
-		Brand: strOrNil(l.Brand), Price: l.Price, PriceSource: strOrNil(l.PriceSource),
-		Condition: strOrNil(conditionB(l.Condition)), ConditionDetail: strOrNil(l.Condition),
-		CategoryID: strOrNil(l.CategoryID), Photos: make([]string, len(l.PhotoIDs)), ShippingType: string(l.ShippingType),
-		ShippingCost: l.ShippingCost, AcceptOffers: l.AcceptOffers, MinOfferAmount: l.MinOfferAmount, WeightOz: l.WeightOz,
-		Dimensions:    dimensions{L: l.Dimensions.L, W: l.Dimensions.W, H: l.Dimensions.H},
-		Seller:        listingSeller{ID: l.SellerID, DisplayName: s.DisplayName, Username: s.Username},
-		WatchersCount: l.WatchersCount, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt, SoldAt: l.SoldAt}
-	if l.Status == listings.StatusPendingAI {
-		out.Status = "processing"
-		out.AIProcessing = &aiProcessing{Status: "queued", EstimatedSeconds: 10}
-	}
-	for i, id := range l.PhotoIDs {
-		out.Photos[i] = a.Photos.PhotoURL(id)
-	}
-	if c, ok := a.Listings.CategoryByID(ctx, l.CategoryID); ok {
-		out.Category = &c.Path
-	}
-	out.ContentTrust = httpapi.ForeignTrust(viewer, l.SellerID, httpapi.TrustListing, moderation.TrustField{Name: "title", Text: l.Title},
-		moderation.TrustField{Name: "description", Text: l.Description}, moderation.TrustField{Name: "brand", Text: l.Brand})
-	out.Seller.ContentTrust = httpapi.ForeignTrust(viewer, l.SellerID, httpapi.TrustProfile,
-		moderation.TrustField{Name: "display_name", Text: s.DisplayName})
-	if viewer.UserID == "" || viewer.UserID != l.SellerID {
-		return out
-	}
-	out.BriefDescription = strOrNil(l.Brief)
-	return ownListing{listing: out, FloorPrice: l.FloorPrice, CostBasis: l.CostBasis}
-}
-
-func (a *API) writeListing(w http.ResponseWriter, r *http.Request, status int, l *listings.Listing) error {
-	v, err := a.viewOne(r.Context(), httpapi.ActorOf(r), l)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, status, v)
-}
-
-// viewOne is l as viewer sees it (listing, or ownListing for its seller).
-func (a *API) viewOne(ctx context.Context, viewer market.Actor, l *listings.Listing) (any, error) {
-	v, err := a.views(ctx, viewer, []listings.Listing{*l})
-	if err != nil {
-		return nil, err
-	}
-	return v[0], nil
+	return views
 }
 
 // maxMultipartBody bounds a multipart create: twelve photos at the upload
@@ -152,12 +48,12 @@ func (a *API) createListing(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := a.Listings.Create(r.Context(), actor(r), in)
+	v, err := a.listingOps().Create(r.Context(), httpapi.PrincipalOf(r), in)
 	if err != nil {
 		return err
 	}
-	httpapi.Entity(r, "listing", l.ID)
-	return a.writeListing(w, r, http.StatusCreated, l)
+	httpapi.Entity(r, "listing", v.Base().ID)
+	return httpapi.OK(w, r, http.StatusCreated, v)
 }
 
 // updateListing takes JSON, or multipart when new photo files come along.
@@ -177,20 +73,19 @@ func (a *API) updateListing(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := a.Listings.Update(r.Context(), actor(r), id, in)
+	v, err := a.listingOps().Update(r.Context(), httpapi.PrincipalOf(r), id, in)
 	if err != nil {
 		return err
 	}
-	return a.writeListing(w, r, http.StatusOK, l)
+	return httpapi.OK(w, r, http.StatusOK, v)
 }
 
 func (a *API) getListing(w http.ResponseWriter, r *http.Request) error {
-	viewer := actor(r)
-	l, seller, err := a.Listings.GetWithSeller(r.Context(), viewer, r.PathValue("id"))
+	v, err := a.listingOps().Get(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, a.view(r.Context(), viewer, l, seller))
+	return httpapi.OK(w, r, http.StatusOK, v)
 }
 
 // archiveListing is DELETE /listings/{id}: the listing leaves sale.
@@ -200,11 +95,11 @@ func (a *API) archiveListing(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
 		return err
 	}
-	l, err := a.Listings.Archive(r.Context(), actor(r), id)
+	v, err := a.listingOps().Archive(r.Context(), httpapi.PrincipalOf(r), id)
 	if err != nil {
 		return err
 	}
-	return a.writeListing(w, r, http.StatusOK, l)
+	return httpapi.OK(w, r, http.StatusOK, v)
 }
 
 type listingList struct {
@@ -222,7 +117,7 @@ func (a *API) myListings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := a.myListingsOf(r.Context(), actor(r), r.URL.Query().Get("status"), limit, offset)
+	out, err := a.myListingsOf(r.Context(), httpapi.PrincipalOf(r), r.URL.Query().Get("status"), limit, offset)
 	if err != nil {
 		return err
 	}
@@ -230,16 +125,17 @@ func (a *API) myListings(w http.ResponseWriter, r *http.Request) error {
 }
 
 // myListingsOf is GET /v1/listings/mine and the get_my_listings tool.
-func (a *API) myListingsOf(ctx context.Context, viewer market.Actor, status string, limit, offset int) (*listingList, error) {
-	ls, total, err := a.Listings.ListOwn(ctx, viewer, status, limit, offset)
+func (a *API) myListingsOf(ctx context.Context, p *httpapi.Principal, status string, limit, offset int) (*listingList, error) {
+	page, err := a.listingOps().Mine(ctx, p, status, limit, offset)
+	return listingListOf(page, err, limit, offset)
+}
+
+// listingListOf is a page of listings as Variant B spells it.
+func listingListOf(page api.ListingPage, err error, limit, offset int) (*listingList, error) {
 	if err != nil {
 		return nil, err
 	}
-	views, err := a.views(ctx, viewer, ls)
-	if err != nil {
-		return nil, err
-	}
-	return &listingList{Listings: views, Total: total, Limit: limit, Offset: offset}, nil
+	return &listingList{Listings: spelled(page.Listings), Total: page.Total, Limit: limit, Offset: offset}, nil
 }
 
 func isMultipart(r *http.Request) bool {
@@ -382,10 +278,10 @@ func formInput(form map[string]string, create bool) (listings.Input, error) {
 	}
 	in.CategoryID = str("category_id")
 	if v, ok := form["dimensions"]; ok {
-		var d dimensions
+		var d api.Dimensions
 		err := json.Unmarshal([]byte(v), &d)
 		c.Require(err == nil, "dimensions", `must be JSON like {"l": 12, "w": 9, "h": 4} (inches)`)
-		in.Dimensions = market.Opt[listings.Dimensions]{Set: true, Value: listings.Dimensions{L: d.L, W: d.W, H: d.H}}
+		in.Dimensions = market.Opt[listings.Dimensions]{Set: true, Value: d.Package()}
 	}
 	if v, ok := form["weight_oz"]; ok {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -406,21 +302,21 @@ func conditionInput(o market.Opt[string]) market.Opt[string] {
 
 // updateInput is the JSON update body.
 type updateInput struct {
-	Title          httpapi.Opt[string]     `json:"title" minLength:"1" maxLength:"80" doc:"1 to 80 characters (trimmed)."`
-	Description    httpapi.Opt[string]     `json:"description" minLength:"1" maxLength:"5000" doc:"The full description, 1 to 5000 characters (trimmed)."`
-	Brand          httpapi.Opt[string]     `json:"brand" maxLength:"60" nullable:"true" doc:"At most 60 characters; null or empty clears it."`
-	Price          httpapi.Opt[int64]      `json:"price" minimum:"1" maximum:"1000000000" doc:"Cents; makes 'price_source' 'seller'."`
-	Condition      httpapi.Opt[string]     `json:"condition" ref:"ConditionInput"`
-	CategoryID     httpapi.Opt[string]     `json:"category_id"`
-	ShippingType   httpapi.Opt[string]     `json:"shipping_type" ref:"ShippingType"`
-	ShippingCost   httpapi.Opt[int64]      `json:"shipping_cost" minimum:"0" maximum:"1000000000" nullable:"true"`
-	AcceptOffers   httpapi.Opt[bool]       `json:"accept_offers"`
-	MinOfferAmount httpapi.Opt[int64]      `json:"min_offer_amount" minimum:"1" maximum:"1000000000" nullable:"true"`
-	FloorPrice     httpapi.Opt[int64]      `json:"floor_price" minimum:"0" maximum:"1000000000" nullable:"true"`
-	CostBasis      httpapi.Opt[int64]      `json:"cost_basis" minimum:"0" maximum:"1000000000" nullable:"true"`
-	WeightOz       httpapi.Opt[int]        `json:"weight_oz" minimum:"1" maximum:"2400"`
-	Dimensions     httpapi.Opt[dimensions] `json:"dimensions" ref:"ListingDimensionsInput"`
-	Photos         httpapi.Opt[[]string]   `json:"photos" minItems:"1" maxItems:"12" doc:"Replaces the photos with uploaded photo URLs (from '/api/v1/listings/photos/upload-urls'), none repeated."`
+	Title          httpapi.Opt[string]         `json:"title" minLength:"1" maxLength:"80" doc:"1 to 80 characters (trimmed)."`
+	Description    httpapi.Opt[string]         `json:"description" minLength:"1" maxLength:"5000" doc:"The full description, 1 to 5000 characters (trimmed)."`
+	Brand          httpapi.Opt[string]         `json:"brand" maxLength:"60" nullable:"true" doc:"At most 60 characters; null or empty clears it."`
+	Price          httpapi.Opt[int64]          `json:"price" minimum:"1" maximum:"1000000000" doc:"Cents; makes 'price_source' 'seller'."`
+	Condition      httpapi.Opt[string]         `json:"condition" ref:"ConditionInput"`
+	CategoryID     httpapi.Opt[string]         `json:"category_id"`
+	ShippingType   httpapi.Opt[string]         `json:"shipping_type" ref:"ShippingType"`
+	ShippingCost   httpapi.Opt[int64]          `json:"shipping_cost" minimum:"0" maximum:"1000000000" nullable:"true"`
+	AcceptOffers   httpapi.Opt[bool]           `json:"accept_offers"`
+	MinOfferAmount httpapi.Opt[int64]          `json:"min_offer_amount" minimum:"1" maximum:"1000000000" nullable:"true"`
+	FloorPrice     httpapi.Opt[int64]          `json:"floor_price" minimum:"0" maximum:"1000000000" nullable:"true"`
+	CostBasis      httpapi.Opt[int64]          `json:"cost_basis" minimum:"0" maximum:"1000000000" nullable:"true"`
+	WeightOz       httpapi.Opt[int]            `json:"weight_oz" minimum:"1" maximum:"2400"`
+	Dimensions     httpapi.Opt[api.Dimensions] `json:"dimensions" ref:"ListingDimensionsInput"`
+	Photos         httpapi.Opt[[]string]       `json:"photos" minItems:"1" maxItems:"12" doc:"Replaces the photos with uploaded photo URLs (from '/api/v1/listings/photos/upload-urls'), none repeated."`
 }
 
 func (a *API) decodeJSONUpdate(r *http.Request) (listings.Input, error) {
@@ -433,9 +329,8 @@ func (a *API) decodeJSONUpdate(r *http.Request) (listings.Input, error) {
 		ShippingCost: u.ShippingCost, AcceptOffers: u.AcceptOffers, MinOfferAmount: u.MinOfferAmount,
 		FloorPrice: u.FloorPrice, CostBasis: u.CostBasis, WeightOz: u.WeightOz}
 	if u.Dimensions.Set {
-		d := u.Dimensions.Value
 		in.Dimensions = market.Opt[listings.Dimensions]{Set: true, Null: u.Dimensions.Null,
-			Value: listings.Dimensions{L: d.L, W: d.W, H: d.H}}
+			Value: u.Dimensions.Value.Package()}
 	}
 	if u.Photos.Set {
 		in.PhotoIDs = market.Opt[[]string]{Set: true, Null: u.Photos.Null, Value: u.Photos.Value}

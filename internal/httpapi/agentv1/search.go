@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
-	"marketplace/internal/market"
 )
 
 type searchResult struct {
@@ -20,7 +20,7 @@ type searchResult struct {
 
 // search is GET /v1/search: {listings, total, cursor}.
 func (a *API) search(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.searchOf(r.Context(), actor(r), r.URL.Query())
+	out, err := a.searchOf(r.Context(), httpapi.PrincipalOf(r), r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -28,24 +28,21 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) error {
 }
 
 // searchOf is GET /v1/search with the query q, and the search_listings tool.
-func (a *API) searchOf(ctx context.Context, viewer market.Actor, q url.Values) (*searchResult, error) {
+func (a *API) searchOf(ctx context.Context, c *httpapi.Principal, q url.Values) (*searchResult, error) {
 	p, err := listings.ParseSearch(q)
 	if err != nil {
 		return nil, err
 	}
-	page, err := a.Listings.Search(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return a.searchPage(ctx, viewer, page)
+	page, err := a.listingOps().Search(ctx, c, p)
+	return searchResultOf(page, err)
 }
 
-func (a *API) searchPage(ctx context.Context, viewer market.Actor, page listings.SearchPage) (*searchResult, error) {
-	views, err := a.views(ctx, viewer, page.Listings)
+// searchResultOf is a search page as Variant B spells it.
+func searchResultOf(page api.ListingPage, err error) (*searchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := searchResult{Listings: views, Total: page.Total}
+	out := searchResult{Listings: spelled(page.Listings), Total: page.Total}
 	if page.Cursor != "" {
 		out.Cursor = &page.Cursor
 	}
@@ -54,7 +51,7 @@ func (a *API) searchPage(ctx context.Context, viewer market.Actor, page listings
 
 // similar is GET /v1/search/similar/{id}: active listings like this one.
 func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.similarOf(r.Context(), actor(r), r.PathValue("id"), r.URL.Query())
+	out, err := a.similarOf(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id"), r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -63,16 +60,13 @@ func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
 
 // similarOf is GET /v1/search/similar/{id} (q holds the limit) and the
 // get_similar_listings tool.
-func (a *API) similarOf(ctx context.Context, viewer market.Actor, id string, q url.Values) (*searchResult, error) {
+func (a *API) similarOf(ctx context.Context, c *httpapi.Principal, id string, q url.Values) (*searchResult, error) {
 	limit, err := listings.ParseLimit(q, listings.DefaultSimilarLimit)
 	if err != nil {
 		return nil, err
 	}
-	page, err := a.Listings.Similar(ctx, viewer, id, limit)
-	if err != nil {
-		return nil, err
-	}
-	return a.searchPage(ctx, viewer, page)
+	page, err := a.listingOps().Similar(ctx, c, id, limit)
+	return searchResultOf(page, err)
 }
 
 type sale struct {
@@ -127,7 +121,7 @@ func (a *API) priceCheckOf(ctx context.Context, q url.Values) (*priceCheck, erro
 		out.SoldMedian = &pc.SoldMedian
 	}
 	for i, s := range pc.RecentSales {
-		out.RecentSales[i] = sale{ID: s.ListingID, Title: s.Title, Price: s.Price, Condition: conditionB(s.Condition),
+		out.RecentSales[i] = sale{ID: s.ListingID, Title: s.Title, Price: s.Price, Condition: api.ConditionWord(s.Condition),
 			SoldAt: s.SoldAt}
 	}
 	return &out, nil

@@ -40,8 +40,9 @@ var valueTags = []struct {
 }
 
 // knownTags are every key a wire struct's tag may hold; anything else is a
-// typo that would silently drop a fact from the document.
-// snake is a view's Variant B name (httpapi.Spell).
+// typo that would silently drop a fact from the document. (snake is a
+// view's Variant B name, read by httpapi.Spell: a document reads the json
+// name of the type it is given, the view or its twin.)
 var knownTags = map[string]bool{"json": true, "ref": true, "nullable": true, "required": true, "snake": true}
 
 func init() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
 	"marketplace/internal/market"
@@ -26,20 +27,12 @@ func (a *API) registerAdminListings(rt *httpapi.Router, p string) {
 	rt.Handle("POST", p+"/admin/moderation/rejections/{id}/override", httpapi.Admin, a.adminOverrideRejection)
 }
 
+// ownListing is the seller's view, the admins' view of a listing.
+type ownListing = api.OwnListing
+
 // adminListingViews is the admin's view of ls: the seller's view.
 func (a *API) adminListingViews(ctx context.Context, ls []listings.Listing) ([]ownListing, error) {
-	sellers, err := a.Listings.Sellers(ctx, ls...)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ownListing, len(ls))
-	for i := range ls {
-		l := &ls[i]
-		// The seller's view is the one with every field.
-		v := a.view(ctx, market.Actor{Type: market.ActorUser, UserID: l.SellerID}, l, sellers[l.SellerID])
-		out[i] = v.(ownListing)
-	}
-	return out, nil
+	return a.listingOps().SellerViews(ctx, ls)
 }
 
 func (a *API) writeAdminListing(w http.ResponseWriter, r *http.Request, l *listings.Listing) error {

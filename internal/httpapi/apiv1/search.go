@@ -17,11 +17,7 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p.NoTotal = true
-	page, err := a.Listings.Search(r.Context(), p)
-	if err != nil {
-		return err
-	}
-	views, err := a.listingViews(r.Context(), httpapi.ActorOf(r), page.Listings)
+	page, err := a.listingOps().Search(r.Context(), actor(r), p)
 	if err != nil {
 		return err
 	}
@@ -29,5 +25,5 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) error {
 	if page.Cursor != "" {
 		cursor = &page.Cursor
 	}
-	return httpapi.OKMeta(w, r, http.StatusOK, views, httpapi.Meta{"cursor": cursor, "limit": p.Limit})
+	return httpapi.OKMeta(w, r, http.StatusOK, page.Listings, httpapi.Meta{"cursor": cursor, "limit": p.Limit})
 }

@@ -5,40 +5,34 @@ import (
 	"net/http"
 
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
-	"marketplace/internal/listings"
-	"marketplace/internal/market"
 )
 
-type watchState struct {
-	Watching      bool `json:"watching"`
-	WatchersCount int  `json:"watchersCount" minimum:"0"`
-}
-
 func (a *API) watch(w http.ResponseWriter, r *http.Request) error {
-	return a.watchCall(w, r, a.Listings.Watch)
+	return a.watchCall(w, r, a.listingOps().Watch)
 }
 
 func (a *API) unwatch(w http.ResponseWriter, r *http.Request) error {
-	return a.watchCall(w, r, a.Listings.Unwatch)
+	return a.watchCall(w, r, a.listingOps().Unwatch)
 }
 
 func (a *API) watching(w http.ResponseWriter, r *http.Request) error {
-	return a.watchCall(w, r, a.Listings.Watching)
+	return a.watchCall(w, r, a.listingOps().Watching)
 }
 
 func (a *API) watchCall(w http.ResponseWriter, r *http.Request,
-	fn func(context.Context, market.Actor, string) (listings.WatchState, error)) error {
+	fn func(context.Context, *api.Caller, string) (*api.WatchState, error)) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "listing", id)
 	if err := httpapi.RequireScope(r, agents.OpBuy); err != nil {
 		return err
 	}
-	st, err := fn(r.Context(), actor(r).Actor, id)
+	st, err := fn(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, watchState{Watching: st.Watching, WatchersCount: st.WatchersCount})
+	return httpapi.OK(w, r, http.StatusOK, st)
 }
 
 // watchedListings is GET /listings/watching/me and GET /agent/listings/watching.
@@ -50,9 +44,6 @@ func (a *API) watchedListings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ls, total, err := a.Listings.Watched(r.Context(), actor(r).Actor, limit, offset)
-	if err != nil {
-		return err
-	}
-	return a.writeListingPage(w, r, ls, total, limit, offset)
+	page, err := a.listingOps().Watched(r.Context(), actor(r), limit, offset)
+	return writeListingPage(w, r, page, err, limit, offset)
 }
