@@ -128,7 +128,9 @@ func TestPrepareUser(t *testing.T) {
 		{"email with display name", with(func(in *accounts.RegisterInput) { in.Email = "Ada <ada@example.com>" }), []string{"email"}},
 		{"email with space", with(func(in *accounts.RegisterInput) { in.Email = "ada lovelace@example.com" }), []string{"email"}},
 		{"email of 255", with(func(in *accounts.RegisterInput) { in.Email = long(243) + "@example.com" }), []string{"email"}},
-		{"email of 254", with(func(in *accounts.RegisterInput) { in.Email = long(64) + "@" + long(63) + "." + long(63) + "." + long(57) + ".com" }), nil},
+		{"email of 254", with(func(in *accounts.RegisterInput) {
+			in.Email = long(64) + "@" + long(63) + "." + long(63) + "." + long(57) + ".com"
+		}), nil},
 		{"email padded and upper case", with(func(in *accounts.RegisterInput) { in.Email = "  Ada@Example.COM " }), nil},
 		{"username of 3", with(func(in *accounts.RegisterInput) { in.Username = "abc" }), nil},
 		{"username of 2", with(func(in *accounts.RegisterInput) { in.Username = "ab" }), []string{"username"}},
@@ -199,10 +201,10 @@ func TestRegisterUniqueness(t *testing.T) {
 		for _, tc := range []struct{ email, want string }{
 			{"Grace.Hopper+shop@Example.com", `^grace\.hoppershop$`},
 			{"grace.hopper+shop@other.example", `^grace\.hoppershop-[0-9a-f]{6}$`}, // taken: suffixed
-			{"abcdefghijklmnopqrs.tuvwxyz@example.com", `^abcdefghijklmnopqrs$`}, // cut to 20, separator trimmed
-			{"a@example.com", `^a00$`},                                           // padded to 3
-			{"-x-@example.com", `^x00$`}, // separators trimmed at both ends
-			{"dup_user@example.org", `^dup_user-[0-9a-f]{6}$`}, // another's chosen name
+			{"abcdefghijklmnopqrs.tuvwxyz@example.com", `^abcdefghijklmnopqrs$`},   // cut to 20, separator trimmed
+			{"a@example.com", `^a00$`},                                             // padded to 3
+			{"-x-@example.com", `^x00$`},                                           // separators trimmed at both ends
+			{"dup_user@example.org", `^dup_user-[0-9a-f]{6}$`},                     // another's chosen name
 		} {
 			u := f.register(registration(tc.email))
 			if !regexp.MustCompile(tc.want).MatchString(u.Username) || !accounts.ValidUsername(u.Username) {
