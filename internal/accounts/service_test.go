@@ -210,6 +210,13 @@ func TestRegisterUniqueness(t *testing.T) {
 			if !regexp.MustCompile(tc.want).MatchString(u.Username) || !accounts.ValidUsername(u.Username) {
 				t.Errorf("%s: derived username %q, want %s", tc.email, u.Username, tc.want)
 			}
+			// The derived name is a profile's, and taken.
+			if p, err := f.svc.Profile(ctx, u.Username); err != nil || p.ID != u.ID {
+				t.Errorf("%s: profile %q: %v", tc.email, u.Username, err)
+			}
+			if c, err := f.svc.CheckUsername(ctx, u.Username); err != nil || c.Available || c.Reason != "taken" {
+				t.Errorf("%s: check %q: %+v %v", tc.email, u.Username, c, err)
+			}
 		}
 	})
 }

@@ -59,7 +59,6 @@ func TestNotificationPrefs(t *testing.T) {
 			{map[string]any{"categories": nil}, "categories"},
 			{map[string]any{"categories": []any{}}, "categories"},
 			{map[string]any{"categories": map[string]any{"shipping": map[string]any{"email": true}}}, "categories.shipping"},
-			{map[string]any{"categories": map[string]any{"orders": map[string]any{"sms": true}}}, "categories.orders.sms"},
 			{map[string]any{"categories": map[string]any{"orders": map[string]any{"email": "no"}}}, "categories.orders.email"},
 			{map[string]any{"categories": map[string]any{"orders": map[string]any{"email": nil}}}, "categories.orders.email"},
 			{map[string]any{"categories": map[string]any{"orders": true}}, "categories.orders"},

@@ -312,13 +312,6 @@ func TestWebhookRetries(t *testing.T) {
 		if gone["status"] != "failed" || gone["lastStatusCode"] != float64(410) || testkit.Num(t, gone, "attempts") != 1 {
 			t.Fatalf("the 410 delivery = %v", gone)
 		}
-		// Events while disabled are not sent.
-		msgSend(t, s, "/api/v1/messages", buyer.Auth(), listing, "Hello?")
-		time.Sleep(500 * time.Millisecond)
-		if len(rc.all()) != before+1 {
-			t.Fatalf("a disabled endpoint got %d more requests", len(rc.all())-before-1)
-		}
-
 		// Replay: one more attempt now, same webhook-id, recorded.
 		rc.setStatus(func(int) int { return http.StatusOK })
 		d := s.Do("POST", "/api/v1/auth/me/webhook/deliveries/"+gone["id"].(string)+"/retry", nil, seller.Auth()).
@@ -406,18 +399,11 @@ func TestWebhookAuthz(t *testing.T) {
 			s.Do(r.method, r.path, nil, otherKey.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
 			s.Do(r.method, r.path, nil, other.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
 		}
-		// Validation: unknown type, bad URL, at most 10.
+		// A refusal's shape (the rules: webhooks.TestEventFilters and
+		// neighbours).
 		testkit.WantFields(t, s.Do("POST", "/v1/agent/webhooks", map[string]any{"url": "http://127.0.0.1:9/a",
 			"events": []string{"order.created", "order.exploded"}}, key.Auth()), "events")
-		testkit.WantFields(t, s.Do("POST", "/v1/agent/webhooks", map[string]any{"url": "ftp://x/a", "events": []string{"*"}},
-			key.Auth()), "url")
 		testkit.WantFields(t, s.Do("PUT", "/api/v1/auth/me/webhook", map[string]any{"url": "http://u:p@example.com/"}, owner.Auth()), "url")
-		for i := 1; i < 10; i++ {
-			s.Do("POST", "/v1/agent/webhooks", map[string]any{"url": "http://127.0.0.1:9/a", "events": []string{"*"}}, key.Auth()).
-				Want(t, http.StatusCreated, "")
-		}
-		s.Do("POST", "/v1/agent/webhooks", map[string]any{"url": "http://127.0.0.1:9/a", "events": []string{"*"}}, key.Auth()).
-			Want(t, http.StatusBadRequest, "VALIDATION_ERROR")
 		// Delete.
 		s.Do("DELETE", "/v1/agent/webhooks/"+ep, nil, key2.Auth()).Want(t, http.StatusOK, "")
 		s.Do("DELETE", "/v1/agent/webhooks/"+ep, nil, key2.Auth()).Want(t, http.StatusNotFound, "NOT_FOUND")
@@ -426,23 +412,22 @@ func TestWebhookAuthz(t *testing.T) {
 	})
 }
 
-// TestWebhookLiveURLs: live mode refuses http and private addresses when
-// the URL is set.
+// TestWebhookLiveURLs: live mode reaches the URL policy (http refused,
+// private addresses refused); the policy's cases are webhooks' own tests.
 func TestWebhookLiveURLs(t *testing.T) {
 	testkit.Run(t, testkit.Options{Mode: config.Live}, func(t *testing.T, s *testkit.Server) {
 		u := s.Register("liveowner")
-		for _, url := range []string{"http://93.184.216.34/hook", "https://127.0.0.1/hook", "https://10.0.0.1/",
-			"https://172.16.0.1/", "https://192.168.1.1/", "https://169.254.169.254/latest", "https://[::1]/",
-			"https://[fc00::1]/", "https://localhost/"} {
+		for _, url := range []string{"http://93.184.216.34/hook", "https://127.0.0.1/hook"} {
 			testkit.WantFields(t, s.Do("PUT", "/api/v1/auth/me/webhook", map[string]any{"url": url}, u.Auth()), "url")
 		}
 		s.Do("PUT", "/api/v1/auth/me/webhook", map[string]any{"url": "https://93.184.216.34/hook"}, u.Auth()).Want(t, http.StatusOK, "")
 	})
 }
 
-// TestWebhookRules: nothing is sent for a rolled-back change; the
-// preferences' webhook switch and an agent endpoint's filter hold events
-// back; deleting an endpoint stops its pending retries.
+// TestWebhookRules: nothing is sent for a rolled-back change; an agent
+// endpoint's filter holds events back through the job; the job fails a
+// delivery at its last attempt. (The preference switch and a deleted
+// endpoint's retries: webhooks.TestSink and TestOwnerIsolation.)
 func TestWebhookRules(t *testing.T) {
 	testkit.Run(t, testkit.Options{WithJobs: true}, func(t *testing.T, s *testkit.Server) {
 		ctx := context.Background()
@@ -473,21 +458,10 @@ func TestWebhookRules(t *testing.T) {
 
 		// Rolled back: no delivery, no request.
 		record("message.received", true)
-		// Messages switched off for webhooks.
-		mustPrefs := func(webhook bool) {
-			p := events.DefaultPrefs()
-			p[events.CategoryMessages] = events.Switches{Email: true, Webhook: webhook}
-			if err := s.App.DB.InTx(ctx, func(tx *store.Tx) error { return tx.PutNotificationPrefs(ctx, u.ID, p, s.Clock.Now()) }); err != nil {
-				t.Fatal(err)
-			}
-		}
-		mustPrefs(false)
-		record("message.received", false)
-		mustPrefs(true)
 		sent := record("message.received", false)
 		c := acct.waitFor(t, "the message event", 10*time.Second, ofType("message.received"))
 		if c.ID != sent {
-			t.Fatalf("received %s, want %s (a rolled-back or switched-off event went out)", c.ID, sent)
+			t.Fatalf("received %s, want %s (a rolled-back event went out)", c.ID, sent)
 		}
 		time.Sleep(300 * time.Millisecond)
 		if n := len(acct.all()); n != 1 {
@@ -502,21 +476,10 @@ func TestWebhookRules(t *testing.T) {
 			t.Fatalf("%d deliveries in the log, want 2 (message, order)", len(ds))
 		}
 
-		// Deleting the endpoint stops its retries.
-		acct.setStatus(func(int) int { return http.StatusServiceUnavailable })
-		before := len(acct.all())
-		record("message.received", false)
-		acct.waitFor(t, "the failing attempt", 10*time.Second, func(hookCall) bool { return len(acct.all()) > before })
+		// The job's last attempt fails the delivery: here the schedule has
+		// one retry, so two attempts. A fresh endpoint starts the log
+		// empty.
 		s.Do("DELETE", "/api/v1/auth/me/webhook", nil, u.Auth()).Want(t, http.StatusOK, "")
-		after := len(acct.all())
-		acct.setStatus(func(int) int { return http.StatusOK })
-		time.Sleep(7 * time.Second) // past River's next retry sweep
-		if n := len(acct.all()); n != after {
-			t.Fatalf("a deleted endpoint got %d more requests", n-after)
-		}
-
-		// The last attempt fails the delivery: here the schedule has one
-		// retry, so two attempts.
 		s.App.Webhooks.SetRetryDelays([]time.Duration{100 * time.Millisecond})
 		acct.setStatus(func(int) int { return http.StatusInternalServerError })
 		s.Do("PUT", "/api/v1/auth/me/webhook", map[string]any{"url": acct.URL}, u.Auth()).Want(t, http.StatusOK, "")
