@@ -96,13 +96,15 @@ and 'state' at most 100.`},
 		apidoc.Envelope("ShippingQuoteEnvelope", httpapi.ShippingQuote{}, "Meta"),
 
 		// Messages
-		{Name: "Message", Of: message{}, Doc: "A message in a thread."},
-		{Name: "Thread", Of: thread{}, Doc: "A buyer's thread with the seller of one listing, as the caller sees it."},
-		{Name: "ListingThread", Of: listingThread{}, Doc: "The caller's thread on a listing, with its messages."},
-		{Name: "ListingThreads", Of: listingThreads{}, Doc: "Every thread on the seller's listing."},
+		// The structured fields' keys are as sent: 'orderId' on both surfaces.
+		{Name: "Message", Of: httpapi.SnakeOf(api.Message{}), Doc: "A message in a thread.", Fields: map[string]string{
+			"structured_fields": `doc:"Machine-readable data sent with the message, as sent; system messages carry 'event' and 'orderId'."`}},
+		{Name: "Thread", Of: httpapi.SnakeOf(api.Thread{}), Doc: "A buyer's thread with the seller of one listing, as the caller sees it."},
+		{Name: "ListingThread", Of: httpapi.SnakeOf(listingThread{}), Doc: "The caller's thread on a listing, with its messages."},
+		{Name: "ListingThreads", Of: httpapi.SnakeOf(listingThreads{}), Doc: "Every thread on the seller's listing."},
 		{Name: "MessageInput", Of: postMessageBody{}, Request: true},
-		apidoc.Envelope("MessageEnvelope", message{}, "Meta"),
-		apidoc.Envelope("ListingMessagesEnvelope", apidoc.OneOf{listingThread{}, listingThreads{}}, "Meta"),
+		apidoc.Envelope("MessageEnvelope", httpapi.SnakeOf(api.Message{}), "Meta"),
+		apidoc.Envelope("ListingMessagesEnvelope", apidoc.OneOf{httpapi.SnakeOf(listingThread{}), httpapi.SnakeOf(listingThreads{})}, "Meta"),
 
 		// Disputes
 		{Name: "Dispute", Of: httpapi.SnakeOf(api.Dispute{})},
