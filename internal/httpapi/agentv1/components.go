@@ -96,13 +96,15 @@ and 'state' at most 100.`},
 		apidoc.Envelope("ShippingQuoteEnvelope", httpapi.ShippingQuote{}, "Meta"),
 
 		// Messages
-		{Name: "Message", Of: message{}, Doc: "A message in a thread."},
-		{Name: "Thread", Of: thread{}, Doc: "A buyer's thread with the seller of one listing, as the caller sees it."},
-		{Name: "ListingThread", Of: listingThread{}, Doc: "The caller's thread on a listing, with its messages."},
-		{Name: "ListingThreads", Of: listingThreads{}, Doc: "Every thread on the seller's listing."},
+		// The structured fields' keys are as sent: 'orderId' on both surfaces.
+		{Name: "Message", Of: httpapi.SnakeOf(api.Message{}), Doc: "A message in a thread.", Fields: map[string]string{
+			"structured_fields": `doc:"Machine-readable data sent with the message, as sent; system messages carry 'event' and 'orderId'."`}},
+		{Name: "Thread", Of: httpapi.SnakeOf(api.Thread{}), Doc: "A buyer's thread with the seller of one listing, as the caller sees it."},
+		{Name: "ListingThread", Of: httpapi.SnakeOf(listingThread{}), Doc: "The caller's thread on a listing, with its messages."},
+		{Name: "ListingThreads", Of: httpapi.SnakeOf(listingThreads{}), Doc: "Every thread on the seller's listing."},
 		{Name: "MessageInput", Of: postMessageBody{}, Request: true},
-		apidoc.Envelope("MessageEnvelope", message{}, "Meta"),
-		apidoc.Envelope("ListingMessagesEnvelope", apidoc.OneOf{listingThread{}, listingThreads{}}, "Meta"),
+		apidoc.Envelope("MessageEnvelope", httpapi.SnakeOf(api.Message{}), "Meta"),
+		apidoc.Envelope("ListingMessagesEnvelope", apidoc.OneOf{httpapi.SnakeOf(listingThread{}), httpapi.SnakeOf(listingThreads{})}, "Meta"),
 
 		// Disputes
 		{Name: "Dispute", Of: httpapi.SnakeOf(api.Dispute{})},
@@ -117,19 +119,25 @@ and 'state' at most 100.`},
 		apidoc.Envelope("OfferEnvelope", httpapi.SnakeOf(api.Offer{}), "Meta"),
 
 		// Webhooks
-		{Name: "AgentWebhook", Of: agentWebhook{}, Doc: "One of the owner's agent webhook endpoints."},
-		{Name: "AgentWebhookList", Of: agentWebhookList{}},
+		// An agent endpoint is made by POST, never PUT; its events' data is in
+		// snake_case, and the test event is the account endpoint's alone.
+		{Name: "AgentWebhook", Of: httpapi.SnakeOf(api.Webhook{}), Doc: "One of the owner's agent webhook endpoints.", Fields: map[string]string{
+			"secret":  `doc:"The signing secret ('whsec_' and base64), in the answer that creates the endpoint only."`,
+			"enabled": `doc:"False once the endpoint answered 410 Gone."`}},
+		{Name: "AgentWebhookList", Of: httpapi.SnakeOf(agentWebhookList{})},
 		{Name: "AgentWebhookInput", Of: createWebhookBody{}, Request: true},
 		{Name: "DeletedWebhook", Of: deletedWebhook{}},
-		{Name: "WebhookDelivery", Of: webhookDelivery{}, Doc: "One event sent to the endpoint, with every attempt."},
-		{Name: "WebhookAttempt", Of: webhookAttempt{}},
-		{Name: "WebhookDeliveryList", Of: webhookDeliveryList{}},
-		{Name: "WebhookEvent", Of: webhookEvent{}, Doc: webhookEventDoc},
-		apidoc.Envelope("AgentWebhookEnvelope", agentWebhook{}, "Meta"),
-		apidoc.Envelope("AgentWebhookListEnvelope", agentWebhookList{}, "Meta"),
+		{Name: "WebhookDelivery", Of: httpapi.SnakeOf(api.WebhookDelivery{}), Doc: "One event sent to the endpoint, with every attempt."},
+		{Name: "WebhookAttempt", Of: httpapi.SnakeOf(api.WebhookAttempt{})},
+		{Name: "WebhookDeliveryList", Of: httpapi.SnakeOf(webhookDeliveryList{})},
+		{Name: "WebhookEvent", Of: httpapi.SnakeOf(api.WebhookEvent{}), Doc: api.WebhookEventDoc, Fields: map[string]string{
+			"type": `doc:"One of the public event types (CONTRACT section 12)."`,
+			"data": `doc:"The ids involved and a snapshot of the object, keys in snake_case."`}},
+		apidoc.Envelope("AgentWebhookEnvelope", httpapi.SnakeOf(api.Webhook{}), "Meta"),
+		apidoc.Envelope("AgentWebhookListEnvelope", httpapi.SnakeOf(agentWebhookList{}), "Meta"),
 		apidoc.Envelope("DeletedWebhookEnvelope", deletedWebhook{}, "Meta"),
-		apidoc.Envelope("WebhookDeliveryEnvelope", webhookDelivery{}, "Meta"),
-		apidoc.Envelope("WebhookDeliveryListEnvelope", webhookDeliveryList{}, "Meta"),
+		apidoc.Envelope("WebhookDeliveryEnvelope", httpapi.SnakeOf(api.WebhookDelivery{}), "Meta"),
+		apidoc.Envelope("WebhookDeliveryListEnvelope", httpapi.SnakeOf(webhookDeliveryList{}), "Meta"),
 
 		// Sandbox
 		{Name: "SandboxReset", Of: cleared{}},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 )
 
@@ -18,18 +19,11 @@ func (a *API) RegisterChatLink(rt *httpapi.Router) {
 	rt.Handle("DELETE", p+"/auth/discord", httpapi.Bearer, a.unlinkDiscord)
 }
 
-type chatLink struct {
-	DiscordUserID   string    `json:"discordUserId" doc:"The chat account's user id (a Discord snowflake)."`
-	DiscordUsername string    `json:"discordUsername" doc:"The chat account's name when the code was issued."`
-	LinkedAt        time.Time `json:"linkedAt"`
-}
+// chatLink is the linked chat account's view, under the name the user
+// views (wire.go, another area's) know it by.
+type chatLink = api.ChatLink
 
-func toChatLink(l *accounts.DiscordLink) *chatLink {
-	if l == nil {
-		return nil
-	}
-	return &chatLink{DiscordUserID: l.DiscordUserID, DiscordUsername: l.DiscordUsername, LinkedAt: l.LinkedAt}
-}
+var toChatLink = api.ChatLinkOf
 
 type discordCodeBody struct {
 	DiscordUserID   string `json:"discordUserId" minLength:"1" maxLength:"64" pattern:"^[A-Za-z0-9_.:-]+$" required:"true" doc:"The chat account's user id."`
