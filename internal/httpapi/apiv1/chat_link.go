@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 )
 
@@ -16,19 +17,6 @@ func (a *API) RegisterChatLink(rt *httpapi.Router) {
 	rt.Handle("POST", p+"/integrations/discord/codes", httpapi.Public, a.discordCode)
 	rt.Handle("POST", p+"/auth/discord/verify", httpapi.Bearer, a.verifyDiscord)
 	rt.Handle("DELETE", p+"/auth/discord", httpapi.Bearer, a.unlinkDiscord)
-}
-
-type chatLink struct {
-	DiscordUserID   string    `json:"discordUserId" doc:"The chat account's user id (a Discord snowflake)."`
-	DiscordUsername string    `json:"discordUsername" doc:"The chat account's name when the code was issued."`
-	LinkedAt        time.Time `json:"linkedAt"`
-}
-
-func toChatLink(l *accounts.DiscordLink) *chatLink {
-	if l == nil {
-		return nil
-	}
-	return &chatLink{DiscordUserID: l.DiscordUserID, DiscordUsername: l.DiscordUsername, LinkedAt: l.LinkedAt}
 }
 
 type discordCodeBody struct {
@@ -75,7 +63,7 @@ func (a *API) verifyDiscord(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toChatLink(l))
+	return httpapi.OK(w, r, http.StatusOK, api.ChatLinkOf(l))
 }
 
 func (a *API) unlinkDiscord(w http.ResponseWriter, r *http.Request) error {
@@ -85,5 +73,5 @@ func (a *API) unlinkDiscord(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toUser(u))
+	return httpapi.OK(w, r, http.StatusOK, api.UserOf(u))
 }
