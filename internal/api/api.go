@@ -32,3 +32,14 @@ func strOrNil(s string) *string {
 	}
 	return &s
 }
+
+// viewOf turns a service's answer (a domain value, or an error) into its
+// view made by of.
+func viewOf[D, V any](of func(*D) *V) func(*D, error) (*V, error) {
+	return func(d *D, err error) (*V, error) {
+		if err != nil {
+			return nil, err
+		}
+		return of(d), nil
+	}
+}

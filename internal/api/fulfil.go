@@ -28,7 +28,7 @@ type Shipment struct {
 func ShipmentOf(o *orders.Order) *Shipment {
 	out := &Shipment{OrderID: o.ID, Status: string(o.Status), FulfillmentType: string(o.Fulfillment),
 		Carrier: strOrNil(o.ShipmentCarrier), Service: strOrNil(o.Service), TrackingNumber: strOrNil(o.TrackingNumber),
-		ShippingAddress: orderAddressOf(o.ShippingAddress), ShippedAt: o.ShippedAt, DeliveredAt: o.DeliveredAt,
+		ShippingAddress: AddressOf(o.ShippingAddress), ShippedAt: o.ShippedAt, DeliveredAt: o.DeliveredAt,
 		EstimatedDelivery: dateOrNil(o.EstimatedDelivery)}
 	if o.ShipmentCarrier == "" {
 		out.Carrier = strOrNil(o.Carrier)

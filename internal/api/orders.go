@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"marketplace/internal/accounts"
 	"marketplace/internal/events"
 	"marketplace/internal/market"
 	"marketplace/internal/moderation"
@@ -47,34 +46,9 @@ func orderShippingOf(o *orders.Order) *OrderShipping {
 	return &OrderShipping{Carrier: o.Carrier, Service: o.Service, EstimatedDays: o.EstimatedDays}
 }
 
-// OrderAddress is where an order ships: a postal address, with the saved
+// OrderAddress is where an order ships: an Address, with the saved
 // address's id, default mark and creation time when it was one.
-type OrderAddress struct {
-	ID        string     `json:"id,omitempty"`
-	Name      string     `json:"name"`
-	Line1     string     `json:"line1"`
-	Line2     string     `json:"line2"`
-	City      string     `json:"city"`
-	State     string     `json:"state"`
-	Zip       string     `json:"zip"`
-	Country   string     `json:"country" doc:"ISO 3166-1 alpha-2, upper case."`
-	Phone     string     `json:"phone"`
-	IsDefault *bool      `json:"isDefault,omitempty"`
-	CreatedAt *time.Time `json:"createdAt,omitempty"`
-}
-
-func orderAddressOf(a *accounts.Address) *OrderAddress {
-	if a == nil {
-		return nil
-	}
-	out := &OrderAddress{ID: a.ID, Name: a.Name, Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State, Zip: a.Zip,
-		Country: a.Country, Phone: a.Phone}
-	if a.ID != "" {
-		d, c := a.IsDefault, a.CreatedAt
-		out.IsDefault, out.CreatedAt = &d, &c
-	}
-	return out
-}
+type OrderAddress = Address
 
 // Order is an order as its viewer sees it (CONTRACT.md section 7). The
 // seller's commission and payout (gross, net of refunds, and what refunds
@@ -134,7 +108,7 @@ func OrderOf(o *orders.Order, viewer market.Actor) *Order {
 		ID: o.ID, OrderID: o.ID, Status: string(o.Status), Role: o.Role(viewer.UserID), Channel: string(o.Channel),
 		ListingID: o.ListingID, Listing: OrderListing{ID: o.ListingID, Title: o.ListingTitle, Price: o.Fees.ItemPrice},
 		BuyerID: o.BuyerID, SellerID: o.SellerID, Fees: orderFeesOf(o.Fees),
-		FulfillmentType: string(o.Fulfillment), ShippingAddress: orderAddressOf(o.ShippingAddress), Shipping: orderShippingOf(o),
+		FulfillmentType: string(o.Fulfillment), ShippingAddress: AddressOf(o.ShippingAddress), Shipping: orderShippingOf(o),
 		Carrier: strOrNil(o.Carrier), Service: strOrNil(o.Service), EstimatedDays: o.EstimatedDays,
 		EstimatedDelivery: dateOrNil(o.EstimatedDelivery), OfferID: strOrNil(o.OfferID), AmountRefunded: o.AmountRefunded,
 		TrackingCarrier: strOrNil(o.ShipmentCarrier), TrackingNumber: strOrNil(o.TrackingNumber),

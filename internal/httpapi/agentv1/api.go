@@ -5,10 +5,10 @@ package agentv1
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
@@ -107,49 +107,18 @@ func (a *API) Register(rt *httpapi.Router) {
 	}
 }
 
-type limits struct {
-	PerTransactionLimit *int64 `json:"per_transaction_limit"`
-	DailyLimit          *int64 `json:"daily_limit"`
-	WeeklyLimit         *int64 `json:"weekly_limit"`
-	MonthlyLimit        *int64 `json:"monthly_limit"`
-}
+// keyOps, accountOps and paymentOps are the account operations every
+// surface calls, in this surface's words.
+func (a *API) keyOps() api.Keys { return api.Keys{Service: a.Agents, Casing: api.Snake} }
 
-func toLimits(l agents.Limits) *limits {
-	if l.Empty() {
-		return nil
-	}
-	return &limits{PerTransactionLimit: l.PerTransaction, DailyLimit: l.Daily, WeeklyLimit: l.Weekly, MonthlyLimit: l.Monthly}
-}
+func (a *API) accountOps() api.Accounts { return api.Accounts{Service: a.Accounts, Casing: api.Snake} }
 
-type agentKey struct {
-	ID               string     `json:"id"`
-	KeyID            string     `json:"key_id" doc:"Same as 'id'."`
-	Key              string     `json:"key,omitempty" doc:"The secret, in the answer that creates the key only (see 'NewAgentKey')."`
-	KeyPrefix        string     `json:"key_prefix" doc:"The first characters of the secret, to tell keys apart."`
-	Label            string     `json:"label"`
-	Scope            string     `json:"scope" ref:"Scope"`
-	Status           string     `json:"status" ref:"KeyStatus"`
-	SpendingControls *limits    `json:"spending_controls" doc:"The key's own caps, or null when it has none."`
-	CreatedAt        time.Time  `json:"created_at"`
-	LastUsedAt       *time.Time `json:"last_used_at"`
-	FrozenReason     *string    `json:"frozen_reason" enum:"owner,admin,rate_limit_abuse,purchase_velocity" doc:"Why the key is frozen (owner, admin, rate_limit_abuse, purchase_velocity); null unless frozen."`
-	RevokedAt        *time.Time `json:"revoked_at"`
-}
-
-func toKey(k *agents.Key) agentKey {
-	out := agentKey{ID: k.ID, KeyID: k.ID, KeyPrefix: k.Prefix, Label: k.Label, Scope: k.Scope.Short(), Status: string(k.Status),
-		SpendingControls: toLimits(k.Limits), CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
-	if k.Status == agents.KeyFrozen && k.FrozenReason != "" {
-		r := string(k.FrozenReason)
-		out.FrozenReason = &r
-	}
-	return out
-}
+func (a *API) paymentOps() api.Payments { return api.Payments{Service: a.Payments} }
 
 type createKeyBody struct {
-	Label            string  `json:"label" minLength:"1" maxLength:"100" required:"true" doc:"Trimmed; 1 to 100 characters."`
-	Scope            string  `json:"scope" enum:"buy,sell,buy_sell,buy_only,sell_only" required:"true" doc:"Variant B names; 'buy_only' and 'sell_only' are accepted too."`
-	SpendingControls *limits `json:"spending_controls" ref:"KeyLimitsInput"`
+	Label            string         `json:"label" minLength:"1" maxLength:"100" required:"true" doc:"Trimmed; 1 to 100 characters."`
+	Scope            string         `json:"scope" enum:"buy,sell,buy_sell,buy_only,sell_only" required:"true" doc:"Variant B names; 'buy_only' and 'sell_only' are accepted too."`
+	SpendingControls *api.KeyLimits `json:"spending_controls" ref:"KeyLimitsInput"`
 	// The Variant B body does not carry the terms flag; calling this route is
 	// taken as accepting the agent terms unless it says false.
 	AcceptedAgentTerms *bool `json:"accepted_agent_terms" doc:"Absent or null counts as acceptance; 'false' is refused."`
@@ -157,75 +126,36 @@ type createKeyBody struct {
 
 func (a *API) createKey(w http.ResponseWriter, r *http.Request) error {
 	var b createKeyBody
-	if err := httpapi.Decode(r, &b); err != nil {
+	// The key's caps are spelled in snake_case: the body is read through
+	// the snake_case twin of its type.
+	if err := httpapi.Decode(r, httpapi.Spell(&b, httpapi.Snake)); err != nil {
 		return err
 	}
-	in := agents.KeyInput{Label: b.Label, Scope: b.Scope, AcceptedAgentTerms: b.AcceptedAgentTerms == nil || *b.AcceptedAgentTerms}
-	if b.SpendingControls != nil {
-		in.Limits = agents.Limits{PerTransaction: b.SpendingControls.PerTransactionLimit, Daily: b.SpendingControls.DailyLimit,
-			Weekly: b.SpendingControls.WeeklyLimit, Monthly: b.SpendingControls.MonthlyLimit}
-	}
-	k, err := a.Agents.CreateKey(r.Context(), httpapi.PrincipalOf(r).Actor, in)
+	k, err := a.keyOps().Create(r.Context(), httpapi.PrincipalOf(r), agents.KeyInput{Label: b.Label, Scope: b.Scope,
+		Limits: b.SpendingControls.Limits(), AcceptedAgentTerms: b.AcceptedAgentTerms == nil || *b.AcceptedAgentTerms})
 	if err != nil {
 		return err
 	}
 	httpapi.Entity(r, "agent_key", k.ID)
-	out := toKey(&k.Key)
-	out.Key = k.Secret
-	return httpapi.OK(w, r, http.StatusCreated, out)
+	return httpapi.OK(w, r, http.StatusCreated, k)
 }
 
 func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "agent_key", id)
-	k, err := a.Agents.Revoke(r.Context(), httpapi.PrincipalOf(r).Actor, id)
+	k, err := a.keyOps().Revoke(r.Context(), httpapi.PrincipalOf(r), id)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toKey(k))
-}
-
-type whoami struct {
-	Agent struct {
-		KeyID string `json:"key_id"`
-		Label string `json:"label"`
-		Scope string `json:"scope" ref:"Scope"`
-	} `json:"agent"`
-	Owner struct {
-		UserID           string `json:"user_id"`
-		DisplayName      string `json:"display_name"`
-		TrustTier        string `json:"trust_tier" ref:"TrustTier"`
-		IdentityVerified bool   `json:"identity_verified"`
-	} `json:"owner"`
-	Spending struct {
-		PerTransactionLimit int64 `json:"per_transaction_limit"`
-		DailyRemaining      int64 `json:"daily_remaining" minimum:"0"`
-		WeeklyRemaining     int64 `json:"weekly_remaining" minimum:"0"`
-		MonthlyRemaining    int64 `json:"monthly_remaining" minimum:"0"`
-	} `json:"spending"`
+	return httpapi.OK(w, r, http.StatusOK, k)
 }
 
 func (a *API) whoami(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.whoamiOf(r.Context(), httpapi.PrincipalOf(r))
+	out, err := a.keyOps().Whoami(r.Context(), httpapi.PrincipalOf(r))
 	if err != nil {
 		return err
 	}
 	return httpapi.OK(w, r, http.StatusOK, out)
-}
-
-// whoamiOf is GET /v1/auth/whoami and the whoami tool.
-func (a *API) whoamiOf(ctx context.Context, p *httpapi.Principal) (*whoami, error) {
-	st, err := a.Agents.Spending(ctx, p.Actor, p.Key)
-	if err != nil {
-		return nil, err
-	}
-	var out whoami
-	out.Agent.KeyID, out.Agent.Label, out.Agent.Scope = p.Key.ID, p.Key.Label, p.Key.Scope.Short()
-	out.Owner.UserID, out.Owner.DisplayName, out.Owner.TrustTier = p.User.ID, p.User.DisplayName, string(p.User.TrustTier)
-	out.Owner.IdentityVerified = p.User.IdentityVerified
-	out.Spending.PerTransactionLimit = perTransaction(st)
-	out.Spending.DailyRemaining, out.Spending.WeeklyRemaining, out.Spending.MonthlyRemaining = st.Remaining.Daily, st.Remaining.Weekly, st.Remaining.Monthly
-	return &out, nil
 }
 
 // strOrNil is s, or null when empty.
@@ -236,74 +166,9 @@ func strOrNil(s string) *string {
 	return &s
 }
 
-// perTransaction is the per-purchase cap in force: the owner's, or the
-// key's own when tighter.
-func perTransaction(st *agents.SpendingStatus) int64 {
-	v := st.Controls.PerTransaction
-	if st.KeyLimits != nil && st.KeyLimits.PerTransaction != nil && *st.KeyLimits.PerTransaction < v {
-		v = *st.KeyLimits.PerTransaction
-	}
-	return v
-}
-
-type account struct {
-	ID               string    `json:"id"`
-	UserID           string    `json:"user_id"`
-	Email            string    `json:"email" format:"email"`
-	Username         string    `json:"username"`
-	DisplayName      string    `json:"display_name"`
-	AvatarURL        *string   `json:"avatar_url"`
-	Discord          *chatLink `json:"discord" doc:"The linked chat account, or null."`
-	Role             string    `json:"role" enum:"user,admin"`
-	Status           string    `json:"status" enum:"active,suspended,banned"`
-	TrustTier        string    `json:"trust_tier" ref:"TrustTier"`
-	IdentityVerified bool      `json:"identity_verified"`
-	PasswordSet      bool      `json:"password_set" doc:"False for an account made by Google sign-in that has not set a password yet."`
-	CreatedAt        time.Time `json:"created_at"`
-}
-
+// account is GET /v1/account and the get_account tool.
 func (a *API) account(w http.ResponseWriter, r *http.Request) error {
-	return httpapi.OK(w, r, http.StatusOK, accountOf(httpapi.PrincipalOf(r)))
-}
-
-// accountOf is GET /v1/account and the get_account tool.
-func accountOf(p *httpapi.Principal) account {
-	u := p.User
-	return account{ID: u.ID, UserID: u.ID, Email: u.Email, Username: u.Username,
-		DisplayName: u.DisplayName, AvatarURL: strOrNil(u.AvatarURL), Role: string(u.Role), Status: string(u.Status),
-		TrustTier: string(u.TrustTier), IdentityVerified: u.IdentityVerified, PasswordSet: u.PasswordHash != "", CreatedAt: u.CreatedAt,
-		Discord: toChatLink(u.Discord)}
-}
-
-// chatLink is the chat account linked to the user (CONTRACT.md section 17).
-type chatLink struct {
-	DiscordUserID   string    `json:"discord_user_id"`
-	DiscordUsername string    `json:"discord_username"`
-	LinkedAt        time.Time `json:"linked_at"`
-}
-
-func toChatLink(l *accounts.DiscordLink) *chatLink {
-	if l == nil {
-		return nil
-	}
-	return &chatLink{DiscordUserID: l.DiscordUserID, DiscordUsername: l.DiscordUsername, LinkedAt: l.LinkedAt}
-}
-
-type spendingStatus struct {
-	PerTransactionLimit  int64    `json:"per_transaction_limit"`
-	DailyLimit           int64    `json:"daily_limit"`
-	WeeklyLimit          int64    `json:"weekly_limit"`
-	MonthlyLimit         int64    `json:"monthly_limit"`
-	CategoryRestrictions []string `json:"category_restrictions" doc:"Blocked category ids or slugs."`
-	ApprovalThreshold    *int64   `json:"approval_threshold"`
-	KeyLimits            *limits  `json:"key_limits" doc:"The calling key's own caps; null for humans and for keys without caps."`
-	SpentToday           int64    `json:"spent_today"`
-	SpentThisWeek        int64    `json:"spent_this_week"`
-	SpentThisMonth       int64    `json:"spent_this_month"`
-	DailyRemaining       int64    `json:"daily_remaining" minimum:"0"`
-	WeeklyRemaining      int64    `json:"weekly_remaining" minimum:"0"`
-	MonthlyRemaining     int64    `json:"monthly_remaining" minimum:"0"`
-	ReservedForOffers    int64    `json:"reserved_for_offers" minimum:"0" doc:"Cents the owner's agents' open offers hold of the caps: each offer's committed amount plus the buyer's fee, counted as if bought now; the remaining amounts already leave it out."`
+	return httpapi.OK(w, r, http.StatusOK, api.UserOf(httpapi.PrincipalOf(r).User))
 }
 
 func (a *API) spending(w http.ResponseWriter, r *http.Request) error {
@@ -314,30 +179,14 @@ func (a *API) spending(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.OK(w, r, http.StatusOK, out)
 }
 
-// spendingOf is GET /v1/account/spending and the get_spending_controls tool.
-func (a *API) spendingOf(ctx context.Context, p *httpapi.Principal) (*spendingStatus, error) {
-	st, err := a.Agents.Spending(ctx, p.Actor, p.Key)
+// spendingOf is GET /v1/account/spending and the get_spending_controls
+// tool: the spending status with each figure a field of its own.
+func (a *API) spendingOf(ctx context.Context, p *httpapi.Principal) (*api.FlatSpending, error) {
+	st, err := a.keyOps().Spending(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	c := st.Controls
-	out := spendingStatus{PerTransactionLimit: c.PerTransaction, DailyLimit: c.Daily, WeeklyLimit: c.Weekly, MonthlyLimit: c.Monthly,
-		CategoryRestrictions: c.CategoryRestrictions, ApprovalThreshold: c.ApprovalThreshold,
-		SpentToday: st.Spent.Today, SpentThisWeek: st.Spent.ThisWeek, SpentThisMonth: st.Spent.ThisMonth,
-		DailyRemaining: st.Remaining.Daily, WeeklyRemaining: st.Remaining.Weekly, MonthlyRemaining: st.Remaining.Monthly,
-		ReservedForOffers: st.ReservedForOffers}
-	if st.KeyLimits != nil {
-		out.KeyLimits = toLimits(*st.KeyLimits)
-	}
-	return &out, nil
-}
-
-// address is a saved address: a postal address with its id.
-type address struct {
-	ID string `json:"id"`
-	shipTo
-	IsDefault bool      `json:"is_default"`
-	CreatedAt time.Time `json:"created_at"`
+	return st.Flat(), nil
 }
 
 func (a *API) addresses(w http.ResponseWriter, r *http.Request) error {
@@ -350,18 +199,15 @@ func (a *API) addresses(w http.ResponseWriter, r *http.Request) error {
 
 // addressesOf is GET /v1/account/addresses and the get_addresses tool.
 func (a *API) addressesOf(ctx context.Context, p *httpapi.Principal) (*addressList, error) {
-	list, err := a.Accounts.Addresses(ctx, p.Actor)
+	out, err := a.accountOps().Addresses(ctx, p)
 	if err != nil {
 		return nil, err
-	}
-	out := make([]address, len(list))
-	for i, ad := range list {
-		out[i] = address{ID: ad.ID, shipTo: toShipTo(ad), IsDefault: ad.IsDefault, CreatedAt: ad.CreatedAt}
 	}
 	return &addressList{Addresses: out, Total: len(out)}, nil
 }
 
+// addressList is Variant B's list of saved addresses: an object.
 type addressList struct {
-	Addresses []address `json:"addresses"`
-	Total     int       `json:"total" minimum:"0"`
+	Addresses []api.Address `json:"addresses"`
+	Total     int           `json:"total" minimum:"0"`
 }

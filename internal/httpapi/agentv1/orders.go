@@ -61,7 +61,7 @@ func (a *API) shipOf(ctx context.Context, p *httpapi.Principal, id string, b *sh
 	return a.orderOps().Ship(ctx, p, id, orders.Shipment{Carrier: b.Carrier, TrackingNumber: b.TrackingNumber})
 }
 
-// shipTo is a postal address in a request, or of a saved address.
+// shipTo is a postal address in a request body.
 type shipTo struct {
 	Name    string `json:"name"`
 	Line1   string `json:"line1"`
@@ -71,11 +71,6 @@ type shipTo struct {
 	Zip     string `json:"zip"`
 	Country string `json:"country" doc:"ISO 3166-1 alpha-2, upper case."`
 	Phone   string `json:"phone"`
-}
-
-func toShipTo(a accounts.Address) shipTo {
-	return shipTo{Name: a.Name, Line1: a.Line1, Line2: a.Line2, City: a.City, State: a.State, Zip: a.Zip,
-		Country: a.Country, Phone: a.Phone}
 }
 
 // purchaseBody is Variant B's purchase: the spec's fields plus the

@@ -3,8 +3,8 @@ package agentv1
 import (
 	"context"
 	"net/http"
-	"time"
 
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 )
 
@@ -12,17 +12,6 @@ import (
 // cards; saving and removing them is the owner's (Variant A).
 func (a *API) RegisterPayments(rt *httpapi.Router) {
 	rt.Handle("GET", Prefix+"/account/payment-methods", httpapi.Either, a.paymentMethods)
-}
-
-type paymentMethod struct {
-	ID        string    `json:"id"`
-	Type      string    `json:"type" enum:"card"`
-	Brand     string    `json:"brand" example:"visa"`
-	Last4     string    `json:"last4" example:"4242"`
-	ExpMonth  int       `json:"exp_month" minimum:"1" maximum:"12"`
-	ExpYear   int       `json:"exp_year"`
-	IsDefault bool      `json:"is_default"`
-	CreatedAt time.Time `json:"created_at"`
 }
 
 func (a *API) paymentMethods(w http.ResponseWriter, r *http.Request) error {
@@ -36,19 +25,15 @@ func (a *API) paymentMethods(w http.ResponseWriter, r *http.Request) error {
 // paymentMethodsOf is GET /v1/account/payment-methods and the
 // get_payment_methods tool.
 func (a *API) paymentMethodsOf(ctx context.Context, p *httpapi.Principal) (*paymentMethodList, error) {
-	list, err := a.Payments.PaymentMethods(ctx, p.Actor)
+	out, err := a.paymentOps().PaymentMethods(ctx, p)
 	if err != nil {
 		return nil, err
-	}
-	out := make([]paymentMethod, len(list))
-	for i, m := range list {
-		out[i] = paymentMethod{ID: m.ID, Type: "card", Brand: m.Brand, Last4: m.Last4, ExpMonth: m.ExpMonth,
-			ExpYear: m.ExpYear, IsDefault: m.IsDefault, CreatedAt: m.CreatedAt}
 	}
 	return &paymentMethodList{PaymentMethods: out, Total: len(out)}, nil
 }
 
+// paymentMethodList is Variant B's list of saved cards: an object.
 type paymentMethodList struct {
-	PaymentMethods []paymentMethod `json:"payment_methods"`
-	Total          int             `json:"total" minimum:"0"`
+	PaymentMethods []api.PaymentMethod `json:"payment_methods"`
+	Total          int                 `json:"total" minimum:"0"`
 }

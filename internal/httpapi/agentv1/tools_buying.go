@@ -36,46 +36,6 @@ func withRawArgs(t Tool) Tool {
 	return t
 }
 
-// spendingSummary is the get_spending_summary tool's answer: Variant A's
-// GET /api/v1/agent/purchase/spending-summary in snake_case.
-type spendingSummary struct {
-	Controls struct {
-		PerTransactionLimit  int64    `json:"per_transaction_limit"`
-		DailyLimit           int64    `json:"daily_limit"`
-		WeeklyLimit          int64    `json:"weekly_limit"`
-		MonthlyLimit         int64    `json:"monthly_limit"`
-		CategoryRestrictions []string `json:"category_restrictions" doc:"Blocked category ids or slugs."`
-		ApprovalThreshold    *int64   `json:"approval_threshold"`
-	} `json:"controls"`
-	KeyLimits *limits `json:"key_limits,omitempty" doc:"The calling key's own caps, when it has any."`
-	Spent     struct {
-		Today     int64 `json:"today"`
-		ThisWeek  int64 `json:"this_week"`
-		ThisMonth int64 `json:"this_month"`
-	} `json:"spent"`
-	Remaining struct {
-		Daily   int64 `json:"daily" minimum:"0"`
-		Weekly  int64 `json:"weekly" minimum:"0"`
-		Monthly int64 `json:"monthly" minimum:"0"`
-	} `json:"remaining"`
-	ReservedForOffers int64 `json:"reserved_for_offers" minimum:"0" doc:"Cents the owner's agents' open offers hold of the caps; 'remaining' already leaves it out."`
-}
-
-func toSpendingSummary(st *agents.SpendingStatus) *spendingSummary {
-	var out spendingSummary
-	c := st.Controls
-	out.Controls.PerTransactionLimit, out.Controls.DailyLimit, out.Controls.WeeklyLimit, out.Controls.MonthlyLimit =
-		c.PerTransaction, c.Daily, c.Weekly, c.Monthly
-	out.Controls.CategoryRestrictions, out.Controls.ApprovalThreshold = c.CategoryRestrictions, c.ApprovalThreshold
-	if st.KeyLimits != nil {
-		out.KeyLimits = toLimits(*st.KeyLimits)
-	}
-	out.Spent.Today, out.Spent.ThisWeek, out.Spent.ThisMonth = st.Spent.Today, st.Spent.ThisWeek, st.Spent.ThisMonth
-	out.Remaining.Daily, out.Remaining.Weekly, out.Remaining.Monthly = st.Remaining.Daily, st.Remaining.Weekly, st.Remaining.Monthly
-	out.ReservedForOffers = st.ReservedForOffers
-	return &out
-}
-
 type approvalArgs struct {
 	OrderID string `json:"order_id" format:"uuid" required:"true" doc:"The order_id that APPROVAL_REQUIRED's details named."`
 }
@@ -136,11 +96,7 @@ func (a *API) buyingTools() []Tool {
 			Description: "The owner's spending controls and where spending stands: spent today, this week and this month, what " +
 				"remains of each cap, and what open offers reserve. Check it before a purchase or an offer; it costs nothing."},
 			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) {
-				st, err := a.Agents.Spending(ctx, p.Actor, p.Key)
-				if err != nil {
-					return nil, err
-				}
-				return toSpendingSummary(st), nil
+				return a.keyOps().Spending(ctx, p)
 			}),
 		tool(Tool{Name: "get_spending_controls", Title: "Spending controls", Area: "spending_controls", ReadOnly: true, Idempotent: true,
 			Description: "The spending controls in force for this key as one flat object (per-transaction, daily, weekly and " +
@@ -150,7 +106,9 @@ func (a *API) buyingTools() []Tool {
 		tool(Tool{Name: "get_account", Title: "The owner's account", Area: "accounts", ReadOnly: true, Idempotent: true,
 			Description: "The account of the key's owner: id, username, display name, trust tier, identity verification. " +
 				"Costs nothing."},
-			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) { return accountOf(p), nil }),
+			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) {
+				return api.UserOf(p.User), nil
+			}),
 		tool(Tool{Name: "get_payment_methods", Title: "Saved cards", Area: "accounts", ReadOnly: true, Idempotent: true,
 			Description: "The owner's saved cards (brand, last 4 digits, expiry, which is the default). A purchase uses the default " +
 				"card unless payment_method_id names another; with none it fails PAYMENT_METHOD_REQUIRED and only the owner can add one."},

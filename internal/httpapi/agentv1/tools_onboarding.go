@@ -2,9 +2,9 @@ package agentv1
 
 import (
 	"context"
-	"time"
 
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 )
 
@@ -28,35 +28,13 @@ type initiateOnboardingArgs struct {
 	AgentMetadata  map[string]any `json:"agent_metadata" doc:"Free-form (for example framework and version), at most 8 KiB of JSON."`
 }
 
-// onboardingStarted is the agent-init answer (it is snake_case on both
-// surfaces).
-type onboardingStarted struct {
-	OnboardingID  string    `json:"onboarding_id"`
-	MagicLink     string    `json:"magic_link" doc:"Single-use link for the human, valid 24 hours."`
-	HumanTodoList []string  `json:"human_todo_list"`
-	Status        string    `json:"status"`
-	PollSecret    string    `json:"poll_secret" doc:"Pass it to check_onboarding_status; it is the only way to receive the new key."`
-	ExpiresAt     time.Time `json:"expires_at"`
-}
-
 type onboardingStatusArgs struct {
 	OnboardingID string `json:"onboarding_id" format:"uuid" required:"true"`
 	PollSecret   string `json:"poll_secret" maxLength:"200" doc:"The poll_secret initiate_onboarding answered. Without it the status is answered, never the key."`
 }
 
-// onboardingStatus is GET /api/v1/onboarding/status/{id}.
-type onboardingStatus struct {
-	OnboardingID  string    `json:"onboarding_id"`
-	Status        string    `json:"status"`
-	HumanTodoList []string  `json:"human_todo_list"`
-	ExpiresAt     time.Time `json:"expires_at"`
-	KeyID         *string   `json:"key_id" doc:"The new agent key's id once the human completed the link."`
-	AgentKey      string    `json:"agent_key,omitempty" doc:"The new agent key's secret: present once, on the first check with the poll secret after completion."`
-	KeyDelivered  bool      `json:"agent_key_delivered"`
-}
-
 func (a *API) onboardingTools() []Tool {
-	magic := func(token string) string { return a.PublicURL + "/api/v1/onboarding/complete/" + token }
+	ops := api.Onboarding{Service: a.Agents, PublicURL: a.PublicURL}
 	return []Tool{
 		tool(Tool{Name: "initiate_onboarding", Title: "Ask a person for a new agent key", Area: "agent_onboarding", OpenWorld: true,
 			Description: "Starts agent-initiated onboarding: a single-use magic link (24 hours) for a person to open, sign up or sign in, and grant a new " +
@@ -64,28 +42,16 @@ func (a *API) onboardingTools() []Tool {
 				"The key in use grants nothing itself; give the link to the person, then poll check_onboarding_status with the poll_secret. " +
 				"May e-mail the link. Errors: VALIDATION_ERROR, RATE_LIMITED."},
 			func(ctx context.Context, _ *httpapi.Principal, in *initiateOnboardingArgs) (any, error) {
-				res, err := a.Agents.AgentInit(ctx, agents.AgentInitInput{OwnerEmail: in.OwnerEmail, DesiredScope: in.DesiredScope,
+				return ops.Start(ctx, agents.AgentInitInput{OwnerEmail: in.OwnerEmail, DesiredScope: in.DesiredScope,
 					OwnerFirstName: in.OwnerFirstName, OwnerLastName: in.OwnerLastName, AgentLabel: in.AgentLabel,
-					AgentMetadata: in.AgentMetadata, MagicLink: magic})
-				if err != nil {
-					return nil, err
-				}
-				o := res.Session
-				return onboardingStarted{OnboardingID: o.ID, MagicLink: magic(res.MagicToken), HumanTodoList: o.TodoList(),
-					Status: string(o.Status), PollSecret: res.PollSecret, ExpiresAt: o.ExpiresAt}, nil
+					AgentMetadata: in.AgentMetadata})
 			}),
 		tool(Tool{Name: "check_onboarding_status", Title: "Check onboarding", Area: "agent_onboarding",
 			Description: "Where an onboarding started with initiate_onboarding stands: 'pending_human', 'human_completing', 'kyc_pending', 'complete' " +
 				"or 'expired'. With the poll_secret, the first check after the person completed the link answers the new 'agent_key' (once, never " +
 				"again: store it; so the call is not read-only). Poll every few seconds at most. Free. Errors: NOT_FOUND, UNAUTHORIZED (wrong poll secret)."},
 			func(ctx context.Context, _ *httpapi.Principal, in *onboardingStatusArgs) (any, error) {
-				res, err := a.Agents.Poll(ctx, in.OnboardingID, in.PollSecret)
-				if err != nil {
-					return nil, err
-				}
-				o := res.Session
-				return onboardingStatus{OnboardingID: o.ID, Status: string(o.Status), HumanTodoList: o.TodoList(),
-					ExpiresAt: o.ExpiresAt, KeyID: strOrNil(o.KeyID), AgentKey: res.AgentKey, KeyDelivered: o.KeyDeliveredAt != nil}, nil
+				return ops.Poll(ctx, in.OnboardingID, in.PollSecret)
 			}),
 	}
 }

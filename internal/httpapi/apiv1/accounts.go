@@ -5,10 +5,13 @@ import (
 	"net/http"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
-	"marketplace/internal/moderation"
 )
+
+// accountOps are the account operations every surface calls.
+func (a *API) accountOps() api.Accounts { return api.Accounts{Service: a.Accounts, Casing: api.Camel} }
 
 type registerBody struct {
 	Email         string `json:"email" format:"email" maxLength:"254" required:"true"`
@@ -29,7 +32,7 @@ func (a *API) register(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "user", u.ID)
-	return httpapi.OK(w, r, http.StatusCreated, authResult{User: toUser(u), AccessToken: tok.Value, ExpiresAt: tok.ExpiresAt})
+	return httpapi.OK(w, r, http.StatusCreated, authResult{User: *api.UserOf(u), AccessToken: tok.Value, ExpiresAt: tok.ExpiresAt})
 }
 
 type loginBody struct {
@@ -47,7 +50,7 @@ func (a *API) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "user", u.ID)
-	return httpapi.OK(w, r, http.StatusOK, authResult{User: toUser(u), AccessToken: tok.Value, ExpiresAt: tok.ExpiresAt})
+	return httpapi.OK(w, r, http.StatusOK, authResult{User: *api.UserOf(u), AccessToken: tok.Value, ExpiresAt: tok.ExpiresAt})
 }
 
 // usernameCheck's fields are in the order of the map it replaces.
@@ -66,21 +69,11 @@ func (a *API) checkUsername(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {
-	p := actor(r)
-	if p.Key == nil {
-		return httpapi.OK(w, r, http.StatusOK, toUser(p.User))
-	}
-	st, err := a.Agents.Spending(r.Context(), p.Actor, p.Key)
+	out, err := a.keyOps().Me(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
-	s := toSpending(st)
-	return httpapi.OK(w, r, http.StatusOK, agentMe{
-		UserID: p.User.ID, Email: p.User.Email, Username: p.User.Username, DisplayName: p.User.DisplayName,
-		TrustTier: string(p.User.TrustTier), IdentityVerified: p.User.IdentityVerified,
-		KeyID: p.Key.ID, Label: p.Key.Label, Scope: string(p.Key.Scope),
-		SpendingControls: s.Controls, KeyLimits: s.KeyLimits, Remaining: s.Remaining,
-	})
+	return httpapi.OK(w, r, http.StatusOK, out)
 }
 
 type updateMeBody struct {
@@ -101,11 +94,11 @@ func (a *API) updateMe(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := actor(r)
 	httpapi.Entity(r, "user", p.User.ID)
-	u, err := a.Accounts.UpdateProfile(r.Context(), p.Actor, upd)
+	u, err := a.accountOps().UpdateProfile(r.Context(), p, upd)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toUser(u))
+	return httpapi.OK(w, r, http.StatusOK, u)
 }
 
 func (a *API) setShipFrom(w http.ResponseWriter, r *http.Request) error {
@@ -115,11 +108,11 @@ func (a *API) setShipFrom(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := actor(r)
 	httpapi.Entity(r, "user", p.User.ID)
-	u, err := a.Accounts.SetShipFrom(r.Context(), p.Actor, b.domain())
+	u, err := a.accountOps().SetShipFrom(r.Context(), p, b.domain())
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toUser(u))
+	return httpapi.OK(w, r, http.StatusOK, u)
 }
 
 type setPasswordBody struct {
@@ -153,13 +146,9 @@ type passwordSet struct {
 }
 
 func (a *API) listAddresses(w http.ResponseWriter, r *http.Request) error {
-	list, err := a.Accounts.Addresses(r.Context(), actor(r).Actor)
+	out, err := a.accountOps().Addresses(r.Context(), actor(r))
 	if err != nil {
 		return err
-	}
-	out := make([]address, len(list))
-	for i, ad := range list {
-		out[i] = toAddress(ad)
 	}
 	return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.Meta{"total": len(out)})
 }
@@ -169,12 +158,12 @@ func (a *API) addAddress(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	ad, err := a.Accounts.AddAddress(r.Context(), actor(r).Actor, b.domain(), b.IsDefault)
+	ad, err := a.accountOps().AddAddress(r.Context(), actor(r), b.domain(), b.IsDefault)
 	if err != nil {
 		return err
 	}
 	httpapi.Entity(r, "address", ad.ID)
-	return httpapi.OK(w, r, http.StatusCreated, toAddress(*ad))
+	return httpapi.OK(w, r, http.StatusCreated, ad)
 }
 
 // deleted answers a deletion; the fields are in the order of the map it
@@ -196,20 +185,17 @@ func (a *API) deleteAddress(w http.ResponseWriter, r *http.Request) error {
 func (a *API) defaultAddress(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "address", id)
-	ad, err := a.Accounts.SetDefaultAddress(r.Context(), actor(r).Actor, id)
+	ad, err := a.accountOps().SetDefaultAddress(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toAddress(*ad))
+	return httpapi.OK(w, r, http.StatusOK, ad)
 }
 
 func (a *API) profile(w http.ResponseWriter, r *http.Request) error {
-	u, err := a.Accounts.Profile(r.Context(), r.PathValue("username"))
+	out, err := a.accountOps().Profile(r.Context(), actor(r), r.PathValue("username"))
 	if err != nil {
 		return err
 	}
-	out := toProfile(u)
-	out.ContentTrust = httpapi.ForeignTrust(httpapi.ActorOf(r), u.ID, httpapi.TrustProfile,
-		moderation.TrustField{Name: "displayName", Text: u.DisplayName})
 	return httpapi.OK(w, r, http.StatusOK, out)
 }

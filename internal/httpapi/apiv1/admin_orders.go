@@ -73,11 +73,11 @@ type adminOrderAuthorization struct {
 }
 
 type adminOrderKey struct {
-	Label            string  `json:"label"`
-	KeyPrefix        string  `json:"keyPrefix"`
-	Scope            string  `json:"scope" ref:"Scope"`
-	Status           string  `json:"status" ref:"KeyStatus"`
-	SpendingControls *limits `json:"spendingControls" doc:"The key's own caps today, or null when it has none."`
+	Label            string         `json:"label"`
+	KeyPrefix        string         `json:"keyPrefix"`
+	Scope            string         `json:"scope" ref:"Scope"`
+	Status           string         `json:"status" ref:"KeyStatus"`
+	SpendingControls *api.KeyLimits `json:"spendingControls" doc:"The key's own caps today, or null when it has none."`
 }
 
 type adminOrderApproval struct {
@@ -113,7 +113,7 @@ func (a *API) adminOrder(w http.ResponseWriter, r *http.Request) error {
 		Record: api.OrderAuthOf(o.Authorization)}
 	if k := d.Key; k != nil {
 		au.Key = &adminOrderKey{Label: k.Label, KeyPrefix: k.Prefix, Scope: string(k.Scope), Status: string(k.Status),
-			SpendingControls: toLimits(k.Limits)}
+			SpendingControls: api.KeyLimitsOf(k.Limits)}
 	}
 	if ap := d.Approval; ap != nil {
 		au.Approval = &adminOrderApproval{ID: ap.ID, Status: ap.Status, Amount: ap.Amount, Reason: strOrNil(ap.Reason),

@@ -8,6 +8,7 @@ import (
 	"marketplace/internal/accounts"
 	"marketplace/internal/admin/users"
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 )
@@ -39,9 +40,9 @@ func (a *API) adminUsers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]user, len(us))
+	out := make([]api.User, len(us))
 	for i := range us {
-		out[i] = toUser(&us[i])
+		out[i] = *api.UserOf(&us[i])
 	}
 	return httpapi.OKMeta(w, r, http.StatusOK, out, adminPageMeta(total, limit, offset, market.CountBound, q.Get("status"), q.Get("trustTier"), q.Get("role"), q.Get("search")))
 }
@@ -50,7 +51,7 @@ func (a *API) adminUsers(w http.ResponseWriter, r *http.Request) error {
 type adminProcessor struct {
 	PayoutAccount       *adminPayoutAccount `json:"payoutAccount" doc:"Null when the user never started identity verification (POST /seller/connect)."`
 	PaymentMethodsCount int                 `json:"paymentMethodsCount" minimum:"0"`
-	PaymentMethods      []paymentMethod     `json:"paymentMethods" doc:"The saved cards, the default first."`
+	PaymentMethods      []api.PaymentMethod `json:"paymentMethods" doc:"The saved cards, the default first."`
 }
 
 type adminPayoutAccount struct {
@@ -66,18 +67,10 @@ type adminPayoutAccount struct {
 
 // adminUserDetail is the admin's view of one user.
 type adminUserDetail struct {
-	User             user           `json:"user"`
-	AgentKeys        []agentKey     `json:"agentKeys" doc:"Every key of the user, newest first."`
-	Processor        adminProcessor `json:"processor"`
-	SpendingControls spendingStatus `json:"spendingControls" doc:"The owner's controls and what their agents spent."`
-}
-
-func toKeys(ks []agents.Key) []agentKey {
-	out := make([]agentKey, len(ks))
-	for i := range ks {
-		out[i] = toKey(&ks[i])
-	}
-	return out
+	User             api.User           `json:"user"`
+	AgentKeys        []api.AgentKey     `json:"agentKeys" doc:"Every key of the user, newest first."`
+	Processor        adminProcessor     `json:"processor"`
+	SpendingControls api.SpendingStatus `json:"spendingControls" doc:"The owner's controls and what their agents spent."`
 }
 
 // adminUser is GET /admin/users/{id}.
@@ -86,10 +79,10 @@ func (a *API) adminUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := adminUserDetail{User: toUser(d.User), AgentKeys: toKeys(d.Keys), SpendingControls: toSpending(d.Spending),
-		Processor: adminProcessor{PaymentMethodsCount: len(d.PaymentMethods), PaymentMethods: make([]paymentMethod, len(d.PaymentMethods))}}
+	out := adminUserDetail{User: *api.UserOf(d.User), AgentKeys: api.KeysOf(d.Keys, api.Camel), SpendingControls: *api.SpendingOf(d.Spending),
+		Processor: adminProcessor{PaymentMethodsCount: len(d.PaymentMethods), PaymentMethods: make([]api.PaymentMethod, len(d.PaymentMethods))}}
 	for i := range d.PaymentMethods {
-		out.Processor.PaymentMethods[i] = toPaymentMethod(&d.PaymentMethods[i])
+		out.Processor.PaymentMethods[i] = *api.PaymentMethodOf(&d.PaymentMethods[i])
 	}
 	if pa := d.PayoutAccount; pa != nil {
 		out.Processor.PayoutAccount = &adminPayoutAccount{AccountID: pa.ExternalID, Processor: pa.Processor, Status: string(pa.Status),
@@ -118,7 +111,7 @@ func (a *API) adminUpdateUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toUser(u))
+	return httpapi.OK(w, r, http.StatusOK, api.UserOf(u))
 }
 
 type adminReasonBody struct {
@@ -140,7 +133,7 @@ func (a *API) adminModerateUser(action string) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		return httpapi.OK(w, r, http.StatusOK, toUser(u))
+		return httpapi.OK(w, r, http.StatusOK, api.UserOf(u))
 	}
 }
 
@@ -150,7 +143,7 @@ func (a *API) adminUserKeys(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OKMeta(w, r, http.StatusOK, toKeys(ks), httpapi.Meta{"total": len(ks)})
+	return httpapi.OKMeta(w, r, http.StatusOK, api.KeysOf(ks, api.Camel), httpapi.Meta{"total": len(ks)})
 }
 
 // adminUserSpending is PATCH /admin/users/{id}/spending-controls: the body
@@ -170,5 +163,5 @@ func (a *API) adminUserSpending(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toSpending(st))
+	return httpapi.OK(w, r, http.StatusOK, api.SpendingOf(st))
 }

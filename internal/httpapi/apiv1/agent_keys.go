@@ -4,13 +4,17 @@ import (
 	"net/http"
 
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 )
+
+// keyOps are the agent key and spending operations every surface calls.
+func (a *API) keyOps() api.Keys { return api.Keys{Service: a.Agents, Casing: api.Camel} }
 
 type createKeyBody struct {
 	Label              string         `json:"label" minLength:"1" maxLength:"100" required:"true" doc:"Trimmed; 1 to 100 characters."`
 	Scope              string         `json:"scope" ref:"ScopeInput" required:"true"`
-	SpendingControls   *limits        `json:"spendingControls" ref:"KeyLimitsInput"`
+	SpendingControls   *api.KeyLimits `json:"spendingControls" ref:"KeyLimitsInput"`
 	Metadata           map[string]any `json:"metadata" nullable:"true" doc:"Free-form, at most 8 KiB of JSON."`
 	AcceptedAgentTerms bool           `json:"acceptedAgentTerms" enum:"true" required:"true" doc:"Must be true."`
 }
@@ -20,25 +24,19 @@ func (a *API) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	k, err := a.Agents.CreateKey(r.Context(), actor(r).Actor, agents.KeyInput{Label: b.Label, Scope: b.Scope,
-		Limits: b.SpendingControls.domain(), Metadata: b.Metadata, AcceptedAgentTerms: b.AcceptedAgentTerms})
+	k, err := a.keyOps().Create(r.Context(), actor(r), agents.KeyInput{Label: b.Label, Scope: b.Scope,
+		Limits: b.SpendingControls.Limits(), Metadata: b.Metadata, AcceptedAgentTerms: b.AcceptedAgentTerms})
 	if err != nil {
 		return err
 	}
 	httpapi.Entity(r, "agent_key", k.ID)
-	out := toKey(&k.Key)
-	out.Key = k.Secret
-	return httpapi.OK(w, r, http.StatusCreated, out)
+	return httpapi.OK(w, r, http.StatusCreated, k)
 }
 
 func (a *API) listKeys(w http.ResponseWriter, r *http.Request) error {
-	keys, err := a.Agents.Keys(r.Context(), actor(r).Actor)
+	out, err := a.keyOps().List(r.Context(), actor(r))
 	if err != nil {
 		return err
-	}
-	out := make([]agentKey, len(keys))
-	for i := range keys {
-		out[i] = toKey(&keys[i])
 	}
 	return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.Meta{"total": len(out)})
 }
@@ -46,21 +44,21 @@ func (a *API) listKeys(w http.ResponseWriter, r *http.Request) error {
 func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "agent_key", id)
-	k, err := a.Agents.Revoke(r.Context(), actor(r).Actor, id)
+	k, err := a.keyOps().Revoke(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toKey(k))
+	return httpapi.OK(w, r, http.StatusOK, k)
 }
 
 func (a *API) unfreezeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "agent_key", id)
-	k, err := a.Agents.Unfreeze(r.Context(), actor(r).Actor, id)
+	k, err := a.keyOps().Unfreeze(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toKey(k))
+	return httpapi.OK(w, r, http.StatusOK, k)
 }
 
 type freezeKeyBody struct {
@@ -80,40 +78,39 @@ func (a *API) freezeKey(w http.ResponseWriter, r *http.Request) error {
 	if b.Reason != "" {
 		httpapi.AuditDetails(r, map[string]any{"reason": httpapi.SafeText(b.Reason, 500)})
 	}
-	k, err := a.Agents.Freeze(r.Context(), actor(r).Actor, id)
+	k, err := a.keyOps().Freeze(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toKey(k))
+	return httpapi.OK(w, r, http.StatusOK, k)
 }
 
 func (a *API) adminFreezeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("keyId")
 	httpapi.Entity(r, "agent_key", id)
-	k, err := a.Agents.AdminFreeze(r.Context(), actor(r).Actor, r.PathValue("userId"), id)
+	k, err := a.keyOps().AdminFreeze(r.Context(), actor(r), r.PathValue("userId"), id)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toKey(k))
+	return httpapi.OK(w, r, http.StatusOK, k)
 }
 
 func (a *API) adminRevokeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("keyId")
 	httpapi.Entity(r, "agent_key", id)
-	k, err := a.Agents.AdminRevoke(r.Context(), actor(r).Actor, r.PathValue("userId"), id)
+	k, err := a.keyOps().AdminRevoke(r.Context(), actor(r), r.PathValue("userId"), id)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toKey(k))
+	return httpapi.OK(w, r, http.StatusOK, k)
 }
 
 func (a *API) getSpending(w http.ResponseWriter, r *http.Request) error {
-	p := actor(r)
-	st, err := a.Agents.Spending(r.Context(), p.Actor, p.Key)
+	st, err := a.keyOps().Spending(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toSpending(st))
+	return httpapi.OK(w, r, http.StatusOK, st)
 }
 
 type putSpendingBody struct {
@@ -132,7 +129,7 @@ func (a *API) putSpending(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := actor(r)
 	httpapi.Entity(r, "user", p.User.ID)
-	st, err := a.Agents.UpdateControls(r.Context(), p.Actor, agents.ControlsUpdate{
+	st, err := a.keyOps().UpdateControls(r.Context(), p, agents.ControlsUpdate{
 		PerTransaction: b.PerTransactionLimit, Daily: b.DailyLimit, Weekly: b.WeeklyLimit, Monthly: b.MonthlyLimit,
 		CategoryRestrictions: b.CategoryRestrictions, ApprovalThreshold: b.ApprovalThreshold.Ptr(),
 		ClearApproval: b.ApprovalThreshold.Set && b.ApprovalThreshold.Null,
@@ -140,5 +137,5 @@ func (a *API) putSpending(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toSpending(st))
+	return httpapi.OK(w, r, http.StatusOK, st)
 }

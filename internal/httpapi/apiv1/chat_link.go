@@ -19,12 +19,6 @@ func (a *API) RegisterChatLink(rt *httpapi.Router) {
 	rt.Handle("DELETE", p+"/auth/discord", httpapi.Bearer, a.unlinkDiscord)
 }
 
-// chatLink is the linked chat account's view, under the name the user
-// views (wire.go, another area's) know it by.
-type chatLink = api.ChatLink
-
-var toChatLink = api.ChatLinkOf
-
 type discordCodeBody struct {
 	DiscordUserID   string `json:"discordUserId" minLength:"1" maxLength:"64" pattern:"^[A-Za-z0-9_.:-]+$" required:"true" doc:"The chat account's user id."`
 	DiscordUsername string `json:"discordUsername" minLength:"1" maxLength:"100" required:"true" doc:"The chat account's name, shown on the link."`
@@ -69,7 +63,7 @@ func (a *API) verifyDiscord(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toChatLink(l))
+	return httpapi.OK(w, r, http.StatusOK, api.ChatLinkOf(l))
 }
 
 func (a *API) unlinkDiscord(w http.ResponseWriter, r *http.Request) error {
@@ -79,5 +73,5 @@ func (a *API) unlinkDiscord(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toUser(u))
+	return httpapi.OK(w, r, http.StatusOK, api.UserOf(u))
 }

@@ -3,6 +3,7 @@ package apiv1
 import (
 	"net/http"
 
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/payments"
 )
@@ -30,15 +31,15 @@ func (a *API) connect(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "payout_account", v.Account.ID)
-	return httpapi.OK(w, r, http.StatusOK, toPayout(v))
+	return httpapi.OK(w, r, http.StatusOK, api.PayoutAccountOf(v))
 }
 
 func (a *API) connectStatus(w http.ResponseWriter, r *http.Request) error {
-	v, err := a.Payments.Account(r.Context(), actor(r).Actor)
+	v, err := a.paymentOps().PayoutAccount(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toPayout(v))
+	return httpapi.OK(w, r, http.StatusOK, v)
 }
 
 func (a *API) connectRefresh(w http.ResponseWriter, r *http.Request) error {
@@ -51,7 +52,7 @@ func (a *API) connectRefresh(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "payout_account", v.Account.ID)
-	return httpapi.OK(w, r, http.StatusOK, toPayout(v))
+	return httpapi.OK(w, r, http.StatusOK, api.PayoutAccountOf(v))
 }
 
 type connectDashboard struct {

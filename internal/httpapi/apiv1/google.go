@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"marketplace/internal/accounts"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 )
@@ -53,7 +54,7 @@ func (a *API) googleCallback(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpapi.Entity(r, "user", done.User.ID)
 	if wantsJSON(r) {
-		return httpapi.OK(w, r, http.StatusOK, authResult{User: toUser(done.User), AccessToken: done.Token.Value, ExpiresAt: done.Token.ExpiresAt})
+		return httpapi.OK(w, r, http.StatusOK, authResult{User: *api.UserOf(done.User), AccessToken: done.Token.Value, ExpiresAt: done.Token.ExpiresAt})
 	}
 	// The session rides in the fragment, which browsers never send to a
 	// server (nor in a Referer). A JWT and an RFC 3339 time in UTC are

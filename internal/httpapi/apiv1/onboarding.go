@@ -8,6 +8,7 @@ import (
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/web"
 	"marketplace/internal/market"
@@ -40,17 +41,9 @@ func first(a, b string) string {
 	return b
 }
 
-type initResponse struct {
-	OnboardingID  string    `json:"onboarding_id"`
-	MagicLink     string    `json:"magic_link" doc:"Single-use link for the human, valid 24 hours."`
-	HumanTodoList []string  `json:"human_todo_list"`
-	Status        string    `json:"status" ref:"OnboardingStatusValue"`
-	PollSecret    string    `json:"poll_secret" doc:"Send it as 'X-Onboarding-Secret' when polling; it is the only way to receive the key."`
-	ExpiresAt     time.Time `json:"expires_at"`
-}
-
-func (a *API) magicLink(token string) string {
-	return a.PublicURL + Prefix + "/onboarding/complete/" + token
+// onboardingOps are the agent onboarding operations every surface calls.
+func (a *API) onboardingOps() api.Onboarding {
+	return api.Onboarding{Service: a.Agents, PublicURL: a.PublicURL}
 }
 
 func (a *API) agentInit(w http.ResponseWriter, r *http.Request) error {
@@ -62,39 +55,24 @@ func (a *API) agentInit(w http.ResponseWriter, r *http.Request) error {
 	if meta == nil {
 		meta = b.AgentMetadataB
 	}
-	res, err := a.Agents.AgentInit(r.Context(), agents.AgentInitInput{
+	out, err := a.onboardingOps().Start(r.Context(), agents.AgentInitInput{
 		OwnerEmail: first(b.OwnerEmail, b.OwnerEmailB), DesiredScope: first(b.DesiredScope, b.DesiredScopeB),
 		OwnerFirstName: first(b.OwnerFirstName, b.OwnerFirstNameB), OwnerLastName: first(b.OwnerLastName, b.OwnerLastNameB),
-		AgentLabel: first(b.AgentLabel, b.AgentLabelB), AgentMetadata: meta, MagicLink: a.magicLink,
+		AgentLabel: first(b.AgentLabel, b.AgentLabelB), AgentMetadata: meta,
 	})
 	if err != nil {
 		return err
 	}
-	o := res.Session
-	httpapi.Entity(r, "onboarding", o.ID)
-	return httpapi.OK(w, r, http.StatusOK, initResponse{OnboardingID: o.ID, MagicLink: a.magicLink(res.MagicToken),
-		HumanTodoList: o.TodoList(), Status: string(o.Status), PollSecret: res.PollSecret, ExpiresAt: o.ExpiresAt})
-}
-
-type statusResponse struct {
-	OnboardingID  string    `json:"onboarding_id"`
-	Status        string    `json:"status" ref:"OnboardingStatusValue"`
-	HumanTodoList []string  `json:"human_todo_list"`
-	ExpiresAt     time.Time `json:"expires_at"`
-	KeyID         *string   `json:"key_id" doc:"The agent key's id once the human completed the link."`
-	AgentKey      string    `json:"agent_key,omitempty" doc:"The agent key's secret; present once, on the first poll with the secret after completion."`
-	KeyDelivered  bool      `json:"agent_key_delivered"`
+	httpapi.Entity(r, "onboarding", out.OnboardingID)
+	return httpapi.OK(w, r, http.StatusOK, out)
 }
 
 func (a *API) onboardingStatus(w http.ResponseWriter, r *http.Request) error {
-	res, err := a.Agents.Poll(r.Context(), r.PathValue("id"), r.Header.Get("X-Onboarding-Secret"))
+	out, err := a.onboardingOps().Poll(r.Context(), r.PathValue("id"), r.Header.Get("X-Onboarding-Secret"))
 	if err != nil {
 		return err
 	}
-	o := res.Session
-	return httpapi.OK(w, r, http.StatusOK, statusResponse{OnboardingID: o.ID, Status: string(o.Status),
-		HumanTodoList: o.TodoList(), ExpiresAt: o.ExpiresAt, KeyID: strOrNil(o.KeyID), AgentKey: res.AgentKey,
-		KeyDelivered: o.KeyDeliveredAt != nil})
+	return httpapi.OK(w, r, http.StatusOK, out)
 }
 
 type prefilled struct {
@@ -234,7 +212,7 @@ type humanBody struct {
 }
 
 type humanResponse struct {
-	User          user      `json:"user"`
+	User          api.User  `json:"user"`
 	AccessToken   string    `json:"accessToken"`
 	ExpiresAt     time.Time `json:"expiresAt"`
 	Role          string    `json:"role" enum:"buyer,seller"`
@@ -259,7 +237,7 @@ func (a *API) humanOnboarding(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "user", u.ID)
-	out := humanResponse{User: toUser(u), AccessToken: tok.Value, ExpiresAt: tok.ExpiresAt, Role: b.Role,
+	out := humanResponse{User: *api.UserOf(u), AccessToken: tok.Value, ExpiresAt: tok.ExpiresAt, Role: b.Role,
 		NextSteps: []string{"Add a payment method to buy", "Create an agent key if an agent will act for you"}}
 	if b.Role == "seller" {
 		v, err := a.Payments.Connect(r.Context(), market.Actor{Type: market.ActorUser, UserID: u.ID}, payments.ConnectInput{})

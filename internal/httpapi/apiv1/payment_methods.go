@@ -2,10 +2,9 @@ package apiv1
 
 import (
 	"net/http"
-	"time"
 
+	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
-	"marketplace/internal/payments"
 )
 
 // RegisterPayments adds the saved-card routes and the remaining seller
@@ -26,21 +25,8 @@ func (a *API) RegisterPayments(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/seller/connect/seller/connect/card-status", httpapi.Bearer, a.sellerCardStatus)
 }
 
-type paymentMethod struct {
-	ID        string    `json:"id" doc:"This service's id of the saved card (send it as 'paymentMethodId')."`
-	Type      string    `json:"type" enum:"card"`
-	Brand     string    `json:"brand" example:"visa" doc:"visa, mastercard, amex, discover, ..."`
-	Last4     string    `json:"last4" example:"4242"`
-	ExpMonth  int       `json:"expMonth" minimum:"1" maximum:"12"`
-	ExpYear   int       `json:"expYear"`
-	IsDefault bool      `json:"isDefault"`
-	CreatedAt time.Time `json:"createdAt"`
-}
-
-func toPaymentMethod(m *payments.PaymentMethod) paymentMethod {
-	return paymentMethod{ID: m.ID, Type: "card", Brand: m.Brand, Last4: m.Last4, ExpMonth: m.ExpMonth, ExpYear: m.ExpYear,
-		IsDefault: m.IsDefault, CreatedAt: m.CreatedAt}
-}
+// paymentOps are the saved-card and payout operations every surface calls.
+func (a *API) paymentOps() api.Payments { return api.Payments{Service: a.Payments} }
 
 type setupIntent struct {
 	SetupIntentID string `json:"setupIntentId"`
@@ -72,12 +58,12 @@ func (a *API) confirmSetup(w http.ResponseWriter, r *http.Request, status int) e
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	m, err := a.Payments.ConfirmSetup(r.Context(), actor(r).Actor, b.SetupIntentID, b.PaymentMethod)
+	m, err := a.paymentOps().ConfirmSetup(r.Context(), actor(r), b.SetupIntentID, b.PaymentMethod)
 	if err != nil {
 		return err
 	}
 	httpapi.Entity(r, "payment_method", m.ID)
-	return httpapi.OK(w, r, status, toPaymentMethod(m))
+	return httpapi.OK(w, r, status, m)
 }
 
 func (a *API) confirmPaymentMethod(w http.ResponseWriter, r *http.Request) error {
@@ -89,13 +75,9 @@ func (a *API) sellerCardSave(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) listPaymentMethods(w http.ResponseWriter, r *http.Request) error {
-	list, err := a.Payments.PaymentMethods(r.Context(), actor(r).Actor)
+	out, err := a.paymentOps().PaymentMethods(r.Context(), actor(r))
 	if err != nil {
 		return err
-	}
-	out := make([]paymentMethod, len(list))
-	for i := range list {
-		out[i] = toPaymentMethod(&list[i])
 	}
 	return httpapi.OKMeta(w, r, http.StatusOK, out, httpapi.Meta{"total": len(out)})
 }
@@ -103,11 +85,11 @@ func (a *API) listPaymentMethods(w http.ResponseWriter, r *http.Request) error {
 func (a *API) defaultPaymentMethod(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "payment_method", id)
-	m, err := a.Payments.SetDefaultPaymentMethod(r.Context(), actor(r).Actor, id)
+	m, err := a.paymentOps().SetDefault(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
-	return httpapi.OK(w, r, http.StatusOK, toPaymentMethod(m))
+	return httpapi.OK(w, r, http.StatusOK, m)
 }
 
 func (a *API) deletePaymentMethod(w http.ResponseWriter, r *http.Request) error {
@@ -120,19 +102,14 @@ func (a *API) deletePaymentMethod(w http.ResponseWriter, r *http.Request) error 
 }
 
 type cardStatus struct {
-	HasCard bool           `json:"hasCard"`
-	Card    *paymentMethod `json:"card" doc:"The default card; null when none is saved."`
+	HasCard bool               `json:"hasCard"`
+	Card    *api.PaymentMethod `json:"card" doc:"The default card; null when none is saved."`
 }
 
 func (a *API) sellerCardStatus(w http.ResponseWriter, r *http.Request) error {
-	m, err := a.Payments.CardOnFile(r.Context(), actor(r).Actor)
+	m, err := a.paymentOps().CardOnFile(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
-	out := cardStatus{HasCard: m != nil}
-	if m != nil {
-		pm := toPaymentMethod(m)
-		out.Card = &pm
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.OK(w, r, http.StatusOK, cardStatus{HasCard: m != nil, Card: m})
 }
