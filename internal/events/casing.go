@@ -4,7 +4,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode"
+
+	"marketplace/internal/market"
 )
 
 // The names in an event's data are canonical, snake_case ("offer_id"), as
@@ -97,9 +98,9 @@ func spellName(name string, snake bool) string {
 	if s, ok := (*t.m.Load())[name]; ok {
 		return s
 	}
-	s := Camel(name)
+	s := market.CamelName(name)
 	if snake {
-		s = Snake(name)
+		s = market.SnakeName(name)
 	}
 	t.add(name, s)
 	return s
@@ -146,42 +147,4 @@ func (t *nameTable) add(name, spelled string) {
 	}
 	m[name] = spelled
 	t.m.Store(&m)
-}
-
-// Snake turns a camelCase name into snake_case ("previousPrice" ->
-// "previous_price"); a name in snake case already is unchanged.
-func Snake(name string) string {
-	var b strings.Builder
-	b.Grow(len(name) + 4)
-	for i, r := range name {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// Camel turns a snake_case name into camelCase ("previous_price" ->
-// "previousPrice"); a name in camelCase already is unchanged, and so is an
-// underscore that starts or ends a name.
-func Camel(name string) string {
-	var b strings.Builder
-	b.Grow(len(name))
-	upper := false
-	for i, r := range name {
-		switch {
-		case r == '_' && i > 0 && i+1 < len(name):
-			upper = true
-		case upper:
-			b.WriteRune(unicode.ToUpper(r))
-			upper = false
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
