@@ -417,7 +417,7 @@ func (s *Service) CompleteMagicLink(ctx context.Context, accountsSvc *accounts.S
 		if err := tx.UpdateOnboarding(ctx, o); err != nil {
 			return err
 		}
-		if err := events.Record(ctx, tx, now, owner, "onboarding.completed", "onboarding", o.ID, map[string]any{"keyId": nk.ID}); err != nil {
+		if err := events.Record(ctx, tx, now, owner, "onboarding.completed", "onboarding", o.ID, map[string]any{"key_id": nk.ID}); err != nil {
 			return err
 		}
 		out = &Completed{Session: o, User: u, Key: &nk.Key}

@@ -286,9 +286,9 @@ func freezeKey(ctx context.Context, tx FreezeTx, now time.Time, id string, reaso
 }
 
 func keyEventData(k *Key) map[string]any {
-	d := map[string]any{"keyId": k.ID, "label": k.Label, "prefix": k.Prefix, "status": string(k.Status)}
+	d := map[string]any{"key_id": k.ID, "label": k.Label, "prefix": k.Prefix, "status": string(k.Status)}
 	if k.FrozenReason != "" {
-		d["frozenReason"] = string(k.FrozenReason)
+		d["frozen_reason"] = string(k.FrozenReason)
 	}
 	return d
 }

@@ -162,8 +162,8 @@ func dateOrNil(t *time.Time) *string {
 }
 
 // TimelineEvent is an entry of an order's timeline. Its data is a map the
-// view cannot respell, so it carries both spellings and each surface shows
-// its own.
+// view cannot respell, so it carries both spellings (events.Spell) and
+// each surface shows its own.
 type TimelineEvent struct {
 	ID        string         `json:"id"`
 	Type      string         `json:"type" example:"order.created"`
@@ -179,9 +179,8 @@ func TimelineOf(es []events.Event) []TimelineEvent {
 	out := make([]TimelineEvent, len(es))
 	for i := range es {
 		e := &es[i]
-		snake, _ := events.Payload(e, true)["data"].(map[string]any)
 		out[i] = TimelineEvent{ID: e.ID, Type: e.Type, ActorType: string(e.ActorType), ActorID: strOrNil(e.ActorID),
-			Data: e.Data, SnakeData: snake, CreatedAt: e.CreatedAt}
+			Data: events.Spell(e.Data, false), SnakeData: events.Payload(e, true)["data"].(map[string]any), CreatedAt: e.CreatedAt}
 	}
 	return out
 }

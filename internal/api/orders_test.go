@@ -1,8 +1,10 @@
 package api
 
 import (
+	"reflect"
 	"testing"
 
+	"marketplace/internal/events"
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
 )
@@ -86,6 +88,23 @@ func TestRefundSplit(t *testing.T) {
 		v := RefundOf(r, o, viewer)
 		if got := v.SellerShare != nil && v.PlatformShare != nil && v.ReversedAmount != nil; got != want {
 			t.Errorf("%+v: split shown %v, want %v", viewer, got, want)
+		}
+	}
+}
+
+// TestTimelineCasings: an order's event stored in camelCase (before its
+// data was named canonically) and one recorded now show the same data on
+// the timeline, each surface in its casing.
+func TestTimelineCasings(t *testing.T) {
+	old := events.Event{ID: "e1", Type: "refund.issued", Data: map[string]any{"refundId": "r1", "amountRefunded": 500.0,
+		"processorRefundId": "re_1"}}
+	now := events.Event{ID: "e2", Type: "refund.issued", Data: map[string]any{"refund_id": "r1", "amount_refunded": 500.0,
+		"processor_refund_id": "re_1"}}
+	camel := map[string]any{"refundId": "r1", "amountRefunded": 500.0, "processorRefundId": "re_1"}
+	snake := map[string]any{"refund_id": "r1", "amount_refunded": 500.0, "processor_refund_id": "re_1"}
+	for _, e := range TimelineOf([]events.Event{old, now}) {
+		if !reflect.DeepEqual(e.Data, camel) || !reflect.DeepEqual(e.SnakeData, snake) {
+			t.Errorf("%s: data %v, snake data %v", e.ID, e.Data, e.SnakeData)
 		}
 	}
 }

@@ -59,6 +59,7 @@ func committedSeen(t *testing.T, s *testkit.Server, u *testkit.User) []events.Ev
 		if err := json.Unmarshal([]byte(data), &e.Data); err != nil {
 			t.Fatal(err)
 		}
+		e.Data = events.Spell(e.Data, false) // as the webhook observer gets it: Variant A's names
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
@@ -78,6 +79,7 @@ func feedSeen(t *testing.T, s *testkit.Server, u *testkit.User) []events.Event {
 			t.Fatalf("feed of %s: %v", u.Username, err)
 		}
 		for _, fe := range page {
+			fe.Event.Data = events.Spell(fe.Event.Data, false) // Variant A's names, as above
 			out = append(out, fe.Event)
 		}
 		if len(page) < q.Limit {

@@ -38,9 +38,11 @@ func MoneyMove(e *events.Event, requestID string) *Entry {
 	}
 	// The figures (cents) and ids the event recorded; the listing's title is
 	// a seller's free text, not the audit's business, and an entry's
-	// "status" is an HTTP status, so the order's is renamed.
-	details := make(map[string]any, len(e.Data)+2)
-	for k, v := range e.Data {
+	// "status" is an HTTP status, so the order's is renamed. Audit details
+	// are named in camelCase, the event's data canonically: spelled here.
+	data := events.Spell(e.Data, false)
+	details := make(map[string]any, len(data)+2)
+	for k, v := range data {
 		switch k {
 		case "listingTitle":
 		case "status":

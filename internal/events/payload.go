@@ -2,16 +2,14 @@ package events
 
 import (
 	"maps"
-	"strings"
 	"time"
-	"unicode"
 )
 
 // Payload is the public form of an event (CONTRACT.md section 12):
-// {id, type, createdAt, data} in camelCase, or with snake case keys
-// (created_at, and every key of data) for Variant B readers and webhooks
-// registered through /v1. The webhook body, the feed and the SSE stream
-// all use it, so an event reads the same everywhere.
+// {id, type, createdAt, data} in camelCase, or in snake case (created_at,
+// and the names in data as they are canonically) for Variant B readers and
+// webhooks registered through /v1. The webhook body, the feed and the SSE
+// stream all use it, so an event reads the same everywhere.
 func Payload(e *Event, snake bool) map[string]any {
 	return PayloadFor(e, snake, "")
 }
@@ -21,56 +19,20 @@ func Payload(e *Event, snake bool) map[string]any {
 // contentTrust (content_trust in snake case), CONTRACT.md section 16.
 func PayloadFor(e *Event, snake bool, agentOwner string) map[string]any {
 	created := e.CreatedAt.UTC().Format(time.RFC3339Nano)
-	var trust map[string]any
+	data, copied := spell(e.Data, snake)
+	if snake && data == nil {
+		data = map[string]any{} // as ever: snake case data is never null
+	}
 	if agentOwner != "" {
-		trust = trustFor(e, agentOwner, snake)
-	}
-	if !snake {
-		data := e.Data
-		if trust != nil {
-			data = maps.Clone(e.Data)
-			data["contentTrust"] = trust
-		}
-		return map[string]any{"id": e.ID, "type": e.Type, "createdAt": created, "data": data}
-	}
-	data := snakeKeys(e.Data).(map[string]any)
-	if trust != nil {
-		data["content_trust"] = trust
-	}
-	return map[string]any{"id": e.ID, "type": e.Type, "created_at": created, "data": data}
-}
-
-// snakeKeys copies v with every map key in snake case.
-func snakeKeys(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[Snake(k)] = snakeKeys(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = snakeKeys(x)
-		}
-		return out
-	}
-	return v
-}
-
-// Snake turns a camelCase name into snake_case ("previousPrice" ->
-// "previous_price"); a name in snake case already is unchanged.
-func Snake(name string) string {
-	var b strings.Builder
-	for i, r := range name {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('_')
+		if trust := trustFor(e, agentOwner, snake); trust != nil {
+			if !copied {
+				data = maps.Clone(data) // never change the event's own
 			}
-			r = unicode.ToLower(r)
+			data[spellName("content_trust", snake)] = trust
 		}
-		b.WriteRune(r)
 	}
-	return b.String()
+	if snake {
+		return map[string]any{"id": e.ID, "type": e.Type, "created_at": created, "data": data}
+	}
+	return map[string]any{"id": e.ID, "type": e.Type, "createdAt": created, "data": data}
 }

@@ -29,39 +29,39 @@ type eventText struct {
 	keys   []string
 }
 
-// textOf finds the text in e's data. ok is false when there is none.
-func textOf(e *Event) (t eventText, ok bool) {
-	d := e.Data
+// textOf finds the text in e's data d (in canonical names). ok is false
+// when there is none.
+func textOf(e *Event, d map[string]any) (t eventText, ok bool) {
 	str := func(k string) string { s, _ := d[k].(string); return s }
 	typ := e.Type
 	switch {
 	case typ == "message.received":
-		if str("senderId") == "" {
+		if str("sender_id") == "" {
 			return t, false // a system message: the platform's words
 		}
-		t = eventText{author: str("senderId"), source: trustMessage, keys: []string{"content"}}
-		if str("messageType") == "offer" {
+		t = eventText{author: str("sender_id"), source: trustMessage, keys: []string{"content"}}
+		if str("message_type") == "offer" {
 			t.source = trustOffer
 		}
 	case strings.HasPrefix(typ, "offer."):
 		t = eventText{source: trustOffer, keys: []string{"message"}}
 		switch str("by") {
 		case "buyer":
-			t.author = str("buyerId")
+			t.author = str("buyer_id")
 		case "seller":
-			t.author = str("sellerId")
+			t.author = str("seller_id")
 		case "":
 			if typ == "offer.received" { // the buyer's opening offer
-				t.author = str("buyerId")
+				t.author = str("buyer_id")
 			}
 		}
 	case strings.HasPrefix(typ, "listing."):
-		t = eventText{author: str("sellerId"), source: trustListing, keys: []string{"title", "brand"}}
+		t = eventText{author: str("seller_id"), source: trustListing, keys: []string{"title", "brand"}}
 	case strings.HasPrefix(typ, "order."), typ == "payment.released", typ == "refund.issued", typ == "approval.required":
 		// The order's snapshot names the listing as its seller wrote it; a
 		// cancelling seller's reason is theirs too (an admin's is the
 		// platform's).
-		t = eventText{author: str("sellerId"), source: trustListing, keys: []string{"listingTitle"}}
+		t = eventText{author: str("seller_id"), source: trustListing, keys: []string{"listing_title"}}
 		if typ == "order.cancelled" && (e.ActorType == market.ActorUser || e.ActorType == market.ActorAgent) {
 			t.keys = append(t.keys, "reason")
 		}
@@ -82,18 +82,15 @@ func textOf(e *Event) (t eventText, ok bool) {
 // the casing of the surface; nil when the data holds no text another party
 // wrote. Text whose author the data does not name counts as another's.
 func trustFor(e *Event, owner string, snake bool) map[string]any {
-	t, ok := textOf(e)
+	d := Canonical(e.Data)
+	t, ok := textOf(e, d)
 	if !ok || (t.author != "" && t.author == owner) {
 		return nil
 	}
 	fields := make([]moderation.TrustField, len(t.keys))
 	for i, k := range t.keys {
-		name := k
-		if snake {
-			name = Snake(k)
-		}
-		s, _ := e.Data[k].(string)
-		fields[i] = moderation.TrustField{Name: name, Text: s}
+		s, _ := d[k].(string)
+		fields[i] = moderation.TrustField{Name: spellName(k, snake), Text: s}
 	}
 	a := moderation.AssessTrust(fields...)
 	return map[string]any{"untrusted": true, "source": t.source, "flags": a.Flags, "fields": a.Fields}

@@ -27,9 +27,10 @@ func EventReader(p *Principal) events.Reader {
 	return r
 }
 
-// EventPayload is e as p reads it on a surface (snake: Variant B): to an
-// agent key, text another party wrote carries contentTrust (CONTRACT.md
-// section 16); a human reads the event as it is.
+// EventPayload is e as p reads it on a surface (snake: Variant B; its
+// data's names spelled so by events.Spell): to an agent key, text another
+// party wrote carries contentTrust (CONTRACT.md section 16); a human reads
+// the event as it is.
 func EventPayload(e *events.Event, p *Principal, snake bool) map[string]any {
 	owner := ""
 	if p.Actor.IsAgent() {

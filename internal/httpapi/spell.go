@@ -8,7 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode"
+
+	"marketplace/internal/market"
 )
 
 // A view (one struct per resource, shared by every surface) is written
@@ -56,21 +57,7 @@ func SnakeOf(v any) any { return reflect.Zero(snakeTwin(reflect.TypeOf(v))).Inte
 
 // SnakeCase turns a camelCase name into snake_case ("listingId" ->
 // "listing_id"); a snake_case name stays as it is.
-func SnakeCase(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 4)
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			b.WriteRune(unicode.ToLower(r))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func SnakeCase(s string) string { return market.SnakeName(s) }
 
 var (
 	twins    sync.Map // reflect.Type -> reflect.Type

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"strings"
-	"unicode"
 
 	"marketplace/internal/market"
 )
@@ -76,23 +75,7 @@ func (s *Surface) field(route string, f market.FieldError) string {
 
 // CamelCase turns a canonical name ("spending_controls.daily_limit") into
 // camelCase ("spendingControls.dailyLimit"); camelCase stays as it is.
-func CamelCase(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	upper := false
-	for i, r := range s {
-		switch {
-		case r == '_' && i > 0 && i+1 < len(s) && s[i-1] != '.' && s[i+1] != '.':
-			upper = true
-		case upper:
-			b.WriteRune(unicode.ToUpper(r))
-			upper = false
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+func CamelCase(s string) string { return market.CamelName(s) }
 
 // surfaceFor is the surface whose prefix holds path, for a request that
 // matches no route: its 404 or 405 is spelled as the routes beside it.

@@ -203,10 +203,10 @@ func (s *Service) recordAdminChange(ctx context.Context, tx Tx, actor market.Act
 		return err
 	}
 	to := append([]string{after.SellerID}, watchers...)
-	data := snapshot(after, map[string]any{"changes": publicChanges(changes), "priceDrop": after.Price < before.Price,
-		"previousStatus": string(before.Status)})
+	data := snapshot(after, map[string]any{"changes": publicChanges(changes), "price_drop": after.Price < before.Price,
+		"previous_status": string(before.Status)})
 	if after.Price != before.Price {
-		data["previousPrice"] = before.Price
+		data["previous_price"] = before.Price
 	}
 	return events.Record(ctx, tx, after.UpdatedAt, actor, "listing.updated", "listing", after.ID, data, to...)
 }

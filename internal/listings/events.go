@@ -9,9 +9,9 @@ import (
 // section 12): never the owner's floor price or cost basis.
 func snapshot(l *Listing, extra map[string]any) map[string]any {
 	s := map[string]any{
-		"listingId": l.ID, "sellerId": l.SellerID, "status": string(l.Status), "title": l.Title,
-		"price": l.Price, "condition": l.Condition, "categoryId": l.CategoryID, "brand": l.Brand,
-		"acceptOffers": l.AcceptOffers, "watchersCount": l.WatchersCount,
+		"listing_id": l.ID, "seller_id": l.SellerID, "status": string(l.Status), "title": l.Title,
+		"price": l.Price, "condition": l.Condition, "category_id": l.CategoryID, "brand": l.Brand,
+		"accept_offers": l.AcceptOffers, "watchers_count": l.WatchersCount,
 	}
 	maps.Copy(s, extra)
 	return s

@@ -141,7 +141,7 @@ func (s *Service) reject(ctx context.Context, tx Tx, actor market.Actor, l *List
 		return err
 	}
 	return events.Record(ctx, tx, r.CreatedAt, actor, "listing.removed", "listing", l.ID,
-		map[string]any{"reason": r.Reason, "brand": r.Brand, "rejectionId": r.ID})
+		map[string]any{"reason": r.Reason, "brand": r.Brand, "rejection_id": r.ID})
 }
 
 // brands compiles the configured restricted brands.
@@ -311,9 +311,9 @@ func (s *Service) recordUpdate(ctx context.Context, tx Tx, actor market.Actor, b
 		}
 		to, shown = append(to, watchers...), public
 	}
-	data := snapshot(after, map[string]any{"changes": shown, "priceDrop": after.Price < before.Price})
+	data := snapshot(after, map[string]any{"changes": shown, "price_drop": after.Price < before.Price})
 	if after.Price != before.Price {
-		data["previousPrice"] = before.Price
+		data["previous_price"] = before.Price
 	}
 	return events.Record(ctx, tx, after.UpdatedAt, actor, "listing.updated", "listing", after.ID, data, to...)
 }
@@ -407,7 +407,7 @@ func GoneForWatchers(ctx context.Context, tx WatchersTx, actor market.Actor, l *
 		return err
 	}
 	return events.Record(ctx, tx, l.UpdatedAt, actor, "listing.updated", "listing", l.ID,
-		snapshot(l, map[string]any{"changes": []string{"status"}, "previousStatus": string(from)}), watchers...)
+		snapshot(l, map[string]any{"changes": []string{"status"}, "previous_status": string(from)}), watchers...)
 }
 
 // ListOwn lists the actor's listings, newest first, optionally in one

@@ -367,8 +367,8 @@ func post(ctx context.Context, tx PostTx, now time.Time, actor market.Actor, t *
 		recipient = t.BuyerID
 	}
 	return m, events.Record(ctx, tx, now, actor, EventReceived, "thread", t.ID, map[string]any{
-		"threadId": t.ID, "messageId": m.ID, "listingId": t.ListingID, "senderId": actor.UserID,
-		"recipientId": recipient, "messageType": string(typ), "sentByAgent": m.SentByAgent, "content": m.Content}, recipient)
+		"thread_id": t.ID, "message_id": m.ID, "listing_id": t.ListingID, "sender_id": actor.UserID,
+		"recipient_id": recipient, "message_type": string(typ), "sent_by_agent": m.SentByAgent, "content": m.Content}, recipient)
 }
 
 // newMessage builds a message; the sender's own side is read at once.

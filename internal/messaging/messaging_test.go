@@ -129,7 +129,7 @@ func TestSendReplyRead(t *testing.T) {
 	}
 	// The event goes to the seller.
 	ev := f.store.tx.events[len(f.store.tx.events)-1]
-	if ev.Type != EventReceived || ev.Data["recipientId"] != f.seller.Actor.UserID || ev.EntityID != th.ID {
+	if ev.Type != EventReceived || ev.Data["recipient_id"] != f.seller.Actor.UserID || ev.EntityID != th.ID {
 		t.Errorf("event = %+v", ev)
 	}
 

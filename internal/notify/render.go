@@ -47,7 +47,7 @@ type view struct {
 	Name  string         // the reader's display name (or e-mail address)
 	Role  string         // buyer, seller, watcher, owner
 	Title string         // the listing's title, when one is involved
-	Data  map[string]any // the event's data
+	Data  map[string]any // the event's data, in canonical (snake_case) names
 	Link  string         // where to look, on the service
 	Base  string         // the service's public URL
 	// Direct mails.
@@ -58,12 +58,12 @@ type view struct {
 
 // eventView builds the view of e for recipient u; nil means no mail.
 func (s *Service) eventView(ctx context.Context, tx Tx, e *events.Event, u *accounts.User) *view {
-	d := e.Data
+	d := events.Canonical(e.Data) // an event queued before the names were canonical has camelCase ones
 	v := &view{Name: displayName(u), Data: d, Base: s.opts.PublicURL}
 	switch u.ID {
-	case str(d["buyerId"]):
+	case str(d["buyer_id"]):
 		v.Role = "buyer"
-	case str(d["sellerId"]):
+	case str(d["seller_id"]):
 		v.Role = "seller"
 	default:
 		v.Role = "owner"
@@ -74,12 +74,12 @@ func (s *Service) eventView(ctx context.Context, tx Tx, e *events.Event, u *acco
 		}
 		v.Role = "watcher"
 	}
-	v.Title = str(d["listingTitle"])
+	v.Title = str(d["listing_title"])
 	if v.Title == "" {
 		v.Title = str(d["title"])
 	}
-	if v.Title == "" && str(d["listingId"]) != "" {
-		if l, err := tx.ListingByID(ctx, str(d["listingId"])); err == nil {
+	if v.Title == "" && str(d["listing_id"]) != "" {
+		if l, err := tx.ListingByID(ctx, str(d["listing_id"])); err == nil {
 			v.Title = l.Title
 		}
 	}
@@ -88,14 +88,14 @@ func (s *Service) eventView(ctx context.Context, tx Tx, e *events.Event, u *acco
 	}
 	api := s.opts.PublicURL + "/api/v1"
 	switch {
-	case str(d["orderId"]) != "" && e.Type != "listing.updated":
-		v.Link = api + "/orders/" + str(d["orderId"])
-	case str(d["offerId"]) != "":
-		v.Link = api + "/offers/" + str(d["offerId"])
-	case str(d["threadId"]) != "":
-		v.Link = api + "/messages/threads/" + str(d["threadId"])
-	case str(d["listingId"]) != "":
-		v.Link = api + "/listings/" + str(d["listingId"])
+	case str(d["order_id"]) != "" && e.Type != "listing.updated":
+		v.Link = api + "/orders/" + str(d["order_id"])
+	case str(d["offer_id"]) != "":
+		v.Link = api + "/offers/" + str(d["offer_id"])
+	case str(d["thread_id"]) != "":
+		v.Link = api + "/messages/threads/" + str(d["thread_id"])
+	case str(d["listing_id"]) != "":
+		v.Link = api + "/listings/" + str(d["listing_id"])
 	case e.Type == "agent_key.frozen":
 		v.Link = api + "/agent-keys"
 	}

@@ -200,12 +200,12 @@ func (s *Service) onRound(ctx context.Context, tx Tx, act action, o *Offer, r Ro
 func record(ctx context.Context, tx events.Tx, now time.Time, actor market.Actor, typ string, o *Offer, extra map[string]any) error {
 	// The ids involved and a snapshot of the offer (CONTRACT.md section 12);
 	// never the seller's private figures.
-	data := map[string]any{"offerId": o.ID, "listingId": o.ListingID, "buyerId": o.BuyerID, "sellerId": o.SellerID,
-		"status": string(o.Status), "round": o.Round, "maxRounds": o.MaxRounds, "amount": o.CurrentPrice,
-		"offerPrice": o.OfferPrice, "currentPrice": o.CurrentPrice, "awaitingResponseFrom": string(o.Awaiting),
-		"expiresAt": o.ExpiresAt, "sentByAgent": o.SentByAgent}
+	data := map[string]any{"offer_id": o.ID, "listing_id": o.ListingID, "buyer_id": o.BuyerID, "seller_id": o.SellerID,
+		"status": string(o.Status), "round": o.Round, "max_rounds": o.MaxRounds, "amount": o.CurrentPrice,
+		"offer_price": o.OfferPrice, "current_price": o.CurrentPrice, "awaiting_response_from": string(o.Awaiting),
+		"expires_at": o.ExpiresAt, "sent_by_agent": o.SentByAgent}
 	if o.AgreedPrice != nil {
-		data["agreedPrice"] = *o.AgreedPrice
+		data["agreed_price"] = *o.AgreedPrice
 	}
 	for k, v := range extra {
 		data[k] = v
@@ -563,7 +563,7 @@ func (s *Service) accept(ctx context.Context, tx Tx, c Caller, o *Offer, role Pa
 	if err := s.onRound(ctx, tx, actAccept, o, Round{Round: o.Round, By: role, Amount: agreed, Message: msg, SentByAgent: c.Actor.IsAgent(), CreatedAt: now}); err != nil {
 		return err
 	}
-	return record(ctx, tx, now, c.Actor, "offer.accepted", o, map[string]any{"by": string(role), "agreedPrice": agreed})
+	return record(ctx, tx, now, c.Actor, "offer.accepted", o, map[string]any{"by": string(role), "agreed_price": agreed})
 }
 
 func (s *Service) counter(ctx context.Context, tx Tx, c Caller, o *Offer, role Party, amount int64, msg string, p pricing, now time.Time) error {

@@ -26,7 +26,7 @@ func (s *Service) queueApproval(ctx context.Context, tx Tx, b Buyer, o *Order, r
 	}
 	// The owner is asked to decide (CONTRACT.md section 12).
 	return a, recordOrder(ctx, tx, now, b.Actor, "approval.required", o, map[string]any{
-		"approvalId": a.ID, "amount": a.Amount, "keyId": a.KeyID})
+		"approval_id": a.ID, "amount": a.Amount, "key_id": a.KeyID})
 }
 
 // wasApproval reports whether an order went through the approval queue.
@@ -179,7 +179,7 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 		if err := tx.UpdateApproval(ctx, a); err != nil {
 			return err
 		}
-		return events.Record(ctx, tx, now, actor, "purchase_approval.approved", "order", o.ID, map[string]any{"approvalId": a.ID})
+		return events.Record(ctx, tx, now, actor, "purchase_approval.approved", "order", o.ID, map[string]any{"approval_id": a.ID})
 	})
 	if err != nil {
 		if o != nil {
@@ -280,7 +280,7 @@ func (s *Service) Reject(ctx context.Context, actor market.Actor, id, reason str
 		}
 		s.noteChange(ctx, before, approvalAudit(a.Status, o))
 		return recordOrder(ctx, tx, now, actor, "order.cancelled", o, map[string]any{
-			"reason": "approval_rejected", "approvalId": a.ID})
+			"reason": "approval_rejected", "approval_id": a.ID})
 	})
 	return o, err
 }

@@ -227,6 +227,6 @@ func (s *Service) expire(ctx context.Context, o *Order) error {
 			return err
 		}
 		return events.Record(ctx, tx, now, market.System, "order.expired", "order", cur.ID, map[string]any{
-			"reservedUntil": cur.ReservedUntil})
+			"reserved_until": cur.ReservedUntil})
 	})
 }

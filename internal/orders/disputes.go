@@ -141,7 +141,7 @@ func (s *Service) OpenDispute(ctx context.Context, actor market.Actor, in Disput
 				o.PayoutStatus = PayoutFrozen
 			}
 			return nil
-		}}, map[string]any{"disputeId": id, "reason": in.Reason})
+		}}, map[string]any{"dispute_id": id, "reason": in.Reason})
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (s *Service) RespondDispute(ctx context.Context, actor market.Actor, id str
 		if err := tx.UpdateDispute(ctx, d); err != nil {
 			return err
 		}
-		return events.Record(ctx, tx, now, actor, "dispute.responded", "order", d.OrderID, map[string]any{"disputeId": d.ID})
+		return events.Record(ctx, tx, now, actor, "dispute.responded", "order", d.OrderID, map[string]any{"dispute_id": d.ID})
 	})
 	if err != nil {
 		return nil, err
@@ -428,7 +428,7 @@ func (s *Service) ResolveDispute(ctx context.Context, actor market.Actor, id str
 		}
 		s.noteChange(ctx, before, disputeAudit(d, o))
 		return events.Record(ctx, tx, now, actor, "dispute.resolved", "order", o.ID, map[string]any{
-			"disputeId": d.ID, "resolution": string(res), "amount": amount})
+			"dispute_id": d.ID, "resolution": string(res), "amount": amount})
 	})
 	if err != nil {
 		return nil, err

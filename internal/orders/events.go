@@ -33,16 +33,16 @@ func recordOrder(ctx context.Context, tx Tx, now time.Time, actor market.Actor, 
 // ids, no payout figures.
 func orderSnapshot(o *Order) map[string]any {
 	s := map[string]any{
-		"orderId": o.ID, "listingId": o.ListingID, "listingTitle": o.ListingTitle,
-		"buyerId": o.BuyerID, "sellerId": o.SellerID, "status": string(o.Status), "channel": string(o.Channel),
-		"fulfillmentType": string(o.Fulfillment), "itemPrice": o.Fees.ItemPrice, "shippingCost": o.Fees.ShippingCost,
-		"serviceFee": o.Fees.ServiceFee, "totalCharged": o.Fees.TotalCharged, "amountRefunded": o.AmountRefunded,
+		"order_id": o.ID, "listing_id": o.ListingID, "listing_title": o.ListingTitle,
+		"buyer_id": o.BuyerID, "seller_id": o.SellerID, "status": string(o.Status), "channel": string(o.Channel),
+		"fulfillment_type": string(o.Fulfillment), "item_price": o.Fees.ItemPrice, "shipping_cost": o.Fees.ShippingCost,
+		"service_fee": o.Fees.ServiceFee, "total_charged": o.Fees.TotalCharged, "amount_refunded": o.AmountRefunded,
 	}
 	if o.ShipmentCarrier != "" {
 		s["carrier"] = o.ShipmentCarrier
 	}
 	if o.TrackingNumber != "" {
-		s["trackingNumber"] = o.TrackingNumber
+		s["tracking_number"] = o.TrackingNumber
 	}
 	return s
 }
@@ -64,5 +64,5 @@ func relist(ctx context.Context, tx Tx, actor market.Actor, o *Order, now time.T
 		return err
 	}
 	return events.Record(ctx, tx, now, actor, "listing.updated", "listing", l.ID, listings.Snapshot(l, map[string]any{
-		"changes": []string{"status"}, "previousStatus": string(listings.StatusSold)}), append([]string{l.SellerID}, watchers...)...)
+		"changes": []string{"status"}, "previous_status": string(listings.StatusSold)}), append([]string{l.SellerID}, watchers...)...)
 }

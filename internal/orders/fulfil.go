@@ -140,7 +140,7 @@ func (s *Service) Ship(ctx context.Context, actor market.Actor, id string, in Sh
 				return err
 			}
 		}
-		data["carrier"], data["trackingNumber"] = carrier, number
+		data["carrier"], data["tracking_number"] = carrier, number
 		return nil
 	}
 	return s.move(ctx, actor, id, transition{name: "ship", by: bySeller, from: []Status{StatusPaid}, to: StatusShipped,
@@ -344,7 +344,7 @@ func (s *Service) Hold(ctx context.Context, actor market.Actor, id string, until
 		}
 		s.noteOrderChange(ctx, &before, o)
 		return events.Record(ctx, tx, now, actor, "payout.hold_changed", "order", o.ID, map[string]any{
-			"payoutDueAt": due, "previous": prev})
+			"payout_due_at": due, "previous": prev})
 	})
 	return o, err
 }
@@ -464,7 +464,7 @@ func closeDispute(ctx context.Context, tx Tx, actor market.Actor, orderID string
 		return err
 	}
 	return events.Record(ctx, tx, now, actor, "dispute.resolved", "order", orderID, map[string]any{
-		"disputeId": d.ID, "resolution": string(res), "amount": amount})
+		"dispute_id": d.ID, "resolution": string(res), "amount": amount})
 }
 
 // ReleasePayouts pays out every delivered order whose hold has ended,
@@ -599,7 +599,7 @@ func (s *Service) payOut(ctx context.Context, id string, force bool) (*Order, er
 			return err
 		}
 		if err := recordOrder(ctx, tx, now, market.System, "payment.released", cur, map[string]any{
-			"amount": cur.PayoutAmount, "transferId": transferID}); err != nil {
+			"amount": cur.PayoutAmount, "transfer_id": transferID}); err != nil {
 			return err
 		}
 		if !completed {

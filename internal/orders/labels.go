@@ -152,9 +152,9 @@ func (s *Service) BuyLabel(ctx context.Context, actor market.Actor, orderID stri
 			}
 			o.ShipmentCarrier, o.TrackingNumber, o.LabelCost, o.ShippedAt = mine.Carrier, mine.TrackingNumber, mine.Cost, &now
 			return events.Record(ctx, tx, now, actor, EventLabelPurchased, "order", o.ID, map[string]any{
-				"labelId": mine.ID, "carrier": mine.Carrier, "service": mine.Service, "cost": mine.Cost,
-				"trackingNumber": mine.TrackingNumber})
-		}}, map[string]any{"carrier": mine.Carrier, "trackingNumber": mine.TrackingNumber})
+				"label_id": mine.ID, "carrier": mine.Carrier, "service": mine.Service, "cost": mine.Cost,
+				"tracking_number": mine.TrackingNumber})
+		}}, map[string]any{"carrier": mine.Carrier, "tracking_number": mine.TrackingNumber})
 	// The timeline says which label the order shipped on: this call's, or
 	// (a concurrent call won, or the seller shipped by hand meanwhile)
 	// another's or none; a label printed here and not bought is removed.
@@ -247,13 +247,14 @@ func (s *Service) labelOf(ctx context.Context, tx Tx, o *Order) (*Label, error) 
 		if e.Type != EventLabelPurchased {
 			continue
 		}
-		tracking, _ := e.Data["trackingNumber"].(string)
+		d := events.Canonical(e.Data) // an older event names its data in camelCase
+		tracking, _ := d["tracking_number"].(string)
 		if tracking != o.TrackingNumber {
 			break // shipped since on other tracking
 		}
-		id, _ := e.Data["labelId"].(string)
-		carrier, _ := e.Data["carrier"].(string)
-		service, _ := e.Data["service"].(string)
+		id, _ := d["label_id"].(string)
+		carrier, _ := d["carrier"].(string)
+		service, _ := d["service"].(string)
 		return &Label{ID: id, OrderID: o.ID, Carrier: carrier, Service: service, TrackingNumber: tracking,
 			Cost: o.LabelCost, CreatedAt: e.CreatedAt}, nil
 	}

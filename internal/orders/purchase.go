@@ -680,7 +680,7 @@ func (s *Service) recordPaid(ctx context.Context, tx Tx, o *Order, pay *payments
 		return err
 	}
 	if err := events.Record(ctx, tx, now, market.System, "payment.succeeded", "order", o.ID, map[string]any{
-		"paymentId": pay.ID, "amount": o.Fees.TotalCharged, "processor": o.Processor,
+		"payment_id": pay.ID, "amount": o.Fees.TotalCharged, "processor": o.Processor,
 	}); err != nil {
 		return err
 	}
@@ -688,8 +688,8 @@ func (s *Service) recordPaid(ctx context.Context, tx Tx, o *Order, pay *payments
 	if err != nil {
 		return err
 	}
-	sold := map[string]any{"listingId": o.ListingID, "title": o.ListingTitle, "sellerId": o.SellerID,
-		"orderId": o.ID, "price": o.Fees.ItemPrice, "status": "sold"}
+	sold := map[string]any{"listing_id": o.ListingID, "title": o.ListingTitle, "seller_id": o.SellerID,
+		"order_id": o.ID, "price": o.Fees.ItemPrice, "status": "sold"}
 	if err := events.Record(ctx, tx, now, buyer, "listing.sold", "listing", o.ListingID, sold, o.SellerID); err != nil {
 		return err
 	}
@@ -703,7 +703,7 @@ func (s *Service) recordPaid(ctx context.Context, tx Tx, o *Order, pay *payments
 		return err
 	}
 	return events.Record(ctx, tx, now, buyer, "listing.updated", "listing", o.ListingID, listings.Snapshot(l, map[string]any{
-		"changes": []string{"status"}, "previousStatus": string(listings.StatusActive)}), watchers...)
+		"changes": []string{"status"}, "previous_status": string(listings.StatusActive)}), watchers...)
 }
 
 // release undoes a reservation whose charge did not happen: the listing is
@@ -741,7 +741,7 @@ func (s *Service) release(ctx context.Context, o *Order, failure string, cause e
 		if _, err := tx.UpdateOrder(ctx, cur, StatusPendingPayment); err != nil {
 			return err
 		}
-		return events.Record(ctx, tx, now, market.System, "payment.failed", "order", cur.ID, map[string]any{"failureCode": failure})
+		return events.Record(ctx, tx, now, market.System, "payment.failed", "order", cur.ID, map[string]any{"failure_code": failure})
 	})
 	if err != nil {
 		return err

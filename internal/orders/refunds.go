@@ -163,9 +163,9 @@ func refundInitiator(o *Order, actor market.Actor) string {
 }
 
 func refundBookedData(r *Refund, o *Order) map[string]any {
-	return map[string]any{"refundId": r.ID, "amount": r.Amount, "sellerShare": r.SellerShare,
-		"platformShare": r.PlatformShare, "amountRefunded": o.AmountRefunded, "full": refundLeft(o) == 0,
-		"initiatedBy": r.InitiatedBy}
+	return map[string]any{"refund_id": r.ID, "amount": r.Amount, "seller_share": r.SellerShare,
+		"platform_share": r.PlatformShare, "amount_refunded": o.AmountRefunded, "full": refundLeft(o) == 0,
+		"initiated_by": r.InitiatedBy}
 }
 
 // splitRefund says who pays a refund of amount cents on o: the seller's
@@ -234,7 +234,7 @@ func (s *Service) bookRefund(ctx context.Context, tx Tx, o *Order, r *Refund, ac
 			return err
 		}
 		if err := events.Record(ctx, tx, now, actor, "refund.declined", "order", o.ID, map[string]any{
-			"refundId": q.ID, "amount": q.Amount, "message": q.Message}); err != nil {
+			"refund_id": q.ID, "amount": q.Amount, "message": q.Message}); err != nil {
 			return err
 		}
 	}
@@ -319,7 +319,7 @@ func (s *Service) recordRefundIssued(ctx context.Context, id string, pr *payment
 			return err
 		}
 		return recordOrder(ctx, tx, now, market.System, "refund.issued", o, map[string]any{
-			"refundId": r.ID, "amount": r.Amount, "processorRefundId": pr.ID})
+			"refund_id": r.ID, "amount": r.Amount, "processor_refund_id": pr.ID})
 	})
 }
 
@@ -350,8 +350,8 @@ func (s *Service) recordReversal(ctx context.Context, id string, rv *payments.Tr
 			return err
 		}
 		return events.Record(ctx, tx, now, market.System, "transfer.reversed", "order", o.ID, map[string]any{
-			"refundId": r.ID, "amount": amount, "reversalId": rv.ID, "transferId": o.TransferID,
-			"transferReversed": o.TransferReversed})
+			"refund_id": r.ID, "amount": amount, "reversal_id": rv.ID, "transfer_id": o.TransferID,
+			"transfer_reversed": o.TransferReversed})
 	})
 }
 
@@ -477,7 +477,7 @@ func (s *Service) RequestRefund(ctx context.Context, actor market.Actor, orderID
 			return err
 		}
 		return events.Record(ctx, tx, now, actor, "refund.requested", "order", o.ID, map[string]any{
-			"refundId": r.ID, "amount": amount, "reason": in.Reason})
+			"refund_id": r.ID, "amount": amount, "reason": in.Reason})
 	})
 	if err != nil {
 		return nil, nil, err
@@ -625,7 +625,7 @@ func declineRequest(ctx context.Context, tx Tx, actor market.Actor, o *Order, r 
 		return err
 	}
 	return events.Record(ctx, tx, now, actor, "refund.declined", "order", o.ID, map[string]any{
-		"refundId": r.ID, "amount": r.Amount, "message": r.Message})
+		"refund_id": r.ID, "amount": r.Amount, "message": r.Message})
 }
 
 // approveRequest books the open request r as a refund of the requested

@@ -136,8 +136,8 @@ func (s *Service) SetPrefs(ctx context.Context, actor market.Actor, in PrefsUpda
 		}
 		out = p
 		return events.Record(ctx, tx, now, actor, "user.shipping_prefs_updated", "user", actor.UserID, map[string]any{
-			"autoLabel": p.AutoLabel, "preferredCarrier": p.PreferredCarrier, "preferredService": p.PreferredService,
-			"localPickup": p.LocalPickup, "handlingDays": p.HandlingDays, "packageDefaults": p.Package != nil})
+			"auto_label": p.AutoLabel, "preferred_carrier": p.PreferredCarrier, "preferred_service": p.PreferredService,
+			"local_pickup": p.LocalPickup, "handling_days": p.HandlingDays, "package_defaults": p.Package != nil})
 	})
 	return out, err
 }

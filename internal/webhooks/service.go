@@ -129,7 +129,7 @@ func (s *Service) Test(ctx context.Context, caller market.Actor) (*Delivery, err
 		now := s.clock.Now()
 		e := &events.Event{ID: market.NewID(), Type: events.TypeTest, ActorType: caller.Type, ActorID: caller.ID(),
 			EntityType: "webhook", EntityID: ep.ID, CreatedAt: now,
-			Data: map[string]any{"webhookId": ep.ID, "url": ep.URL, "message": "This is a test event."}}
+			Data: map[string]any{"webhook_id": ep.ID, "url": ep.URL, "message": "This is a test event."}}
 		if e.ActorType == "" {
 			e.ActorType = market.ActorSystem
 		}

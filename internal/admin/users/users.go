@@ -339,7 +339,7 @@ func (s *Users) banEffects(ctx context.Context, tx UsersTx, actor market.Actor, 
 			return nil, nil, err
 		}
 		if err := events.Record(ctx, tx, now, actor, "agent_key.revoked", "agent_key", k.ID, map[string]any{
-			"keyId": k.ID, "label": k.Label, "prefix": k.Prefix, "status": string(k.Status)}, k.UserID); err != nil {
+			"key_id": k.ID, "label": k.Label, "prefix": k.Prefix, "status": string(k.Status)}, k.UserID); err != nil {
 			return nil, nil, err
 		}
 		revoked = append(revoked, k.ID)

@@ -346,7 +346,7 @@ func TestAdminQueueListingReviews(t *testing.T) {
 			t.Fatalf("approved = %v", ok)
 		}
 		evs := eventsOf(t, s, held, "listing.updated")
-		if len(evs) != 1 || evs[0]["status"] != "active" || evs[0]["previousStatus"] != "held" {
+		if len(evs) != 1 || evs[0]["status"] != "active" || evs[0]["previous_status"] != "held" {
 			t.Fatalf("listing.updated = %v", evs)
 		}
 		no := s.Do("POST", "/api/v1/admin/queue/"+other+"/reject", nil, adm.Auth()).Want(t, http.StatusOK, "").Data()

@@ -369,3 +369,75 @@ func TestEventStreamOutlivesServerTimeouts(t *testing.T) {
 		}
 	})
 }
+
+// TestEventFeedStoredCasings: an event stored before its data was named
+// canonically (camelCase) reads as one recorded now (snake_case) on every
+// surface, contentTrust for an agent key included: each surface spells
+// both its way.
+func TestEventFeedStoredCasings(t *testing.T) {
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		owner := s.VerifiedOwner("reader")
+		key := s.NewKey(owner, "buy_sell")
+		record := func(data map[string]any) string {
+			id := market.NewID()
+			err := s.App.DB.InTx(context.Background(), func(tx *store.Tx) error {
+				return tx.AppendEvent(context.Background(), &events.Event{ID: id, Type: "offer.received", ActorType: market.ActorUser,
+					ActorID: "buyer-1", EntityType: "offer", EntityID: "off-1", Data: data, CreatedAt: s.Clock.Now(),
+					Recipients: []string{owner.ID}})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return id
+		}
+		old := record(map[string]any{"offerId": "off-1", "buyerId": "buyer-1", "sellerId": owner.ID, "offerPrice": 4000,
+			"awaitingResponseFrom": "seller", "message": "Would you take 40?", "changes": []any{"floorPrice"}})
+		now := record(map[string]any{"offer_id": "off-1", "buyer_id": "buyer-1", "seller_id": owner.ID, "offer_price": 4000,
+			"awaiting_response_from": "seller", "message": "Would you take 40?", "changes": []any{"floorPrice"}})
+		camel := `{"awaitingResponseFrom":"seller","buyerId":"buyer-1","changes":["floorPrice"],"message":"Would you take 40?","offerId":"off-1","offerPrice":4000,"sellerId":"` + owner.ID + `"}`
+		snake := `{"awaiting_response_from":"seller","buyer_id":"buyer-1","changes":["floorPrice"],"message":"Would you take 40?","offer_id":"off-1","offer_price":4000,"seller_id":"` + owner.ID + `"}`
+		trust := `{"fields":[],"flags":[],"source":"offer","untrusted":true}`
+		for _, c := range []struct {
+			name, path string
+			auth       testkit.Header
+			want       string
+		}{
+			{"Variant A, bearer", "/api/v1/events?wait=10", owner.Auth(), camel},
+			{"Variant A, agent key", "/api/v1/events?wait=10", key.Auth(), camel[:len(camel)-1] + `,"contentTrust":` + trust + "}"},
+			{"Variant B, agent key", "/v1/events?wait=10", key.Auth(), snake[:len(snake)-1] + `,"content_trust":` + trust + "}"},
+		} {
+			var list []any
+			for range 50 { // on PostgreSQL both become readable once older transactions end
+				r := s.Do("GET", c.path, nil, c.auth).Want(t, http.StatusOK, "")
+				if list = r.List(); c.path == "/v1/events?wait=10" {
+					list, _ = r.Data()["events"].([]any)
+				}
+				if len(list) >= 2 {
+					break
+				}
+			}
+			got := map[string]string{}
+			for _, e := range list {
+				m := e.(map[string]any)
+				b, _ := json.Marshal(m["data"])
+				got[m["id"].(string)] = string(b)
+			}
+			for _, id := range []string{old, now} {
+				if !jsonEqual(got[id], c.want) {
+					t.Errorf("%s, event %s:\n got %s\nwant %s", c.name, id, got[id], c.want)
+				}
+			}
+		}
+	})
+}
+
+// jsonEqual reports whether two JSON texts hold the same value.
+func jsonEqual(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return string(ja) == string(jb)
+}

@@ -104,7 +104,8 @@ func hasEvent(t *testing.T, s *testkit.Server, listingID, typ string) bool {
 	return len(eventsOf(t, s, listingID, typ)) > 0
 }
 
-// eventsOf returns the data of each typ event about a listing.
+// eventsOf returns the data of each typ event about a listing, as the
+// domain records it (canonical, snake_case names).
 func eventsOf(t *testing.T, s *testkit.Server, listingID, typ string) []map[string]any {
 	t.Helper()
 	evs, err := s.App.DB.Read().EventsFor(context.Background(), "listing", listingID)
@@ -222,7 +223,7 @@ func TestListingUpdateAndWatchers(t *testing.T) {
 			t.Fatalf("updated %v", up)
 		}
 		evs := eventsOf(t, s, id, "listing.updated")
-		if len(evs) != 1 || evs[0]["priceDrop"] != true || evs[0]["previousPrice"] != 5000.0 ||
+		if len(evs) != 1 || evs[0]["price_drop"] != true || evs[0]["previous_price"] != 5000.0 ||
 			evs[0]["price"] != 4000.0 || !slices.Contains(toStrings(evs[0]["changes"]), "price") {
 			t.Fatalf("listing.updated %v", evs)
 		}
