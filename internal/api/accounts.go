@@ -160,3 +160,6 @@ func (x Accounts) Profile(ctx context.Context, c *Caller, username string) (*Pro
 	}
 	return ProfileOf(u, viewerOf(c), x.Casing), nil
 }
+
+// AccountOps are the account operations.
+func (o Ops) AccountOps() Accounts { return Accounts{Service: o.Accounts, Casing: o.Casing} }

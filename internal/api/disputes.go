@@ -120,3 +120,6 @@ func (x Disputes) list(ds []orders.Dispute, total int, err error) ([]Dispute, in
 	}
 	return out, total, nil
 }
+
+// DisputeOps are the dispute operations.
+func (o Ops) DisputeOps() Disputes { return Disputes{Service: o.Orders, Photos: o.Photos} }

@@ -371,3 +371,9 @@ func (x Onboarding) Poll(ctx context.Context, id, secret string) (*OnboardingSta
 	return &OnboardingStatus{OnboardingID: o.ID, Status: string(o.Status), HumanTodoList: o.TodoList(), ExpiresAt: o.ExpiresAt,
 		KeyID: strOrNil(o.KeyID), AgentKey: res.AgentKey, KeyDelivered: o.KeyDeliveredAt != nil}, nil
 }
+
+// KeyOps are the agent key and spending operations.
+func (o Ops) KeyOps() Keys { return Keys{Service: o.Agents, Casing: o.Casing} }
+
+// OnboardingOps are the agent onboarding operations.
+func (o Ops) OnboardingOps() Onboarding { return Onboarding{Service: o.Agents, PublicURL: o.PublicURL} }

@@ -348,3 +348,8 @@ func watchStateOf(st listings.WatchState, err error) (*WatchState, error) {
 	}
 	return &WatchState{Watching: st.Watching, WatchersCount: st.WatchersCount}, nil
 }
+
+// ListingOps are the listing operations.
+func (o Ops) ListingOps() Listings {
+	return Listings{Service: o.Listings, Photos: o.Photos, Casing: o.Casing}
+}

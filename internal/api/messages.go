@@ -194,3 +194,6 @@ func conversationOf(conv *messaging.Conversation, viewer market.Actor) *Conversa
 	}
 	return out
 }
+
+// MessageOps are the messaging operations.
+func (o Ops) MessageOps() Messages { return Messages{Service: o.Messages, Casing: o.Casing} }

@@ -144,3 +144,6 @@ func offerView(c *Caller) func(*offers.Offer, error) (*Offer, error) {
 		return OfferOf(o, c.Actor), nil
 	}
 }
+
+// OfferOps are the negotiation's operations.
+func (o Ops) OfferOps() Offers { return Offers{Service: o.Offers} }

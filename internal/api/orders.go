@@ -236,3 +236,8 @@ func (x Orders) Events(ctx context.Context, c *Caller, id string) ([]TimelineEve
 	}
 	return TimelineOf(es), nil
 }
+
+// OrderOps are the order operations (purchases, fulfilment, refunds).
+func (o Ops) OrderOps() Orders {
+	return Orders{Service: o.Orders, Shipping: o.Shipping, PublicURL: o.PublicURL}
+}

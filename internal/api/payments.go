@@ -86,3 +86,6 @@ func (x Payments) CardOnFile(ctx context.Context, c *Caller) (*PaymentMethod, er
 func (x Payments) PayoutAccount(ctx context.Context, c *Caller) (*PayoutAccount, error) {
 	return viewOf(PayoutAccountOf)(x.Service.Account(ctx, c.Actor))
 }
+
+// PaymentOps are the card and payout account operations.
+func (o Ops) PaymentOps() Payments { return Payments{Service: o.Payments} }

@@ -211,3 +211,6 @@ func deliveries(ds []webhooks.Delivery, err error) ([]WebhookDelivery, error) {
 	}
 	return out, nil
 }
+
+// WebhookOps are the webhook endpoint operations.
+func (o Ops) WebhookOps() Webhooks { return Webhooks{Service: o.Webhooks} }

@@ -19,6 +19,7 @@ import (
 	"marketplace/internal/activity"
 	"marketplace/internal/admin/users"
 	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/audit"
 	"marketplace/internal/config"
 	"marketplace/internal/events"
@@ -313,9 +314,13 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		}
 		a.sandboxClock, advancer = sandboxClock, sandboxClock
 	}
-	agentAPI := &agentv1.API{Accounts: a.Accounts, ChatLinks: a.ChatLinks, Agents: a.Agents, Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping,
-		Payments: a.Payments, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, Sandbox: cfg.Mode == config.Sandbox, Clock: advancer,
-		SandboxStore: db, Webhooks: a.Webhooks, Feed: a.Feed, PublicURL: cfg.PublicURL, Gate: func(ctx context.Context, flag string) error {
+	// The services every surface shares, built once; each surface holds
+	// them with its casing.
+	shared := &api.Services{Accounts: a.Accounts, ChatLinks: a.ChatLinks, Agents: a.Agents, Payments: a.Payments,
+		Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages,
+		Offers: a.Offers, Notify: a.Notify, Webhooks: a.Webhooks, Feed: a.Feed, PublicURL: cfg.PublicURL}
+	agentAPI := &agentv1.API{Ops: api.Ops{Services: shared, Casing: api.Snake}, Sandbox: cfg.Mode == config.Sandbox,
+		Clock: advancer, SandboxStore: db, Gate: func(ctx context.Context, flag string) error {
 			return a.Settings.Require(ctx, settings.Feature(flag))
 		}}
 	// The tool catalogue: served over MCP, counted in its classes by the
@@ -340,10 +345,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Tools:    tools,
 	}
 	opsAPI.Register(a.Router)
-	(&apiv1.API{Accounts: a.Accounts, Google: googleSignIn, Avatars: a.Avatars, ChatLinks: a.ChatLinks, Agents: a.Agents,
-		Payments: a.Payments, Listings: a.Listings, Photos: a.Photos,
-		Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages, Offers: a.Offers, Notify: a.Notify, PublicURL: cfg.PublicURL,
-		Webhooks: a.Webhooks, Feed: a.Feed, Activity: activity.NewService(db.Read(), a.Clock),
+	(&apiv1.API{Ops: api.Ops{Services: shared, Casing: api.Camel}, Google: googleSignIn, Avatars: a.Avatars,
+		Activity: activity.NewService(db.Read(), a.Clock),
 		Users: users.NewUsers(store.AdminUsers(db), a.Clock, users.Options{Agents: a.Agents, Offers: rules.ListingChanged,
 			Changes: audit.Notes{}}),
 		Audit: audit.NewLog(store.Audit(db)), Settings: a.Settings}).Register(a.Router)

@@ -6,21 +6,11 @@ import (
 	"context"
 	"net/http"
 
-	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
 	"marketplace/internal/api"
-	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
-	"marketplace/internal/listings"
 	"marketplace/internal/market"
-	"marketplace/internal/messaging"
-	"marketplace/internal/notify"
-	"marketplace/internal/offers"
-	"marketplace/internal/orders"
-	"marketplace/internal/payments"
 	"marketplace/internal/sandbox"
-	"marketplace/internal/shipping"
-	"marketplace/internal/webhooks"
 )
 
 // Prefix is where Variant B lives.
@@ -40,30 +30,17 @@ var Surface = &httpapi.Surface{Prefix: Prefix, Casing: httpapi.Snake, Names: map
 	"POST " + Prefix + "/messages content": "message",
 }}
 
-// API holds the services Variant B calls.
+// API holds the operations Variant B calls (api.Ops: the services every
+// surface shares, in snake_case) and what its sandbox routes need.
 type API struct {
-	Accounts *accounts.Service
-	Agents   *agents.Service
-	Listings *listings.Service
-	Photos   *listings.Photos
-	Shipping *shipping.Service
-	Payments *payments.Service
-	Orders   *orders.Service
-	Messages *messaging.Service
-	Offers   *offers.Service
-	Notify   *notify.Service
-	Webhooks *webhooks.Service
-	Feed     *events.FeedService
-	// PublicURL is where the service is reached (magic links, label URLs).
-	PublicURL string
+	api.Ops
 
 	// Sandbox serves the /v1/sandbox helpers (sandbox mode only), which move
 	// Clock, reset data through SandboxStore and issue chat-link codes
-	// through ChatLinks.
+	// through the shared ChatLinks.
 	Sandbox      bool
 	Clock        SandboxClock
 	SandboxStore sandbox.Store
-	ChatLinks    *accounts.ChatLinks
 	// Gate answers FEATURE_DISABLED while a feature flag is off (ToolFlags).
 	Gate func(ctx context.Context, flag string) error
 
@@ -107,14 +84,6 @@ func (a *API) Register(rt *httpapi.Router) {
 	}
 }
 
-// keyOps, accountOps and paymentOps are the account operations every
-// surface calls, in this surface's words.
-func (a *API) keyOps() api.Keys { return api.Keys{Service: a.Agents, Casing: api.Snake} }
-
-func (a *API) accountOps() api.Accounts { return api.Accounts{Service: a.Accounts, Casing: api.Snake} }
-
-func (a *API) paymentOps() api.Payments { return api.Payments{Service: a.Payments} }
-
 type createKeyBody struct {
 	Label            string         `json:"label" minLength:"1" maxLength:"100" required:"true" doc:"Trimmed; 1 to 100 characters."`
 	Scope            string         `json:"scope" enum:"buy,sell,buy_sell,buy_only,sell_only" required:"true" doc:"Variant B names; 'buy_only' and 'sell_only' are accepted too."`
@@ -131,7 +100,7 @@ func (a *API) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, httpapi.Spell(&b, httpapi.Snake)); err != nil {
 		return err
 	}
-	k, err := a.keyOps().Create(r.Context(), httpapi.PrincipalOf(r), agents.KeyInput{Label: b.Label, Scope: b.Scope,
+	k, err := a.KeyOps().Create(r.Context(), httpapi.PrincipalOf(r), agents.KeyInput{Label: b.Label, Scope: b.Scope,
 		Limits: b.SpendingControls.Limits(), AcceptedAgentTerms: b.AcceptedAgentTerms == nil || *b.AcceptedAgentTerms})
 	if err != nil {
 		return err
@@ -143,7 +112,7 @@ func (a *API) createKey(w http.ResponseWriter, r *http.Request) error {
 func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "agent_key", id)
-	k, err := a.keyOps().Revoke(r.Context(), httpapi.PrincipalOf(r), id)
+	k, err := a.KeyOps().Revoke(r.Context(), httpapi.PrincipalOf(r), id)
 	if err != nil {
 		return err
 	}
@@ -151,7 +120,7 @@ func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) whoami(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.keyOps().Whoami(r.Context(), httpapi.PrincipalOf(r))
+	out, err := a.KeyOps().Whoami(r.Context(), httpapi.PrincipalOf(r))
 	if err != nil {
 		return err
 	}
@@ -182,7 +151,7 @@ func (a *API) spending(w http.ResponseWriter, r *http.Request) error {
 // spendingOf is GET /v1/account/spending and the get_spending_controls
 // tool: the spending status with each figure a field of its own.
 func (a *API) spendingOf(ctx context.Context, p *httpapi.Principal) (*api.FlatSpending, error) {
-	st, err := a.keyOps().Spending(ctx, p)
+	st, err := a.KeyOps().Spending(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +168,7 @@ func (a *API) addresses(w http.ResponseWriter, r *http.Request) error {
 
 // addressesOf is GET /v1/account/addresses and the get_addresses tool.
 func (a *API) addressesOf(ctx context.Context, p *httpapi.Principal) (*addressList, error) {
-	out, err := a.accountOps().Addresses(ctx, p)
+	out, err := a.AccountOps().Addresses(ctx, p)
 	if err != nil {
 		return nil, err
 	}

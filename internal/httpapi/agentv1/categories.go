@@ -38,7 +38,7 @@ func (a *API) categories(w http.ResponseWriter, r *http.Request) error {
 // categoriesOf is GET /v1/categories, the get_categories tool and the MCP
 // resource marketplace://categories: the whole category tree.
 func (a *API) categoriesOf(ctx context.Context) (*categoryTree, error) {
-	tree, total, err := a.listingOps().Categories(ctx)
+	tree, total, err := a.ListingOps().Categories(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func (a *API) openDispute(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) writeNewDispute(w http.ResponseWriter, r *http.Request, as *api.Caller, in api.DisputeOpening) error {
-	d, err := a.disputeOps().Open(r.Context(), as, in)
+	d, err := a.DisputeOps().Open(r.Context(), as, in)
 	if err != nil {
 		return err
 	}

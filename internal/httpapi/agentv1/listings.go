@@ -18,12 +18,6 @@ import (
 	"marketplace/internal/market"
 )
 
-// listingOps are the listing operations every surface calls, with Variant
-// B's values ('processing', the condition words).
-func (a *API) listingOps() api.Listings {
-	return api.Listings{Service: a.Listings, Photos: a.Photos, Casing: api.Snake}
-}
-
 // spelled spells each view of a page in snake_case, in place: a page holds
 // its views as any, where httpapi.Spell does not reach.
 func spelled(views []any) []any {
@@ -48,7 +42,7 @@ func (a *API) createListing(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := a.listingOps().Create(r.Context(), httpapi.PrincipalOf(r), in)
+	v, err := a.ListingOps().Create(r.Context(), httpapi.PrincipalOf(r), in)
 	if err != nil {
 		return err
 	}
@@ -73,7 +67,7 @@ func (a *API) updateListing(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := a.listingOps().Update(r.Context(), httpapi.PrincipalOf(r), id, in)
+	v, err := a.ListingOps().Update(r.Context(), httpapi.PrincipalOf(r), id, in)
 	if err != nil {
 		return err
 	}
@@ -81,7 +75,7 @@ func (a *API) updateListing(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getListing(w http.ResponseWriter, r *http.Request) error {
-	v, err := a.listingOps().Get(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id"))
+	v, err := a.ListingOps().Get(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -95,7 +89,7 @@ func (a *API) archiveListing(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
 		return err
 	}
-	v, err := a.listingOps().Archive(r.Context(), httpapi.PrincipalOf(r), id)
+	v, err := a.ListingOps().Archive(r.Context(), httpapi.PrincipalOf(r), id)
 	if err != nil {
 		return err
 	}
@@ -126,7 +120,7 @@ func (a *API) myListings(w http.ResponseWriter, r *http.Request) error {
 
 // myListingsOf is GET /v1/listings/mine and the get_my_listings tool.
 func (a *API) myListingsOf(ctx context.Context, p *httpapi.Principal, status string, limit, offset int) (*listingList, error) {
-	page, err := a.listingOps().Mine(ctx, p, status, limit, offset)
+	page, err := a.ListingOps().Mine(ctx, p, status, limit, offset)
 	return listingListOf(page, err, limit, offset)
 }
 

@@ -15,9 +15,6 @@ func (a *API) RegisterMessages(rt *httpapi.Router) {
 	rt.Handle("GET", Prefix+"/messages/{listing_id}", httpapi.Either, a.listingMessages)
 }
 
-// messageOps are the messaging operations every surface calls.
-func (a *API) messageOps() api.Messages { return api.Messages{Service: a.Messages, Casing: api.Snake} }
-
 // listingThread is one thread on a listing with its messages.
 type listingThread struct {
 	ThreadID  string        `json:"thread_id"`
@@ -63,7 +60,7 @@ func (a *API) postMessage(w http.ResponseWriter, r *http.Request) error {
 
 // postMessageOf is POST /v1/messages and the send_message tool.
 func (a *API) postMessageOf(ctx context.Context, p *httpapi.Principal, b *postMessageBody) (*api.Message, error) {
-	return a.messageOps().Post(ctx, p, b.ListingID, b.BuyerID, messaging.Input{Content: b.Message, Fields: b.StructuredFields})
+	return a.MessageOps().Post(ctx, p, b.ListingID, b.BuyerID, messaging.Input{Content: b.Message, Fields: b.StructuredFields})
 }
 
 // threadList is the get_threads tool's answer (Variant A's GET
@@ -76,7 +73,7 @@ type threadList struct {
 
 // threadsOf lists the caller's threads, a page at a time.
 func (a *API) threadsOf(ctx context.Context, p *httpapi.Principal, cursor string, limit int) (*threadList, error) {
-	page, err := a.messageOps().Threads(ctx, p, cursor, limit)
+	page, err := a.MessageOps().Threads(ctx, p, cursor, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +84,7 @@ func (a *API) threadsOf(ctx context.Context, p *httpapi.Principal, cursor string
 // /api/v1/agent/messages/threads/{threadId}): the messages, oldest first,
 // now read by the caller.
 func (a *API) threadMessagesOf(ctx context.Context, p *httpapi.Principal, threadID string) (*listingThread, error) {
-	conv, err := a.messageOps().Thread(ctx, p, threadID)
+	conv, err := a.MessageOps().Thread(ctx, p, threadID)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +96,7 @@ func (a *API) threadMessagesOf(ctx context.Context, p *httpapi.Principal, thread
 // on it.
 func (a *API) listingMessages(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("listing_id")
-	conv, threads, err := a.messageOps().OnListing(r.Context(), httpapi.PrincipalOf(r), id, r.URL.Query().Get("buyer_id"))
+	conv, threads, err := a.MessageOps().OnListing(r.Context(), httpapi.PrincipalOf(r), id, r.URL.Query().Get("buyer_id"))
 	if err != nil {
 		return err
 	}

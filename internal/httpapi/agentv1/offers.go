@@ -17,9 +17,6 @@ func (a *API) RegisterOffers(rt *httpapi.Router) {
 	rt.Handle("POST", Prefix+"/offers/{id}/respond", httpapi.Either, a.respondOffer)
 }
 
-// offerOps are the offer operations every surface calls.
-func (a *API) offerOps() api.Offers { return api.Offers{Service: a.Offers} }
-
 type createOfferBody struct {
 	ListingID            string `json:"listing_id" format:"uuid" required:"true"`
 	Amount               *int64 `json:"amount" minimum:"1" maximum:"1000000000" required:"true" doc:"Cents, below the listing's price and at least its minimum offer amount."`
@@ -45,19 +42,19 @@ func (a *API) createOffer(w http.ResponseWriter, r *http.Request) error {
 
 // createOfferOf is POST /v1/offers and the make_offer tool.
 func (a *API) createOfferOf(ctx context.Context, p *httpapi.Principal, b *createOfferBody) (*api.Offer, error) {
-	return a.offerOps().Create(ctx, p, offers.CreateInput{ListingID: b.ListingID, OfferPrice: b.Amount,
+	return a.OfferOps().Create(ctx, p, offers.CreateInput{ListingID: b.ListingID, OfferPrice: b.Amount,
 		Message: b.Message, AutoPurchase: b.AutoPurchaseOnAccept})
 }
 
 // getOfferOf is GET /v1/offers/{id} and the get_offer tool.
 func (a *API) getOfferOf(ctx context.Context, p *httpapi.Principal, id string) (*api.Offer, error) {
-	return a.offerOps().Get(ctx, p, id)
+	return a.OfferOps().Get(ctx, p, id)
 }
 
 // respondOfferOf is POST /v1/offers/{id}/respond and the accept_offer,
 // reject_offer and counter_offer tools.
 func (a *API) respondOfferOf(ctx context.Context, p *httpapi.Principal, id string, b *respondOfferBody) (*api.Offer, error) {
-	return a.offerOps().Answer(ctx, p, id, offers.Answer{Action: offers.Action(b.Action),
+	return a.OfferOps().Answer(ctx, p, id, offers.Answer{Action: offers.Action(b.Action),
 		CounterPrice: b.CounterAmount, Message: b.Message})
 }
 
@@ -94,7 +91,7 @@ func (a *API) respondOffer(w http.ResponseWriter, r *http.Request) error {
 // withdrawOfferOf is the withdraw_offer tool (Variant A's POST
 // /api/v1/agent/offers/{id}/withdraw): the buyer takes an open offer back.
 func (a *API) withdrawOfferOf(ctx context.Context, p *httpapi.Principal, id string) (*api.Offer, error) {
-	return a.offerOps().Withdraw(ctx, p, id)
+	return a.OfferOps().Withdraw(ctx, p, id)
 }
 
 // offerList is the get_offers tool's answer (Variant A's GET
@@ -108,7 +105,7 @@ type offerList struct {
 
 // offersOf lists the caller's offers as buyer or seller.
 func (a *API) offersOf(ctx context.Context, p *httpapi.Principal, role offers.Party, status string, limit, offset int) (*offerList, error) {
-	os, total, err := a.offerOps().List(ctx, p, role, status, limit, offset)
+	os, total, err := a.OfferOps().List(ctx, p, role, status, limit, offset)
 	if err != nil {
 		return nil, err
 	}

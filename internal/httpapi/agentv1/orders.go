@@ -12,14 +12,6 @@ import (
 	"marketplace/internal/orders"
 )
 
-// orderOps are the order operations every surface calls (purchases,
-// fulfilment, refunds); disputeOps the dispute operations.
-func (a *API) orderOps() api.Orders {
-	return api.Orders{Service: a.Orders, Shipping: a.Shipping, PublicURL: a.PublicURL}
-}
-
-func (a *API) disputeOps() api.Disputes { return api.Disputes{Service: a.Orders, Photos: a.Photos} }
-
 // RegisterOrders adds the purchase and order routes of Variant B.
 func (a *API) RegisterOrders(rt *httpapi.Router) {
 	p := Prefix
@@ -58,7 +50,7 @@ func (a *API) ship(w http.ResponseWriter, r *http.Request) error {
 // shipOf is POST /v1/orders/{id}/ship and the create_shipment tool with a
 // carrier and tracking number.
 func (a *API) shipOf(ctx context.Context, p *httpapi.Principal, id string, b *shipBody) (*api.Order, error) {
-	return a.orderOps().Ship(ctx, p, id, orders.Shipment{Carrier: b.Carrier, TrackingNumber: b.TrackingNumber})
+	return a.OrderOps().Ship(ctx, p, id, orders.Shipment{Carrier: b.Carrier, TrackingNumber: b.TrackingNumber})
 }
 
 // shipTo is a postal address in a request body.
@@ -141,7 +133,7 @@ func (a *API) purchaseOf(ctx context.Context, p *httpapi.Principal, b *purchaseB
 		return nil, err
 	}
 	in.RequestID = httpapi.RequestID(ctx)
-	return a.orderOps().Purchase(ctx, p, in)
+	return a.OrderOps().Purchase(ctx, p, in)
 }
 
 // listOrders is GET /v1/orders: {orders, total}.
@@ -160,7 +152,7 @@ func (a *API) listOrders(w http.ResponseWriter, r *http.Request) error {
 
 // ordersOf is GET /v1/orders and the get_orders tool.
 func (a *API) ordersOf(ctx context.Context, p *httpapi.Principal, role, status string, limit, offset int) (*orderPage, error) {
-	os, total, err := a.orderOps().List(ctx, p, role, status, limit, offset)
+	os, total, err := a.OrderOps().List(ctx, p, role, status, limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +178,7 @@ func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
 
 // orderOf is GET /v1/orders/{id} and the get_order_detail tool.
 func (a *API) orderOf(ctx context.Context, p *httpapi.Principal, id string) (*api.Order, error) {
-	return a.orderOps().Get(ctx, p, id)
+	return a.OrderOps().Get(ctx, p, id)
 }
 
 // checkRoute is the route whose error spellings a dry run's details use.
@@ -219,5 +211,5 @@ func (a *API) checkOf(ctx context.Context, p *httpapi.Principal, b *purchaseBody
 	if err != nil {
 		return nil, err
 	}
-	return a.orderOps().Check(ctx, p, in, checkDetails)
+	return a.OrderOps().Check(ctx, p, in, checkDetails)
 }

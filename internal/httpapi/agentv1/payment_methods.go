@@ -25,7 +25,7 @@ func (a *API) paymentMethods(w http.ResponseWriter, r *http.Request) error {
 // paymentMethodsOf is GET /v1/account/payment-methods and the
 // get_payment_methods tool.
 func (a *API) paymentMethodsOf(ctx context.Context, p *httpapi.Principal) (*paymentMethodList, error) {
-	out, err := a.paymentOps().PaymentMethods(ctx, p)
+	out, err := a.PaymentOps().PaymentMethods(ctx, p)
 	if err != nil {
 		return nil, err
 	}

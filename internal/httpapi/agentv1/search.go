@@ -33,7 +33,7 @@ func (a *API) searchOf(ctx context.Context, c *httpapi.Principal, q url.Values) 
 	if err != nil {
 		return nil, err
 	}
-	page, err := a.listingOps().Search(ctx, c, p)
+	page, err := a.ListingOps().Search(ctx, c, p)
 	return searchResultOf(page, err)
 }
 
@@ -65,7 +65,7 @@ func (a *API) similarOf(ctx context.Context, c *httpapi.Principal, id string, q 
 	if err != nil {
 		return nil, err
 	}
-	page, err := a.listingOps().Similar(ctx, c, id, limit)
+	page, err := a.ListingOps().Similar(ctx, c, id, limit)
 	return searchResultOf(page, err)
 }
 

@@ -15,7 +15,7 @@ func (a *API) accountTools() []Tool {
 			Description: "The agent key in use (label, scope), its verified owner and what the key may still spend today, " +
 				"this week and this month. Call it first in a session; it costs nothing."},
 			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) {
-				return a.keyOps().Whoami(ctx, p)
+				return a.KeyOps().Whoami(ctx, p)
 			}),
 	}
 }

@@ -90,13 +90,13 @@ func (a *API) buyingTools() []Tool {
 				if err != nil {
 					return nil, err
 				}
-				return a.orderOps().Estimate(ctx, p, pin)
+				return a.OrderOps().Estimate(ctx, p, pin)
 			}),
 		tool(Tool{Name: "get_spending_summary", Title: "Spending summary", Area: "spending_controls", ReadOnly: true, Idempotent: true,
 			Description: "The owner's spending controls and where spending stands: spent today, this week and this month, what " +
 				"remains of each cap, and what open offers reserve. Check it before a purchase or an offer; it costs nothing."},
 			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) {
-				return a.keyOps().Spending(ctx, p)
+				return a.KeyOps().Spending(ctx, p)
 			}),
 		tool(Tool{Name: "get_spending_controls", Title: "Spending controls", Area: "spending_controls", ReadOnly: true, Idempotent: true,
 			Description: "The spending controls in force for this key as one flat object (per-transaction, daily, weekly and " +
@@ -124,7 +124,7 @@ func (a *API) buyingTools() []Tool {
 				"awaiting_approval stays true until the owner approves (the order is then charged and paid) or rejects it (cancelled). " +
 				"NOT_FOUND for an order that is not the owner's."},
 			func(ctx context.Context, p *httpapi.Principal, in *approvalArgs) (any, error) {
-				o, err := a.orderOps().Get(ctx, p, in.OrderID)
+				o, err := a.OrderOps().Get(ctx, p, in.OrderID)
 				if err != nil {
 					return nil, err
 				}

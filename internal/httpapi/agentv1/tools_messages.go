@@ -36,7 +36,7 @@ func (a *API) messageTools() []Tool {
 			Description: "Answer in an existing thread (from get_threads) as buyer or seller. Free; the other party is notified. " +
 				"Refusals: NOT_FOUND (not the owner's thread), VALIDATION_ERROR."},
 			func(ctx context.Context, p *httpapi.Principal, in *replyArgs) (any, error) {
-				return a.messageOps().Reply(ctx, p, in.ThreadID, messaging.Input{Content: in.Message, Fields: in.StructuredFields})
+				return a.MessageOps().Reply(ctx, p, in.ThreadID, messaging.Input{Content: in.Message, Fields: in.StructuredFields})
 			}),
 		tool(Tool{Name: "get_threads", Title: "List message threads", Area: "messages", ReadOnly: true, Idempotent: true,
 			Description: "The owner's conversations, newest activity first, each with its unread count and last message; page with " +
@@ -53,7 +53,7 @@ func (a *API) messageTools() []Tool {
 		tool(Tool{Name: "get_unread_count", Title: "Unread messages", Area: "messages", ReadOnly: true, Idempotent: true,
 			Description: "How many messages across all the owner's threads are unread. Costs nothing; poll it to know when to read."},
 			func(ctx context.Context, p *httpapi.Principal, _ *noArgs) (any, error) {
-				return a.messageOps().Unread(ctx, p)
+				return a.MessageOps().Unread(ctx, p)
 			}),
 	}
 }

@@ -75,7 +75,7 @@ func orderMove(fn func(ctx context.Context, c *api.Caller, id string) (*api.Orde
 }
 
 func (a *API) orderTools() []Tool {
-	ops := a.orderOps()
+	ops := a.OrderOps()
 	const notFound = " An unknown order is NOT_FOUND, another owner's FORBIDDEN."
 	// A transition repeated is refused (INVALID_STATE) and changes
 	// nothing more: those tools are idempotent in the MCP sense.
@@ -159,7 +159,7 @@ func (a *API) orderTools() []Tool {
 				"an admin resolves it, possibly with a refund. Use it after request_refund failed or when the item never came; it cannot be withdrawn. " +
 				"Needs buy scope. Errors: INSUFFICIENT_SCOPE, VALIDATION_ERROR, NOT_FOUND, FORBIDDEN (not the buyer), INVALID_STATE (e.g. already disputed)."},
 			func(ctx context.Context, p *httpapi.Principal, in *openDisputeArgs) (any, error) {
-				return a.disputeOps().Open(ctx, p, api.DisputeOpening{OrderID: in.OrderID, Reason: in.Reason,
+				return a.DisputeOps().Open(ctx, p, api.DisputeOpening{OrderID: in.OrderID, Reason: in.Reason,
 					Description: in.Description, EvidencePhotos: in.EvidencePhotos})
 			}),
 	}
@@ -187,7 +187,7 @@ func (a *API) shippingRatesOf(ctx context.Context, p *httpapi.Principal, in *shi
 		}
 		return httpapi.ToShippingQuote(q), nil
 	}
-	q, err := a.orderOps().Rates(ctx, p, in.OrderID, zip)
+	q, err := a.OrderOps().Rates(ctx, p, in.OrderID, zip)
 	if err != nil {
 		return nil, err
 	}
@@ -210,5 +210,5 @@ func (a *API) createShipment(ctx context.Context, p *httpapi.Principal, in *crea
 	if in.TrackingNumber != "" {
 		return nil, market.Invalid(market.FieldError{Field: "tracking_number", Message: "must be absent with buy_label: the label brings its own"})
 	}
-	return a.orderOps().BuyLabel(ctx, p, in.OrderID, orders.LabelRequest{Carrier: in.Carrier, Service: in.Service})
+	return a.OrderOps().BuyLabel(ctx, p, in.OrderID, orders.LabelRequest{Carrier: in.Carrier, Service: in.Service})
 }

@@ -21,9 +21,6 @@ func (a *API) RegisterWebhooks(rt *httpapi.Router) {
 	rt.Handle("POST", p+"/{id}/deliveries/{deliveryId}/retry", httpapi.Either, a.retryWebhookDelivery)
 }
 
-// webhookOps are the webhook operations every surface calls.
-func (a *API) webhookOps() api.Webhooks { return api.Webhooks{Service: a.Webhooks} }
-
 type agentWebhookList struct {
 	Webhooks []api.Webhook `json:"webhooks"`
 }
@@ -57,7 +54,7 @@ func (a *API) createWebhook(w http.ResponseWriter, r *http.Request) error {
 
 // createWebhookOf is POST /v1/agent/webhooks and the create_webhook tool.
 func (a *API) createWebhookOf(ctx context.Context, as market.Actor, b *createWebhookBody) (*api.Webhook, error) {
-	return a.webhookOps().CreateAgent(ctx, &api.Caller{Actor: as}, b.URL, b.Events)
+	return a.WebhookOps().CreateAgent(ctx, &api.Caller{Actor: as}, b.URL, b.Events)
 }
 
 func (a *API) listWebhooks(w http.ResponseWriter, r *http.Request) error {
@@ -70,7 +67,7 @@ func (a *API) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 
 // webhooksOf is GET /v1/agent/webhooks and the list_webhooks tool.
 func (a *API) webhooksOf(ctx context.Context, as market.Actor) (*agentWebhookList, error) {
-	es, err := a.webhookOps().ListAgent(ctx, &api.Caller{Actor: as})
+	es, err := a.WebhookOps().ListAgent(ctx, &api.Caller{Actor: as})
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +87,7 @@ func (a *API) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
 // deleteWebhookOf is DELETE /v1/agent/webhooks/{id} and the delete_webhook
 // tool.
 func (a *API) deleteWebhookOf(ctx context.Context, as market.Actor, id string) (*deletedWebhook, error) {
-	deletedID, err := a.webhookOps().DeleteAgent(ctx, &api.Caller{Actor: as}, id)
+	deletedID, err := a.WebhookOps().DeleteAgent(ctx, &api.Caller{Actor: as}, id)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +111,7 @@ func (a *API) webhookDeliveries(w http.ResponseWriter, r *http.Request) error {
 // webhookDeliveriesOf is GET /v1/agent/webhooks/{id}/deliveries and the
 // get_webhook_deliveries tool.
 func (a *API) webhookDeliveriesOf(ctx context.Context, as market.Actor, id string, limit int) (*webhookDeliveryList, error) {
-	ds, err := a.webhookOps().AgentDeliveries(ctx, &api.Caller{Actor: as}, id, limit)
+	ds, err := a.WebhookOps().AgentDeliveries(ctx, &api.Caller{Actor: as}, id, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +121,7 @@ func (a *API) webhookDeliveriesOf(ctx context.Context, as market.Actor, id strin
 func (a *API) retryWebhookDelivery(w http.ResponseWriter, r *http.Request) error {
 	id, did := r.PathValue("id"), r.PathValue("deliveryId")
 	httpapi.Entity(r, "webhook_delivery", did)
-	d, err := a.webhookOps().RetryAgent(r.Context(), httpapi.PrincipalOf(r), id, did)
+	d, err := a.WebhookOps().RetryAgent(r.Context(), httpapi.PrincipalOf(r), id, did)
 	if err != nil {
 		return err
 	}

@@ -10,9 +10,6 @@ import (
 	"marketplace/internal/market"
 )
 
-// accountOps are the account operations every surface calls.
-func (a *API) accountOps() api.Accounts { return api.Accounts{Service: a.Accounts, Casing: api.Camel} }
-
 type registerBody struct {
 	Email         string `json:"email" format:"email" maxLength:"254" required:"true"`
 	Password      string `json:"password" minLength:"10" required:"true" doc:"At least 10 characters, at most 256 bytes."`
@@ -69,7 +66,7 @@ func (a *API) checkUsername(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.keyOps().Me(r.Context(), actor(r))
+	out, err := a.KeyOps().Me(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
@@ -94,7 +91,7 @@ func (a *API) updateMe(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := actor(r)
 	httpapi.Entity(r, "user", p.User.ID)
-	u, err := a.accountOps().UpdateProfile(r.Context(), p, upd)
+	u, err := a.AccountOps().UpdateProfile(r.Context(), p, upd)
 	if err != nil {
 		return err
 	}
@@ -108,7 +105,7 @@ func (a *API) setShipFrom(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := actor(r)
 	httpapi.Entity(r, "user", p.User.ID)
-	u, err := a.accountOps().SetShipFrom(r.Context(), p, b.domain())
+	u, err := a.AccountOps().SetShipFrom(r.Context(), p, b.domain())
 	if err != nil {
 		return err
 	}
@@ -146,7 +143,7 @@ type passwordSet struct {
 }
 
 func (a *API) listAddresses(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.accountOps().Addresses(r.Context(), actor(r))
+	out, err := a.AccountOps().Addresses(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
@@ -158,7 +155,7 @@ func (a *API) addAddress(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	ad, err := a.accountOps().AddAddress(r.Context(), actor(r), b.domain(), b.IsDefault)
+	ad, err := a.AccountOps().AddAddress(r.Context(), actor(r), b.domain(), b.IsDefault)
 	if err != nil {
 		return err
 	}
@@ -185,7 +182,7 @@ func (a *API) deleteAddress(w http.ResponseWriter, r *http.Request) error {
 func (a *API) defaultAddress(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "address", id)
-	ad, err := a.accountOps().SetDefaultAddress(r.Context(), actor(r), id)
+	ad, err := a.AccountOps().SetDefaultAddress(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
@@ -193,7 +190,7 @@ func (a *API) defaultAddress(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) profile(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.accountOps().Profile(r.Context(), actor(r), r.PathValue("username"))
+	out, err := a.AccountOps().Profile(r.Context(), actor(r), r.PathValue("username"))
 	if err != nil {
 		return err
 	}

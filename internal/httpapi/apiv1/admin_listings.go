@@ -32,7 +32,7 @@ type ownListing = api.OwnListing
 
 // adminListingViews is the admin's view of ls: the seller's view.
 func (a *API) adminListingViews(ctx context.Context, ls []listings.Listing) ([]ownListing, error) {
-	return a.listingOps().SellerViews(ctx, ls)
+	return a.ListingOps().SellerViews(ctx, ls)
 }
 
 func (a *API) writeAdminListing(w http.ResponseWriter, r *http.Request, l *listings.Listing) error {

@@ -8,9 +8,6 @@ import (
 	"marketplace/internal/httpapi"
 )
 
-// keyOps are the agent key and spending operations every surface calls.
-func (a *API) keyOps() api.Keys { return api.Keys{Service: a.Agents, Casing: api.Camel} }
-
 type createKeyBody struct {
 	Label              string         `json:"label" minLength:"1" maxLength:"100" required:"true" doc:"Trimmed; 1 to 100 characters."`
 	Scope              string         `json:"scope" ref:"ScopeInput" required:"true"`
@@ -24,7 +21,7 @@ func (a *API) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	k, err := a.keyOps().Create(r.Context(), actor(r), agents.KeyInput{Label: b.Label, Scope: b.Scope,
+	k, err := a.KeyOps().Create(r.Context(), actor(r), agents.KeyInput{Label: b.Label, Scope: b.Scope,
 		Limits: b.SpendingControls.Limits(), Metadata: b.Metadata, AcceptedAgentTerms: b.AcceptedAgentTerms})
 	if err != nil {
 		return err
@@ -34,7 +31,7 @@ func (a *API) createKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) listKeys(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.keyOps().List(r.Context(), actor(r))
+	out, err := a.KeyOps().List(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
@@ -44,7 +41,7 @@ func (a *API) listKeys(w http.ResponseWriter, r *http.Request) error {
 func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "agent_key", id)
-	k, err := a.keyOps().Revoke(r.Context(), actor(r), id)
+	k, err := a.KeyOps().Revoke(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
@@ -54,7 +51,7 @@ func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) error {
 func (a *API) unfreezeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "agent_key", id)
-	k, err := a.keyOps().Unfreeze(r.Context(), actor(r), id)
+	k, err := a.KeyOps().Unfreeze(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
@@ -78,7 +75,7 @@ func (a *API) freezeKey(w http.ResponseWriter, r *http.Request) error {
 	if b.Reason != "" {
 		httpapi.AuditDetails(r, map[string]any{"reason": httpapi.SafeText(b.Reason, 500)})
 	}
-	k, err := a.keyOps().Freeze(r.Context(), actor(r), id)
+	k, err := a.KeyOps().Freeze(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
@@ -88,7 +85,7 @@ func (a *API) freezeKey(w http.ResponseWriter, r *http.Request) error {
 func (a *API) adminFreezeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("keyId")
 	httpapi.Entity(r, "agent_key", id)
-	k, err := a.keyOps().AdminFreeze(r.Context(), actor(r), r.PathValue("userId"), id)
+	k, err := a.KeyOps().AdminFreeze(r.Context(), actor(r), r.PathValue("userId"), id)
 	if err != nil {
 		return err
 	}
@@ -98,7 +95,7 @@ func (a *API) adminFreezeKey(w http.ResponseWriter, r *http.Request) error {
 func (a *API) adminRevokeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("keyId")
 	httpapi.Entity(r, "agent_key", id)
-	k, err := a.keyOps().AdminRevoke(r.Context(), actor(r), r.PathValue("userId"), id)
+	k, err := a.KeyOps().AdminRevoke(r.Context(), actor(r), r.PathValue("userId"), id)
 	if err != nil {
 		return err
 	}
@@ -106,7 +103,7 @@ func (a *API) adminRevokeKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getSpending(w http.ResponseWriter, r *http.Request) error {
-	st, err := a.keyOps().Spending(r.Context(), actor(r))
+	st, err := a.KeyOps().Spending(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
@@ -129,7 +126,7 @@ func (a *API) putSpending(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := actor(r)
 	httpapi.Entity(r, "user", p.User.ID)
-	st, err := a.keyOps().UpdateControls(r.Context(), p, agents.ControlsUpdate{
+	st, err := a.KeyOps().UpdateControls(r.Context(), p, agents.ControlsUpdate{
 		PerTransaction: b.PerTransactionLimit, Daily: b.DailyLimit, Weekly: b.WeeklyLimit, Monthly: b.MonthlyLimit,
 		CategoryRestrictions: b.CategoryRestrictions, ApprovalThreshold: b.ApprovalThreshold.Ptr(),
 		ClearApproval: b.ApprovalThreshold.Set && b.ApprovalThreshold.Null,

@@ -6,19 +6,10 @@ import (
 	"marketplace/internal/accounts"
 	"marketplace/internal/activity"
 	"marketplace/internal/admin/users"
-	"marketplace/internal/agents"
+	"marketplace/internal/api"
 	"marketplace/internal/audit"
-	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
-	"marketplace/internal/listings"
-	"marketplace/internal/messaging"
-	"marketplace/internal/notify"
-	"marketplace/internal/offers"
-	"marketplace/internal/orders"
-	"marketplace/internal/payments"
 	"marketplace/internal/settings"
-	"marketplace/internal/shipping"
-	"marketplace/internal/webhooks"
 )
 
 // Prefix is where Variant A lives.
@@ -32,28 +23,16 @@ var Surface = &httpapi.Surface{Prefix: Prefix, Casing: httpapi.Camel, Names: map
 	"limit_type":       "limit_type",
 }}
 
-// API holds the services Variant A calls.
+// API holds the operations Variant A calls (api.Ops: the services every
+// surface shares, in camelCase) and the services of its own routes.
 type API struct {
-	Accounts  *accounts.Service
-	Avatars   *accounts.Avatars
-	ChatLinks *accounts.ChatLinks
-	Google    *accounts.GoogleSignIn
-	Agents    *agents.Service
-	Payments  *payments.Service
-	Listings  *listings.Service
-	Photos    *listings.Photos
-	Shipping  *shipping.Service
-	Orders    *orders.Service
-	Messages  *messaging.Service
-	Offers    *offers.Service
-	Notify    *notify.Service
-	Webhooks  *webhooks.Service
-	Feed      *events.FeedService
-	Activity  *activity.Service
-	Users     *users.Users // the admin's user tools
-	Audit     *audit.Log
-	Settings  *settings.Service
-	PublicURL string
+	api.Ops
+	Avatars  *accounts.Avatars
+	Google   *accounts.GoogleSignIn
+	Activity *activity.Service
+	Users    *users.Users // the admin's user tools
+	Audit    *audit.Log
+	Settings *settings.Service
 }
 
 // Register adds every Variant A route to rt.

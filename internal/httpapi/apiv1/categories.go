@@ -7,7 +7,7 @@ import (
 )
 
 func (a *API) categories(w http.ResponseWriter, r *http.Request) error {
-	tree, total, err := a.listingOps().Categories(r.Context())
+	tree, total, err := a.ListingOps().Categories(r.Context())
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func (a *API) connect(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) connectStatus(w http.ResponseWriter, r *http.Request) error {
-	v, err := a.paymentOps().PayoutAccount(r.Context(), actor(r))
+	v, err := a.PaymentOps().PayoutAccount(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}

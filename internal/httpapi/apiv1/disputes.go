@@ -37,7 +37,7 @@ func (a *API) openDispute(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "order", b.OrderID)
-	d, err := a.disputeOps().Open(r.Context(), actor(r), api.DisputeOpening{OrderID: b.OrderID, Reason: b.Reason,
+	d, err := a.DisputeOps().Open(r.Context(), actor(r), api.DisputeOpening{OrderID: b.OrderID, Reason: b.Reason,
 		Description: b.Description, EvidencePhotos: b.EvidencePhotos})
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func (a *API) respondDispute(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "dispute", id)
-	d, err := a.disputeOps().Respond(r.Context(), actor(r), id, b.Response, b.EvidencePhotos)
+	d, err := a.DisputeOps().Respond(r.Context(), actor(r), id, b.Response, b.EvidencePhotos)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (a *API) respondDispute(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getDispute(w http.ResponseWriter, r *http.Request) error {
-	d, err := a.disputeOps().Get(r.Context(), actor(r), r.PathValue("id"))
+	d, err := a.DisputeOps().Get(r.Context(), actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (a *API) myDisputes(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	ds, total, err := a.disputeOps().Mine(r.Context(), actor(r), q.Get("role"), q.Get("status"), limit, offset)
+	ds, total, err := a.DisputeOps().Mine(r.Context(), actor(r), q.Get("role"), q.Get("status"), limit, offset)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (a *API) adminDisputes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ds, total, err := a.disputeOps().All(r.Context(), actor(r), r.URL.Query().Get("status"), limit, offset)
+	ds, total, err := a.DisputeOps().All(r.Context(), actor(r), r.URL.Query().Get("status"), limit, offset)
 	if err != nil {
 		return err
 	}

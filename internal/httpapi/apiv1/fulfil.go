@@ -40,7 +40,7 @@ func (a *API) orderCall(w http.ResponseWriter, r *http.Request, op agents.Op,
 	if err := httpapi.RequireScope(r, op); err != nil {
 		return err
 	}
-	o, err := fn(a.orderOps(), actor(r), id)
+	o, err := fn(a.OrderOps(), actor(r), id)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (a *API) holdOrder(w http.ResponseWriter, r *http.Request) error {
 
 // orderShipping is GET /orders/{id}/shipping and the agent form.
 func (a *API) orderShipping(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.orderOps().Shipment(r.Context(), actor(r), r.PathValue("id"))
+	out, err := a.OrderOps().Shipment(r.Context(), actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}

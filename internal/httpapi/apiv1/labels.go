@@ -28,7 +28,7 @@ func (a *API) buyLabel(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &b); err != nil {
 		return err
 	}
-	l, err := a.orderOps().BuyLabel(r.Context(), actor(r), id, orders.LabelRequest{Carrier: b.Carrier, Service: b.Service})
+	l, err := a.OrderOps().BuyLabel(r.Context(), actor(r), id, orders.LabelRequest{Carrier: b.Carrier, Service: b.Service})
 	if err != nil {
 		return err
 	}

@@ -11,12 +11,6 @@ import (
 	"marketplace/internal/market"
 )
 
-// listingOps are the listing operations every surface calls, with Variant
-// A's values.
-func (a *API) listingOps() api.Listings {
-	return api.Listings{Service: a.Listings, Photos: a.Photos, Casing: api.Camel}
-}
-
 // listingInput is the create and update body of both paths: on create,
 // description is the short brief generation works from; on update it is
 // the full description.
@@ -82,7 +76,7 @@ func (a *API) createListing(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := a.listingOps().Create(r.Context(), actor(r), in)
+	v, err := a.ListingOps().Create(r.Context(), actor(r), in)
 	if err != nil {
 		return err
 	}
@@ -92,7 +86,7 @@ func (a *API) createListing(w http.ResponseWriter, r *http.Request) error {
 
 // getListing is the public read; the seller sees the owner fields too.
 func (a *API) getListing(w http.ResponseWriter, r *http.Request) error {
-	v, err := a.listingOps().Get(r.Context(), actor(r), r.PathValue("id"))
+	v, err := a.ListingOps().Get(r.Context(), actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -101,7 +95,7 @@ func (a *API) getListing(w http.ResponseWriter, r *http.Request) error {
 
 // ownerListing is the agent's owner detail.
 func (a *API) ownerListing(w http.ResponseWriter, r *http.Request) error {
-	v, err := a.listingOps().Owned(r.Context(), actor(r), r.PathValue("id"))
+	v, err := a.ListingOps().Owned(r.Context(), actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -118,7 +112,7 @@ func (a *API) updateListing(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := a.listingOps().Update(r.Context(), actor(r), id, in)
+	v, err := a.ListingOps().Update(r.Context(), actor(r), id, in)
 	if err != nil {
 		return err
 	}
@@ -126,11 +120,11 @@ func (a *API) updateListing(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) archiveListing(w http.ResponseWriter, r *http.Request) error {
-	return a.retireListing(w, r, a.listingOps().Archive)
+	return a.retireListing(w, r, a.ListingOps().Archive)
 }
 
 func (a *API) deleteListing(w http.ResponseWriter, r *http.Request) error {
-	return a.retireListing(w, r, a.listingOps().Delete)
+	return a.retireListing(w, r, a.ListingOps().Delete)
 }
 
 func (a *API) retireListing(w http.ResponseWriter, r *http.Request,
@@ -156,7 +150,7 @@ func (a *API) myListings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := a.listingOps().Mine(r.Context(), actor(r), r.URL.Query().Get("status"), limit, offset)
+	page, err := a.ListingOps().Mine(r.Context(), actor(r), r.URL.Query().Get("status"), limit, offset)
 	return writeListingPage(w, r, page, err, limit, offset)
 }
 
@@ -178,6 +172,6 @@ func (a *API) profileListings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := a.listingOps().OfSeller(r.Context(), actor(r), u.ID, limit, offset)
+	page, err := a.ListingOps().OfSeller(r.Context(), actor(r), u.ID, limit, offset)
 	return writeListingPage(w, r, page, err, limit, offset)
 }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 	"marketplace/internal/messaging"
@@ -38,9 +37,6 @@ type replyMessageBody struct {
 	StructuredFields map[string]any `json:"structuredFields" nullable:"true" doc:"Optional machine-readable data: a JSON object of at most 16 KiB and 8 levels of nesting."`
 }
 
-// messageOps are the messaging operations every surface calls.
-func (a *API) messageOps() api.Messages { return api.Messages{Service: a.Messages, Casing: api.Camel} }
-
 // sendMessage is POST /messages and /agent/messages (SendMessageDto).
 func (a *API) sendMessage(w http.ResponseWriter, r *http.Request) error {
 	var b sendMessageBody
@@ -48,7 +44,7 @@ func (a *API) sendMessage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "listing", b.ListingID)
-	m, err := a.messageOps().Send(r.Context(), actor(r), b.ListingID, messaging.Input{Content: b.Content, Fields: b.StructuredFields})
+	m, err := a.MessageOps().Send(r.Context(), actor(r), b.ListingID, messaging.Input{Content: b.Content, Fields: b.StructuredFields})
 	if err != nil {
 		return err
 	}
@@ -64,7 +60,7 @@ func (a *API) replyMessage(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("threadId")
 	httpapi.Entity(r, "thread", id)
-	m, err := a.messageOps().Reply(r.Context(), actor(r), id, messaging.Input{Content: b.Content, Fields: b.StructuredFields})
+	m, err := a.MessageOps().Reply(r.Context(), actor(r), id, messaging.Input{Content: b.Content, Fields: b.StructuredFields})
 	if err != nil {
 		return err
 	}
@@ -83,7 +79,7 @@ func (a *API) listThreads(w http.ResponseWriter, r *http.Request) error {
 		}
 		limit = n
 	}
-	page, err := a.messageOps().Threads(r.Context(), actor(r), q.Get("cursor"), limit)
+	page, err := a.MessageOps().Threads(r.Context(), actor(r), q.Get("cursor"), limit)
 	if err != nil {
 		return err
 	}
@@ -93,7 +89,7 @@ func (a *API) listThreads(w http.ResponseWriter, r *http.Request) error {
 // getThread is GET /messages/threads/{threadId}: the messages, oldest
 // first, now read by the caller.
 func (a *API) getThread(w http.ResponseWriter, r *http.Request) error {
-	conv, err := a.messageOps().Thread(r.Context(), actor(r), r.PathValue("threadId"))
+	conv, err := a.MessageOps().Thread(r.Context(), actor(r), r.PathValue("threadId"))
 	if err != nil {
 		return err
 	}
@@ -102,7 +98,7 @@ func (a *API) getThread(w http.ResponseWriter, r *http.Request) error {
 
 // unreadMessages is GET /messages/unread.
 func (a *API) unreadMessages(w http.ResponseWriter, r *http.Request) error {
-	n, err := a.messageOps().Unread(r.Context(), actor(r))
+	n, err := a.MessageOps().Unread(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package apiv1
 import (
 	"net/http"
 
-	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/offers"
 )
@@ -28,9 +27,6 @@ func (a *API) RegisterOffers(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/agent/offers/listing/{listingId}", httpapi.Agent, a.activeOffer)
 }
 
-// offerOps are the offer operations every surface calls.
-func (a *API) offerOps() api.Offers { return api.Offers{Service: a.Offers} }
-
 type createOfferBody struct {
 	ListingID            string `json:"listingId" format:"uuid" required:"true"`
 	OfferPrice           *int64 `json:"offerPrice" minimum:"1" maximum:"1000000000" required:"true" doc:"Cents, below the listing's price and at least its 'minOfferAmount'."`
@@ -47,7 +43,7 @@ func (a *API) createOffer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "listing", b.ListingID)
-	o, err := a.offerOps().Create(r.Context(), actor(r), offers.CreateInput{ListingID: b.ListingID, OfferPrice: b.OfferPrice,
+	o, err := a.OfferOps().Create(r.Context(), actor(r), offers.CreateInput{ListingID: b.ListingID, OfferPrice: b.OfferPrice,
 		Message: b.Message, AutoPurchase: b.AutoPurchaseOnAccept, PaymentMethodID: b.PaymentMethodID,
 		ShippingAddressID: b.ShippingAddressID})
 	if err != nil {
@@ -70,7 +66,7 @@ func (a *API) counterOffer(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "offer", id)
-	o, err := a.offerOps().Answer(r.Context(), actor(r), id, offers.Answer{Action: offers.ActionCounter,
+	o, err := a.OfferOps().Answer(r.Context(), actor(r), id, offers.Answer{Action: offers.ActionCounter,
 		CounterPrice: b.CounterPrice, Message: b.Message})
 	if err != nil {
 		return err
@@ -91,7 +87,7 @@ func (a *API) answerOffer(action offers.Action) httpapi.HandlerFunc {
 		}
 		id := r.PathValue("id")
 		httpapi.Entity(r, "offer", id)
-		o, err := a.offerOps().Answer(r.Context(), actor(r), id, offers.Answer{Action: action, Message: b.Message})
+		o, err := a.OfferOps().Answer(r.Context(), actor(r), id, offers.Answer{Action: action, Message: b.Message})
 		if err != nil {
 			return err
 		}
@@ -103,7 +99,7 @@ func (a *API) answerOffer(action offers.Action) httpapi.HandlerFunc {
 func (a *API) withdrawOffer(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "offer", id)
-	o, err := a.offerOps().Withdraw(r.Context(), actor(r), id)
+	o, err := a.OfferOps().Withdraw(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
@@ -111,7 +107,7 @@ func (a *API) withdrawOffer(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getOffer(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.offerOps().Get(r.Context(), actor(r), r.PathValue("id"))
+	o, err := a.OfferOps().Get(r.Context(), actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -121,7 +117,7 @@ func (a *API) getOffer(w http.ResponseWriter, r *http.Request) error {
 // activeOffer is GET /agent/offers/listing/{listingId}: the owner's open
 // offer on a listing.
 func (a *API) activeOffer(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.offerOps().ActiveOn(r.Context(), actor(r), r.PathValue("listingId"))
+	o, err := a.OfferOps().ActiveOn(r.Context(), actor(r), r.PathValue("listingId"))
 	if err != nil {
 		return err
 	}
@@ -136,7 +132,7 @@ func (a *API) myOffers(role offers.Party) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		os, total, err := a.offerOps().List(r.Context(), actor(r), role, r.URL.Query().Get("status"), limit, offset)
+		os, total, err := a.OfferOps().List(r.Context(), actor(r), role, r.URL.Query().Get("status"), limit, offset)
 		if err != nil {
 			return err
 		}

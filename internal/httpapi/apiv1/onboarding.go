@@ -41,11 +41,6 @@ func first(a, b string) string {
 	return b
 }
 
-// onboardingOps are the agent onboarding operations every surface calls.
-func (a *API) onboardingOps() api.Onboarding {
-	return api.Onboarding{Service: a.Agents, PublicURL: a.PublicURL}
-}
-
 func (a *API) agentInit(w http.ResponseWriter, r *http.Request) error {
 	var b agentInitBody
 	if err := httpapi.Decode(r, &b); err != nil {
@@ -55,7 +50,7 @@ func (a *API) agentInit(w http.ResponseWriter, r *http.Request) error {
 	if meta == nil {
 		meta = b.AgentMetadataB
 	}
-	out, err := a.onboardingOps().Start(r.Context(), agents.AgentInitInput{
+	out, err := a.OnboardingOps().Start(r.Context(), agents.AgentInitInput{
 		OwnerEmail: first(b.OwnerEmail, b.OwnerEmailB), DesiredScope: first(b.DesiredScope, b.DesiredScopeB),
 		OwnerFirstName: first(b.OwnerFirstName, b.OwnerFirstNameB), OwnerLastName: first(b.OwnerLastName, b.OwnerLastNameB),
 		AgentLabel: first(b.AgentLabel, b.AgentLabelB), AgentMetadata: meta,
@@ -68,7 +63,7 @@ func (a *API) agentInit(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) onboardingStatus(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.onboardingOps().Poll(r.Context(), r.PathValue("id"), r.Header.Get("X-Onboarding-Secret"))
+	out, err := a.OnboardingOps().Poll(r.Context(), r.PathValue("id"), r.Header.Get("X-Onboarding-Secret"))
 	if err != nil {
 		return err
 	}

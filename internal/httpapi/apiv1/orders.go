@@ -11,17 +11,9 @@ import (
 	"marketplace/internal/orders"
 )
 
-// orderOps are the order operations every surface calls (purchases,
-// fulfilment, refunds); disputeOps the dispute operations.
-func (a *API) orderOps() api.Orders {
-	return api.Orders{Service: a.Orders, Shipping: a.Shipping, PublicURL: a.PublicURL}
-}
-
-func (a *API) disputeOps() api.Disputes { return api.Disputes{Service: a.Orders, Photos: a.Photos} }
-
 // getOrder is GET /orders/{id}, /purchases/{id} and /agent/orders/{id}.
 func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.orderOps().Get(r.Context(), actor(r), r.PathValue("id"))
+	o, err := a.OrderOps().Get(r.Context(), actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -30,7 +22,7 @@ func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
 
 // orderEvents is the timeline: GET /orders/{id}/events and its twins.
 func (a *API) orderEvents(w http.ResponseWriter, r *http.Request) error {
-	es, err := a.orderOps().Events(r.Context(), actor(r), r.PathValue("id"))
+	es, err := a.OrderOps().Events(r.Context(), actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -57,7 +49,7 @@ func (a *API) writeOrders(w http.ResponseWriter, r *http.Request, role, status s
 	if err != nil {
 		return err
 	}
-	os, total, err := a.orderOps().List(r.Context(), actor(r), role, status, limit, offset)
+	os, total, err := a.OrderOps().List(r.Context(), actor(r), role, status, limit, offset)
 	if err != nil {
 		return err
 	}
@@ -119,7 +111,7 @@ func (a *API) writeApprovals(w http.ResponseWriter, r *http.Request,
 func (a *API) approve(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "purchase_approval", id)
-	o, err := a.orderOps().Approve(r.Context(), actor(r), id)
+	o, err := a.OrderOps().Approve(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
@@ -138,7 +130,7 @@ func (a *API) reject(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "purchase_approval", id)
-	o, err := a.orderOps().Reject(r.Context(), actor(r), id, b.Reason)
+	o, err := a.OrderOps().Reject(r.Context(), actor(r), id, b.Reason)
 	if err != nil {
 		return err
 	}
@@ -156,7 +148,7 @@ func (a *API) orderShippingRates(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &b); err != nil {
 		return err
 	}
-	q, err := a.orderOps().Rates(r.Context(), actor(r), r.PathValue("id"), b.Zip)
+	q, err := a.OrderOps().Rates(r.Context(), actor(r), r.PathValue("id"), b.Zip)
 	if err != nil {
 		return err
 	}

@@ -25,9 +25,6 @@ func (a *API) RegisterPayments(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/seller/connect/seller/connect/card-status", httpapi.Bearer, a.sellerCardStatus)
 }
 
-// paymentOps are the saved-card and payout operations every surface calls.
-func (a *API) paymentOps() api.Payments { return api.Payments{Service: a.Payments} }
-
 type setupIntent struct {
 	SetupIntentID string `json:"setupIntentId"`
 	ClientSecret  string `json:"clientSecret" doc:"For the processor's card form (Stripe Elements)."`
@@ -58,7 +55,7 @@ func (a *API) confirmSetup(w http.ResponseWriter, r *http.Request, status int) e
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	m, err := a.paymentOps().ConfirmSetup(r.Context(), actor(r), b.SetupIntentID, b.PaymentMethod)
+	m, err := a.PaymentOps().ConfirmSetup(r.Context(), actor(r), b.SetupIntentID, b.PaymentMethod)
 	if err != nil {
 		return err
 	}
@@ -75,7 +72,7 @@ func (a *API) sellerCardSave(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) listPaymentMethods(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.paymentOps().PaymentMethods(r.Context(), actor(r))
+	out, err := a.PaymentOps().PaymentMethods(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
@@ -85,7 +82,7 @@ func (a *API) listPaymentMethods(w http.ResponseWriter, r *http.Request) error {
 func (a *API) defaultPaymentMethod(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "payment_method", id)
-	m, err := a.paymentOps().SetDefault(r.Context(), actor(r), id)
+	m, err := a.PaymentOps().SetDefault(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
@@ -107,7 +104,7 @@ type cardStatus struct {
 }
 
 func (a *API) sellerCardStatus(w http.ResponseWriter, r *http.Request) error {
-	m, err := a.paymentOps().CardOnFile(r.Context(), actor(r))
+	m, err := a.PaymentOps().CardOnFile(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}

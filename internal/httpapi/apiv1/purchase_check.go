@@ -28,7 +28,7 @@ func (a *API) checkPurchase(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "listing", b.ListingID)
-	out, err := a.orderOps().Check(r.Context(), actor(r), b.input(), checkDetails)
+	out, err := a.OrderOps().Check(r.Context(), actor(r), b.input(), checkDetails)
 	if err != nil {
 		return err
 	}

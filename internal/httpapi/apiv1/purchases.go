@@ -48,7 +48,7 @@ func (a *API) agentPurchase(w http.ResponseWriter, r *http.Request) error {
 	httpapi.Entity(r, "listing", b.ListingID)
 	in := b.input()
 	in.RequestID = httpapi.RequestID(r.Context())
-	o, err := a.orderOps().Purchase(r.Context(), actor(r), in)
+	o, err := a.OrderOps().Purchase(r.Context(), actor(r), in)
 	if o != nil {
 		httpapi.Entity(r, "order", o.ID)
 	}
@@ -64,7 +64,7 @@ func (a *API) feeEstimate(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	e, err := a.orderOps().Estimate(r.Context(), actor(r), b.input())
+	e, err := a.OrderOps().Estimate(r.Context(), actor(r), b.input())
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (a *API) humanPurchase(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "listing", b.ListingID)
-	c, o, err := a.orderOps().StartCheckout(r.Context(), actor(r), b.input())
+	c, o, err := a.OrderOps().StartCheckout(r.Context(), actor(r), b.input())
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (a *API) confirmPurchase(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "order", b.OrderID)
-	o, err := a.orderOps().Confirm(r.Context(), actor(r), b.OrderID)
+	o, err := a.OrderOps().Confirm(r.Context(), actor(r), b.OrderID)
 	if err != nil {
 		return err
 	}

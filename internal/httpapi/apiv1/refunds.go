@@ -32,7 +32,7 @@ func (a *API) requestRefund(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "order", id)
-	ref, err := a.orderOps().RequestRefund(r.Context(), actor(r), id, orders.RefundRequestInput{Reason: b.Reason,
+	ref, err := a.OrderOps().RequestRefund(r.Context(), actor(r), id, orders.RefundRequestInput{Reason: b.Reason,
 		Amount: b.Amount, Message: b.Message})
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func (a *API) respondRefund(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	httpapi.Entity(r, "order", id)
-	ref, o, err := a.orderOps().RespondRefund(r.Context(), actor(r), id, orders.RefundAnswer{RefundID: b.RefundID,
+	ref, o, err := a.OrderOps().RespondRefund(r.Context(), actor(r), id, orders.RefundAnswer{RefundID: b.RefundID,
 		Action: b.Action, Amount: b.Amount, Reason: b.Reason, Message: b.Message})
 	if err != nil {
 		return err
@@ -74,7 +74,7 @@ func (a *API) respondRefund(w http.ResponseWriter, r *http.Request) error {
 // listRefunds is GET /purchases/{id}/refunds: the order's refunds and
 // requests, oldest first.
 func (a *API) listRefunds(w http.ResponseWriter, r *http.Request) error {
-	rs, err := a.orderOps().Refunds(r.Context(), actor(r), r.PathValue("id"))
+	rs, err := a.OrderOps().Refunds(r.Context(), actor(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p.NoTotal = true
-	page, err := a.listingOps().Search(r.Context(), actor(r), p)
+	page, err := a.ListingOps().Search(r.Context(), actor(r), p)
 	if err != nil {
 		return err
 	}

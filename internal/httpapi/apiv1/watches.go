@@ -10,15 +10,15 @@ import (
 )
 
 func (a *API) watch(w http.ResponseWriter, r *http.Request) error {
-	return a.watchCall(w, r, a.listingOps().Watch)
+	return a.watchCall(w, r, a.ListingOps().Watch)
 }
 
 func (a *API) unwatch(w http.ResponseWriter, r *http.Request) error {
-	return a.watchCall(w, r, a.listingOps().Unwatch)
+	return a.watchCall(w, r, a.ListingOps().Unwatch)
 }
 
 func (a *API) watching(w http.ResponseWriter, r *http.Request) error {
-	return a.watchCall(w, r, a.listingOps().Watching)
+	return a.watchCall(w, r, a.ListingOps().Watching)
 }
 
 func (a *API) watchCall(w http.ResponseWriter, r *http.Request,
@@ -44,6 +44,6 @@ func (a *API) watchedListings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := a.listingOps().Watched(r.Context(), actor(r), limit, offset)
+	page, err := a.ListingOps().Watched(r.Context(), actor(r), limit, offset)
 	return writeListingPage(w, r, page, err, limit, offset)
 }

@@ -19,9 +19,6 @@ func (a *API) RegisterWebhooks(rt *httpapi.Router) {
 	rt.Handle("POST", p+"/deliveries/{id}/retry", httpapi.Bearer, a.retryWebhookDelivery)
 }
 
-// webhookOps are the webhook operations every surface calls.
-func (a *API) webhookOps() api.Webhooks { return api.Webhooks{Service: a.Webhooks} }
-
 type putWebhookBody struct {
 	URL    string   `json:"url" required:"true" maxLength:"2048" doc:"Where events are POSTed: https in live mode (http or https in the sandbox); never a loopback, private or link-local address unless the service allows them."`
 	Events []string `json:"events" doc:"Optional filter: event types, or ['*'] (the default) for every event."`
@@ -38,7 +35,7 @@ func (a *API) putWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	v, err := a.webhookOps().PutAccount(r.Context(), actor(r), b.URL, b.Events)
+	v, err := a.WebhookOps().PutAccount(r.Context(), actor(r), b.URL, b.Events)
 	if err != nil {
 		return err
 	}
@@ -47,7 +44,7 @@ func (a *API) putWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getWebhook(w http.ResponseWriter, r *http.Request) error {
-	v, err := a.webhookOps().Account(r.Context(), actor(r))
+	v, err := a.WebhookOps().Account(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
@@ -55,7 +52,7 @@ func (a *API) getWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	id, err := a.webhookOps().DeleteAccount(r.Context(), actor(r))
+	id, err := a.WebhookOps().DeleteAccount(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
@@ -64,7 +61,7 @@ func (a *API) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) testWebhook(w http.ResponseWriter, r *http.Request) error {
-	id, err := a.webhookOps().Test(r.Context(), actor(r))
+	id, err := a.WebhookOps().Test(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
@@ -76,7 +73,7 @@ func (a *API) webhookDeliveries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ds, err := a.webhookOps().AccountDeliveries(r.Context(), actor(r), limit)
+	ds, err := a.WebhookOps().AccountDeliveries(r.Context(), actor(r), limit)
 	if err != nil {
 		return err
 	}
@@ -86,7 +83,7 @@ func (a *API) webhookDeliveries(w http.ResponseWriter, r *http.Request) error {
 func (a *API) retryWebhookDelivery(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	httpapi.Entity(r, "webhook_delivery", id)
-	d, err := a.webhookOps().RetryAccount(r.Context(), actor(r), id)
+	d, err := a.WebhookOps().RetryAccount(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
