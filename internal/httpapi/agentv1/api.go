@@ -49,41 +49,6 @@ type API struct {
 
 func actor(r *http.Request) market.Actor { return httpapi.ActorOf(r) }
 
-// Register adds every Variant B route to rt.
-func (a *API) Register(rt *httpapi.Router) {
-	rt = rt.Mount(Surface)
-	p := Prefix
-	rt.Handle("POST", p+"/auth/keys", httpapi.Bearer, a.createKey)
-	rt.Handle("GET", p+"/auth/whoami", httpapi.Agent, a.whoami)
-	rt.Handle("DELETE", p+"/auth/keys/{id}", httpapi.Bearer, a.revokeKey)
-	rt.Handle("GET", p+"/account", httpapi.Either, a.account)
-	rt.Handle("GET", p+"/account/spending", httpapi.Either, a.spending)
-	rt.Handle("GET", p+"/account/addresses", httpapi.Either, a.addresses)
-	rt.Handle("GET", p+"/categories", httpapi.Either, a.categories)
-	rt.Handle("GET", p+"/search", httpapi.Either, a.search)
-	rt.Handle("GET", p+"/search/similar/{id}", httpapi.Either, a.similar)
-	rt.Handle("GET", p+"/search/price-check", httpapi.Either, a.priceCheck)
-	rt.Handle("POST", p+"/listings", httpapi.Either, a.createListing)
-	rt.Handle("GET", p+"/listings/mine", httpapi.Either, a.myListings)
-	rt.Handle("GET", p+"/listings/{id}", httpapi.Either, a.getListing)
-	rt.Handle("PATCH", p+"/listings/{id}", httpapi.Either, a.updateListing)
-	rt.Handle("DELETE", p+"/listings/{id}", httpapi.Either, a.archiveListing)
-
-	a.RegisterShipping(rt)
-	a.RegisterPayments(rt)
-	a.RegisterOrders(rt)
-	a.RegisterDisputes(rt)
-	a.RegisterMessages(rt)
-	a.RegisterOffers(rt)
-	a.RegisterWebhooks(rt)
-	a.RegisterEvents(rt)
-	a.RegisterToolsOpenAI(rt)
-	if a.Sandbox {
-		a.RegisterSandbox(rt, a.Clock)
-		a.RegisterOutbox(rt)
-	}
-}
-
 type createKeyBody struct {
 	Label            string         `json:"label" minLength:"1" maxLength:"100" required:"true" doc:"Trimmed; 1 to 100 characters."`
 	Scope            string         `json:"scope" enum:"buy,sell,buy_sell,buy_only,sell_only" required:"true" doc:"Variant B names; 'buy_only' and 'sell_only' are accepted too."`
