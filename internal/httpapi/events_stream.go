@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"marketplace/internal/api"
 	"marketplace/internal/events"
 )
 
@@ -17,28 +18,6 @@ var StreamHeartbeat = 15 * time.Second
 // streamBatch is how many events a stream reads at a time.
 const streamBatch = 100
 
-// EventReader is who reads the event feed on p's behalf: the user, and
-// the agent key reading for its owner.
-func EventReader(p *Principal) events.Reader {
-	r := events.Reader{UserID: p.Actor.UserID}
-	if p.Key != nil {
-		r.KeyID = p.Key.ID
-	}
-	return r
-}
-
-// EventPayload is e as p reads it on a surface (snake: Variant B; its
-// data's names spelled so by events.Spell): to an agent key, text another
-// party wrote carries contentTrust (CONTRACT.md section 16); a human reads
-// the event as it is.
-func EventPayload(e *events.Event, p *Principal, snake bool) map[string]any {
-	owner := ""
-	if p.Actor.IsAgent() {
-		owner = p.Actor.UserID
-	}
-	return events.PayloadFor(e, snake, owner)
-}
-
 // ServeEventStream serves p's feed as Server-Sent Events (CONTRACT.md
 // section 12): each event as `id: <cursor>`, `event: <type>`, `data:
 // <payload>`, resuming after the Last-Event-ID header (or the after query
@@ -47,7 +26,7 @@ func EventPayload(e *events.Event, p *Principal, snake bool) map[string]any {
 // Bad parameters, a cursor beyond the newest event and a caller at its
 // caps of open streams are answered in the envelope before the stream
 // starts.
-func ServeEventStream(w http.ResponseWriter, r *http.Request, feed *events.FeedService, p *Principal, snake bool) error {
+func ServeEventStream(w http.ResponseWriter, r *http.Request, feed *events.FeedService, p *Principal, casing api.Casing) error {
 	q := r.URL.Query()
 	after := r.Header.Get("Last-Event-ID")
 	if after == "" {
@@ -57,7 +36,7 @@ func ServeEventStream(w http.ResponseWriter, r *http.Request, feed *events.FeedS
 	if err != nil {
 		return err
 	}
-	stream, err := feed.Open(r.Context(), EventReader(p), fp)
+	stream, err := feed.Open(r.Context(), api.EventReader(p), fp)
 	if err != nil {
 		return err
 	}
@@ -92,7 +71,7 @@ func ServeEventStream(w http.ResponseWriter, r *http.Request, feed *events.FeedS
 		}
 		for i := range entries {
 			e := &entries[i]
-			body, err := json.Marshal(EventPayload(&e.Event, p, snake))
+			body, err := json.Marshal(api.EventPayload(&e.Event, p, casing))
 			if err != nil {
 				return nil
 			}

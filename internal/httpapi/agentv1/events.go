@@ -3,8 +3,8 @@ package agentv1
 import (
 	"context"
 	"net/http"
-	"time"
 
+	"marketplace/internal/api"
 	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
 )
@@ -17,19 +17,10 @@ func (a *API) RegisterEvents(rt *httpapi.Router) {
 	rt.Handle("GET", Prefix+"/events/stream", httpapi.Either, a.streamEvents)
 }
 
-// feedEvent is an event as the feed, the stream and webhooks registered
-// through /v1 carry it.
-type feedEvent struct {
-	ID        string         `json:"id" doc:"The event's id: the same in the feed, the stream and every webhook delivery of it."`
-	Type      string         `json:"type" doc:"The event type (CONTRACT section 12), e.g. 'order.created'."`
-	CreatedAt time.Time      `json:"created_at"`
-	Data      map[string]any `json:"data" doc:"The ids involved and a snapshot of the object, in snake_case. Read with an agent key, text in it another party wrote (a listing's title and brand, an offer's message, a message's content, a cancelling seller's reason) comes with 'content_trust' {untrusted: true, source (listing, message or offer), flags, fields} beside it (CONTRACT section 16); the owner's own text, and any text read with a bearer token, has none."`
-}
-
 // eventPage is a page of the feed.
 type eventPage struct {
-	Events []feedEvent `json:"events" doc:"Oldest first."`
-	Cursor string      `json:"cursor" doc:"Send it as 'after' for the next page. Never null: an empty page gives back the cursor it was asked with."`
+	Events []api.FeedEvent `json:"events" doc:"Oldest first."`
+	Cursor string          `json:"cursor" doc:"Send it as 'after' for the next page. Never null: an empty page gives back the cursor it was asked with."`
 }
 
 // eventPageOut is eventPage as written (each event in its public form).
@@ -55,18 +46,14 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 // eventsOf is GET /v1/events and the get_events tool: a page of the
 // owner's feed.
 func (a *API) eventsOf(ctx context.Context, p *httpapi.Principal, fp events.FeedParams) (*eventPageOut, error) {
-	es, next, err := a.Feed.Read(ctx, httpapi.EventReader(p), fp)
+	es, next, err := a.EventOps().Page(ctx, p, fp)
 	if err != nil {
 		return nil, err
 	}
-	out := eventPageOut{Events: make([]map[string]any, len(es)), Cursor: next.String()}
-	for i := range es {
-		out.Events[i] = httpapi.EventPayload(&es[i].Event, p, true)
-	}
-	return &out, nil
+	return &eventPageOut{Events: es, Cursor: next}, nil
 }
 
 // streamEvents is GET /v1/events/stream: the feed as Server-Sent Events.
 func (a *API) streamEvents(w http.ResponseWriter, r *http.Request) error {
-	return httpapi.ServeEventStream(w, r, a.Feed, httpapi.PrincipalOf(r), true)
+	return httpapi.ServeEventStream(w, r, a.Feed, httpapi.PrincipalOf(r), a.Casing)
 }

@@ -197,8 +197,9 @@ and 'state' at most 100.`},
 		apidoc.Envelope("OutboxEnvelope", outboxList{}, "Meta"),
 
 		// Event feed
-		{Name: "FeedEvent", Of: feedEvent{}, Doc: "An event of the caller's feed (CONTRACT section 12)."},
-		{Name: "EventPage", Of: eventPage{}, Doc: "A page of the caller's event feed."},
-		apidoc.Envelope("EventPageEnvelope", eventPage{}, "Meta"),
+		{Name: "FeedEvent", Of: httpapi.SnakeOf(api.FeedEvent{}), Doc: "An event of the caller's feed (CONTRACT section 12).",
+			Fields: map[string]string{"data": `doc:"The ids involved and a snapshot of the object, in snake_case. Read with an agent key, text in it another party wrote (a listing's title and brand, an offer's message, a message's content, a cancelling seller's reason) comes with 'content_trust' {untrusted: true, source (listing, message or offer), flags, fields} beside it (CONTRACT section 16); the owner's own text, and any text read with a bearer token, has none."`}},
+		{Name: "EventPage", Of: httpapi.SnakeOf(eventPage{}), Doc: "A page of the caller's event feed."},
+		apidoc.Envelope("EventPageEnvelope", httpapi.SnakeOf(eventPage{}), "Meta"),
 	}
 }

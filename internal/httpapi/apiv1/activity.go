@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"marketplace/internal/activity"
+	"marketplace/internal/api"
 	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
 )
@@ -26,7 +27,7 @@ type pendingAction struct {
 type activitySummary struct {
 	UnreadMessages int             `json:"unreadMessages" minimum:"0" doc:"Unread messages over all the caller's threads."`
 	PendingActions []pendingAction `json:"pendingActions"`
-	Recent         []feedEvent     `json:"recent" doc:"The caller's latest 20 feed events, newest first."`
+	Recent         []api.FeedEvent `json:"recent" doc:"The caller's latest 20 feed events, newest first."`
 }
 
 // activityOut is activitySummary as written (events in their public form).

@@ -459,8 +459,8 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		apidoc.Envelope("SellerDashboardEnvelope", dashboardOut{}, "Meta"),
 
 		// Event feed
-		{Name: "FeedEvent", Of: feedEvent{}, Doc: "An event of the caller's feed (CONTRACT section 12)."},
-		apidoc.Envelope("FeedEventListEnvelope", []feedEvent{}, "FeedMeta"),
+		{Name: "FeedEvent", Of: api.FeedEvent{}, Doc: "An event of the caller's feed (CONTRACT section 12)."},
+		apidoc.Envelope("FeedEventListEnvelope", []api.FeedEvent{}, "FeedMeta"),
 		{Name: "PendingAction", Of: pendingAction{}, Doc: "Something waiting for the caller; 'orderId' or 'offerId' names it."},
 		{Name: "Activity", Of: activitySummary{}, Doc: "What needs the caller now, and their latest events."},
 		apidoc.Envelope("ActivityEnvelope", activitySummary{}, "Meta"),
