@@ -117,7 +117,22 @@ func TestFeedIdleWaitersCost(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(3 * poll) // the readers' first reads and the poller's first wake are done
+		// The readers' first reads and the poller's first wake are done once
+		// three ticks pass without a feed read; on a loaded machine that can
+		// take longer than three ticks from here. Readers that never settle
+		// (reading at every tick) fail here.
+		settled := time.Now().Add(10 * time.Second)
+		for last := cs.feeds.Load(); ; {
+			time.Sleep(3 * poll)
+			now := cs.feeds.Load()
+			if now == last {
+				break
+			}
+			if time.Now().After(settled) {
+				t.Fatalf("idle readers still reading their feeds after 10s (%d reads in the last 3 ticks)", now-last)
+			}
+			last = now
+		}
 
 		feeds0, changes0 := cs.feeds.Load(), cs.changes.Load()
 		time.Sleep(10 * poll)
