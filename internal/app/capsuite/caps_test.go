@@ -85,6 +85,9 @@ func TestAdversarialCaps(t *testing.T) {
 		t.Logf("seed %d, %d trials per engine (replay: go test ./internal/app/capsuite -run TestAdversarialCaps -caps.seed=%d)", seed, trials, seed)
 	}
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		// The engines' trials run side by side: each has its own service,
+		// store, clock and owners.
+		t.Parallel()
 		w := startWorld(t, db)
 		started := time.Now()
 		kinds := []struct {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCategoriesB(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.Register("cats")
 		key := s.NewKey(owner, "sell_only")

@@ -38,6 +38,7 @@ func form(t *testing.T, fields map[string]string, photos ...[]byte) ([]byte, tes
 // TestMultipartListingFlow: an agent creates a listing from photo files and
 // a brief, reads, lists, updates and removes it, all in Variant B.
 func TestMultipartListingFlow(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("Seller")
 		agent := s.NewKey(owner, "sell_only")
@@ -95,6 +96,7 @@ func TestMultipartListingFlow(t *testing.T) {
 }
 
 func TestMultipartBadInput(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("Seller")
 		agent := s.NewKey(owner, "sell_only")
@@ -148,6 +150,7 @@ func TestMultipartBadInput(t *testing.T) {
 // A shows the stored values and none of those. Another seller's flagged
 // display name is named in contentTrust as each surface spells the field.
 func TestListingViewBothSurfaces(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("viewseller")
 		sellerKey := s.NewKey(seller, "sell_only")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestOffersVariantB(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("bseller")
 		sellerKey := s.NewKey(seller, "sell_only").Auth()
@@ -83,6 +84,7 @@ func TestOffersVariantB(t *testing.T) {
 // TestOffersVariantBRefusals: the area's error codes on Variant B, each
 // leaving the offer as it was.
 func TestOffersVariantBRefusals(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("brseller")
 		sellerKey := s.NewKey(seller, "buy_sell").Auth()

@@ -18,6 +18,7 @@ import (
 // object that compiles, and the same names, in the same order, as MCP's
 // tools/list.
 func TestToolsOpenAI(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		d := s.Do("GET", "/v1/tools/openai", nil).Want(t, http.StatusOK, "").Data()
 		tools, _ := d["tools"].([]any)

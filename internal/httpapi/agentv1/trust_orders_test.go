@@ -30,6 +30,7 @@ func trustOrderInB(t *testing.T, what string, page map[string]any, id string) ma
 // the text is delivered unchanged. The buyer's human and the seller (human
 // or agent key) get none.
 func TestContentTrustOrdersVariantB(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("trustobseller")
 		sellerKey := s.NewKey(seller, "buy_sell").Auth()

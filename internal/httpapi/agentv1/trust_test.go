@@ -24,6 +24,7 @@ func wantNoTrustB(t *testing.T, what string, objs ...map[string]any) {
 // listing and profile to an agent key, offers on the other party's
 // message; the seller's own agent and human callers get none.
 func TestContentTrustVariantB(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("trustbseller")
 		sellerKey := s.NewKey(seller, "buy_sell").Auth()

@@ -31,6 +31,7 @@ func hasAction(t *testing.T, s *testkit.Server, u *testkit.User, typ, idKey, id 
 // not for the other party, and leaves once done; unread messages and
 // recent events are counted and listed.
 func TestActivity(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		s.Do("GET", "/api/v1/auth/me/activity", nil).Want(t, http.StatusUnauthorized, "UNAUTHORIZED")
 

@@ -27,6 +27,7 @@ func adminAuthTable(t *testing.T, s *testkit.Server, admin *testkit.User, path s
 // The audit log answers every filter of the spec's row, together, and the
 // entity and actor routes.
 func TestAdminAudit(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		admin := s.Admin()
 		one, two := s.Register("audit-one"), s.Register("audit-two")

@@ -47,6 +47,7 @@ func field(r *testkit.Response) string {
 // Admins list every category, and the authorization table holds for the
 // three routes.
 func TestAdminCategoriesListAndAuth(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		adminAuthTable(t, s, adm, "/api/v1/admin/categories")
@@ -91,6 +92,7 @@ func TestAdminCategoriesListAndAuth(t *testing.T) {
 // Creating and patching validate every field; unknown ids are 404; each
 // change is audited with the values before and after.
 func TestAdminCategoriesValidation(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		post := func(body map[string]any) *testkit.Response {
@@ -190,6 +192,7 @@ func TestAdminCategoriesValidation(t *testing.T) {
 // replica, the other stops offering it on its next request while existing
 // listings keep it.
 func TestAdminCategoriesLive(t *testing.T) {
+	t.Parallel()
 	twoReplicas(t, func(t *testing.T, one, two *testkit.Server) {
 		adm := one.Admin()
 		seller := one.VerifiedOwner("cats-seller")

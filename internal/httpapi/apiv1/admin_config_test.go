@@ -34,6 +34,7 @@ func findKey(t *testing.T, list []any, key string) map[string]any {
 // A config change made through one replica holds on the other's next
 // request; values are type and range checked, and audited before and after.
 func TestAdminConfig(t *testing.T) {
+	t.Parallel()
 	twoReplicas(t, func(t *testing.T, one, two *testkit.Server) {
 		ctx := context.Background()
 		adm := one.Admin()
@@ -145,6 +146,7 @@ func mcpCall(t *testing.T, s *testkit.Server, secret, tool string) (int, []byte)
 // A flag switched off through one replica closes its feature's routes and
 // tools on the other at its next request, with 503 FEATURE_DISABLED.
 func TestAdminFeatureFlags(t *testing.T) {
+	t.Parallel()
 	twoReplicas(t, func(t *testing.T, one, two *testkit.Server) {
 		adm := one.Admin()
 		buyer := one.Register("flag-buyer")

@@ -43,6 +43,7 @@ func auditChange(t *testing.T, e audit.Entry, key string) (before, after any) {
 }
 
 func TestAdminListingsAuthz(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		s.Verify(adm)
@@ -75,6 +76,7 @@ func TestAdminListingsAuthz(t *testing.T) {
 }
 
 func TestAdminListingsList(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		a := s.VerifiedOwner("list-seller-a")
@@ -137,6 +139,7 @@ func TestAdminListingsList(t *testing.T) {
 }
 
 func TestAdminListingsModerate(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		seller := s.VerifiedOwner("mod-seller")
@@ -209,6 +212,7 @@ func user(t *testing.T, s *testkit.Server, id string) *accounts.User {
 }
 
 func TestAdminListingsCounterfeit(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		seller := s.VerifiedOwner("fake-seller")
@@ -246,6 +250,7 @@ func TestAdminListingsCounterfeit(t *testing.T) {
 }
 
 func TestAdminModerationRejections(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		a := s.VerifiedOwner("brand-seller-a")
@@ -292,6 +297,7 @@ func TestAdminModerationRejections(t *testing.T) {
 // Held listings wait in the admin queue as listing_review items, merged with
 // purchase approvals, and are decided there.
 func TestAdminQueueListingReviews(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		seller := s.VerifiedOwner("review-seller")

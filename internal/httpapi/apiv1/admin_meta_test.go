@@ -15,6 +15,7 @@ import (
 // and says when its total is that bound; an exact total says nothing, and
 // an unfiltered total (kept by triggers) is always exact.
 func TestAdminTotalCapped(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		admin := s.Admin()
 		// market.CountBound+1 audit entries of one action, written in one

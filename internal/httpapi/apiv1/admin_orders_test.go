@@ -39,6 +39,7 @@ func aoIDs(r *testkit.Response) []string {
 }
 
 func TestAdminOrdersList(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		admin := s.Admin()
 		seller1 := s.VerifiedOwner("ao-seller-one")
@@ -106,6 +107,7 @@ func TestAdminOrdersList(t *testing.T) {
 // The finance summary to the cent: five sales of 10000 + 800 shipping
 // (service fee 378, commission 300, seller payout 10500, charged 11178).
 func TestAdminFinanceSummary(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		admin := s.Admin()
 		seller := s.VerifiedOwner("fin-seller")
@@ -179,6 +181,7 @@ func TestAdminFinanceSummary(t *testing.T) {
 }
 
 func TestAdminMetrics(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		admin := s.Admin()
 		seller := s.VerifiedOwner("mx-seller")
@@ -259,6 +262,7 @@ func TestAdminMetrics(t *testing.T) {
 }
 
 func TestAdminOrderDetail(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		admin := s.Admin()
 		seller := s.VerifiedOwner("aod-seller")

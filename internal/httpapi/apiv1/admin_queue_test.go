@@ -10,6 +10,7 @@ import (
 // The admin queue shows every owner's purchase approvals, and an admin's
 // decision there works like the owner's.
 func TestAdminQueue(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		admin := s.Admin()
 		seller := s.VerifiedOwner("queue-seller")

@@ -46,6 +46,7 @@ func wantChange(t *testing.T, s *testkit.Server, action, id, field string, befor
 // Every admin user route: no credentials 401, a user's bearer or any agent
 // key (an admin's too) 403, an admin allowed.
 func TestAdminUsersAuthorization(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		adminKey := s.NewKey(adm, "buy_only")
@@ -91,6 +92,7 @@ func userIDs(r *testkit.Response) []string {
 }
 
 func TestAdminUsersList(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		a := s.Register("ListAlpha")
@@ -148,6 +150,7 @@ func TestAdminUsersList(t *testing.T) {
 }
 
 func TestAdminUserDetail(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		sh := s.NewShopper("detail", "pm_card_visa")
@@ -186,6 +189,7 @@ func TestAdminUserDetail(t *testing.T) {
 }
 
 func TestAdminUserPatch(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		u := s.Register("patchme")
@@ -225,6 +229,7 @@ func TestAdminUserPatch(t *testing.T) {
 }
 
 func TestAdminUserModeration(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		seller := s.VerifiedOwner("mod-seller")
@@ -302,6 +307,7 @@ func TestAdminUserModeration(t *testing.T) {
 }
 
 func TestAdminUserSpendingOverride(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		u := s.Register("spend-owner")
@@ -345,6 +351,7 @@ func TestAdminUserSpendingOverride(t *testing.T) {
 
 // PATCH status banned has a ban's effects.
 func TestAdminUserPatchBan(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
 		seller := s.VerifiedOwner("patch-ban")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCategoryTree(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		r := s.Do("GET", "/api/v1/listings/categories", nil).Want(t, http.StatusOK, "")
 		tax := listings.DefaultTaxonomy()

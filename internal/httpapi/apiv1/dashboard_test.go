@@ -35,6 +35,7 @@ func wantFigures(t *testing.T, what string, got map[string]any, want map[string]
 }
 
 func TestSellerDashboard(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("dashseller")
 		buyer := s.NewShopper("dashbuyer", "pm_card_visa")

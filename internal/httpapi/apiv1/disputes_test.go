@@ -94,6 +94,7 @@ func dspEvent(t *testing.T, events []map[string]any, typ string) map[string]any 
 // TestDisputes opens, answers and resolves disputes, with the money checked
 // on the processor's own records at each step.
 func TestDisputes(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		admin := s.Admin()
 
@@ -406,6 +407,7 @@ func TestDisputes(t *testing.T) {
 // TestDisputeAuthorization runs every dispute route against the credentials
 // that must be refused and the wrong user; the dispute is unchanged after.
 func TestDisputeAuthorization(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := fulfilPaid(t, s, "dspauthz", nil)
 		d := dspOpen(t, s, sc, "damaged", nil)

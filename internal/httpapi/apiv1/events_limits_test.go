@@ -93,6 +93,7 @@ func waitingReaches(t *testing.T, s *testkit.Server, n int) {
 // frees its slot. A long poll that has events to answer at once takes no
 // slot.
 func TestEventFeedCaps(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("capped")
 		k1, k2, k3 := s.NewKey(owner, "buy_sell"), s.NewKey(owner, "buy_sell"), s.NewKey(owner, "buy_sell")
@@ -184,6 +185,7 @@ func TestEventFeedCaps(t *testing.T) {
 // get_events, instead of holding the reader for ever; the head itself is
 // fine.
 func TestEventFeedCursorAhead(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("ahead")
 		key := s.NewKey(owner, "buy_sell")
@@ -218,6 +220,7 @@ func TestEventFeedCursorAhead(t *testing.T) {
 // moment ago, while events commit, is never refused by another replica
 // that has not seen it.
 func TestEventFeedFreshCursorOtherReplica(t *testing.T) {
+	t.Parallel()
 	twoReplicas(t, func(t *testing.T, one, two *testkit.Server) {
 		owner := one.VerifiedOwner("fresh")
 		other := one.VerifiedOwner("fresh-other")
@@ -259,6 +262,7 @@ func TestEventFeedFreshCursorOtherReplica(t *testing.T) {
 // event committed through another (whose commit hook wakes only its own
 // readers here) within about a second, on both engines.
 func TestEventFeedOtherReplica(t *testing.T) {
+	t.Parallel()
 	twoReplicas(t, func(t *testing.T, one, two *testkit.Server) {
 		owner := one.VerifiedOwner("replica-reader")
 		_, c0 := feedPage(t, one, owner.Auth(), "")

@@ -54,6 +54,7 @@ func feedPage(t *testing.T, s *testkit.Server, auth testkit.Header, query string
 // parameter checks, an agent key reading its owner's feed on both
 // surfaces, and who may read.
 func TestEventFeed(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("feeder")
 		other := s.VerifiedOwner("bystander")
@@ -375,6 +376,7 @@ func TestEventStreamOutlivesServerTimeouts(t *testing.T) {
 // surface, contentTrust for an agent key included: each surface spells
 // both its way.
 func TestEventFeedStoredCasings(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("reader")
 		key := s.NewKey(owner, "buy_sell")

@@ -56,6 +56,7 @@ func fdAfter(types []string, a, b string) bool {
 // dispute in the same move, so it never stays open with nobody able to
 // resolve it; the money is checked on the processor's own records.
 func TestForceActionsCloseDisputes(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		admin := s.Admin()
 

@@ -11,6 +11,7 @@ import (
 // with OpenAPI checking on, so each request and answer (successes, repeats
 // and the documented refusals) is held against the published documents.
 func TestFulfilmentDocumented(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("fdocs-seller")
 		sellerKey := s.NewKey(seller, "sell")

@@ -69,6 +69,7 @@ func fulfilLedger(t *testing.T, s *testkit.Server, before testkit.Money, want te
 // The after-sale paths of the spec's Order table, with the money checked at
 // each step on the processor's own records.
 func TestFulfilment(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		ship := map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"}
 
@@ -283,6 +284,7 @@ func TestFulfilment(t *testing.T) {
 // the payout (net of what was reversed from the transfer), while
 // sellerPayout stays the gross figure; the buyer sees none of them.
 func TestOrderPayoutFields(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := fulfilPaid(t, s, "payoutfields", nil)
 		sellerOnly := []string{"commission", "sellerPayout", "payoutStatus", "payoutDueAt", "payoutAmount", "sellerRefunded",
@@ -346,6 +348,7 @@ func TestOrderPayoutFields(t *testing.T) {
 // fate; the seller's bad input is still VALIDATION_ERROR, and nothing
 // changed.
 func TestShipChecksCallerFirst(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := fulfilPaid(t, s, "shipauth", nil)
 		stranger := s.NewShopper("shipstranger", "pm_card_visa")

@@ -83,6 +83,7 @@ func wantNoAccount(t *testing.T, s *testkit.Server, email string) {
 }
 
 func TestGoogleSignIn(t *testing.T) {
+	t.Parallel()
 	p := oidcprovider.Start(t, googleClientID, googleSecret)
 	testkit.Run(t, googleOptions(p), func(t *testing.T, s *testkit.Server) {
 		t.Run("the start sends the browser to the provider with PKCE S256, state and nonce", func(t *testing.T) {
@@ -386,6 +387,7 @@ func TestGoogleSignIn(t *testing.T) {
 // TestGoogleSignInDisabled: without a client id both routes answer 503
 // FEATURE_DISABLED naming the flag.
 func TestGoogleSignInDisabled(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		for _, path := range []string{"/api/v1/auth/google?returnTo=/x", googleCallback + "?state=a&code=b"} {
 			r := s.DoNoRedirect("GET", path, nil).Want(t, http.StatusServiceUnavailable, "FEATURE_DISABLED")
@@ -402,6 +404,7 @@ func TestGoogleSignInDisabled(t *testing.T) {
 // while the provider is down serves anyway and reaches the provider once
 // it is back.
 func TestGoogleSignInAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	p := oidcprovider.Start(t, googleClientID, googleSecret)
 	testkit.RunDB(t, func(t *testing.T, start func(testkit.Options) *testkit.Server) {
 		opts := googleOptions(p)

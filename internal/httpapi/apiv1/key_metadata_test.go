@@ -11,6 +11,7 @@ import (
 // Oversize agent metadata is refused naming the field as each route calls
 // it.
 func TestKeyMetadataLimit(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		big := map[string]any{"blob": strings.Repeat("x", 9000)}
 		owner := s.Register("meta")

@@ -36,6 +36,7 @@ func labelCents(t *testing.T, amount any) int64 {
 // The platform-funded label: the seller buys it, the order ships on it, the
 // platform keeps the shipping the buyer paid.
 func TestShippingLabel(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		t.Run("buy, print, deliver, pay out without shipping", func(t *testing.T) {
 			start := s.Ledger()

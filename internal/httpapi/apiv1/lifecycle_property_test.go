@@ -36,6 +36,7 @@ const (
 )
 
 func TestLifecycleProperty(t *testing.T) {
+	t.Parallel()
 	seed := lcEnv(t, "MARKETPLACE_PROPERTY_SEED", rand.Uint64())
 	n := lcEnv(t, "MARKETPLACE_PROPERTY_ORDERS", lcDefaultOrders)
 	t.Logf("seed %d, %d orders per engine (MARKETPLACE_PROPERTY_SEED=%d repeats this run)", seed, n, seed)

@@ -25,6 +25,7 @@ func pkgOf(t *testing.T, s *testkit.Server, seller *testkit.User, id string) (pk
 // package defaults before generation's category default; a seller without
 // them keeps the category default, and what the seller gives wins.
 func TestListingPackageDefaults(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		const brief = "Cast iron skillet, 12 inch, well seasoned"
 		fields := func(kv ...any) map[string]any {

@@ -12,6 +12,7 @@ import (
 // both surfaces against the credentials that must be refused, the wrong
 // scope and the wrong user.
 func TestListingAuthorization(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("Owner")
 		other := s.VerifiedOwner("Other")

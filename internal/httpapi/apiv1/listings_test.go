@@ -21,6 +21,7 @@ const pyrexBrief = "Vintage Pyrex mixing bowl set, three nesting bowls, light we
 // TestAgentListingFlow: a seller's agent goes from photo upload to an
 // active, public listing; the public sees no owner fields, the owner does.
 func TestAgentListingFlow(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("Seller")
 		agent := s.NewKey(owner, "sell_only")
@@ -122,6 +123,7 @@ func eventsOf(t *testing.T, s *testkit.Server, listingID, typ string) []map[stri
 }
 
 func TestListingOwnerMustBeVerified(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.Register("Unverified")
 		agent := s.NewKey(owner, "sell_only")
@@ -137,6 +139,7 @@ func TestListingOwnerMustBeVerified(t *testing.T) {
 }
 
 func TestRestrictedBrand(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("Lux")
 		r := s.CreateListing(owner.Auth(), "Authentic LOUIS VUITTON Neverfull MM tote, monogram canvas", nil).
@@ -181,6 +184,7 @@ func TestRestrictedBrand(t *testing.T) {
 }
 
 func TestListingUpdateAndWatchers(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("Seller")
 		d := s.CreateListing(owner.Auth(), pyrexBrief, map[string]any{"price": 5000}).Want(t, http.StatusCreated, "").Data()
@@ -262,6 +266,7 @@ func toStrings(v any) []string {
 }
 
 func TestArchiveAndDelete(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("Seller")
 		agent := s.NewKey(owner, "sell_only")
@@ -314,6 +319,7 @@ func setStatus(t *testing.T, s *testkit.Server, id string, st listings.Status) {
 }
 
 func TestListingBadInput(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("Seller")
 		stranger := s.VerifiedOwner("Stranger")
@@ -372,6 +378,7 @@ func TestListingBadInput(t *testing.T) {
 }
 
 func TestHeldForNewSellers(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		admin := market.Actor{Type: market.ActorAdmin, UserID: s.Admin().ID, Admin: true}
 		if _, err := s.App.Settings.Set(context.Background(), admin, "listings.hold_new_sellers", json.RawMessage("true")); err != nil {
@@ -410,6 +417,7 @@ func (g *stallFirst) Generate(ctx context.Context, b listings.Brief) (listings.D
 }
 
 func TestGenerationInBackground(t *testing.T) {
+	t.Parallel()
 	gen := &stallFirst{next: generator.NewBuiltin(listings.DefaultTaxonomy(), nil)}
 	opts := testkit.Options{WithJobs: true, Generator: gen, GenerationBudget: 50 * time.Millisecond}
 	testkit.Run(t, opts, func(t *testing.T, s *testkit.Server) {

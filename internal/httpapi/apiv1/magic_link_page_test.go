@@ -12,6 +12,7 @@ import (
 // A browser that opens the magic link gets a form, and the form completes
 // onboarding like the JSON call does.
 func TestMagicLinkInABrowser(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		html := testkit.Header{Name: "Accept", Value: "text/html,application/xhtml+xml"}
 		form := testkit.Header{Name: "Content-Type", Value: "application/x-www-form-urlencoded"}

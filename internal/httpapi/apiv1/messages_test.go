@@ -39,6 +39,7 @@ func msgList(r *testkit.Response) []map[string]any {
 // unread counts, read marks, visibility and input checks, on both the
 // human and the agent forms.
 func TestMessages(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("msgseller")
 		listing := s.ActiveListing(seller, "Brass desk lamp with a green glass shade", 4500)
@@ -306,6 +307,7 @@ func msgPost(s *testkit.Server, path string, h testkit.Header, body map[string]a
 // seller reading one thread meanwhile, leave every unread count equal to
 // the messages actually unread.
 func TestMessagesConcurrentUnread(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("cseller")
 		listing := s.ActiveListing(seller, "Walnut bookshelf with four shelves", 9000)
@@ -415,6 +417,7 @@ func msgSystem(t *testing.T, s *testkit.Server, sc fulfilScene) []string {
 // TestOrderSystemMessages: shipping, delivery, completion and cancelling
 // post system messages into the buyer's thread on the listing.
 func TestOrderSystemMessages(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		t.Run("ship, deliver, complete", func(t *testing.T) {
 			sc := fulfilPaid(t, s, "sysmsg", nil)

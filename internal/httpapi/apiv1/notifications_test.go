@@ -25,6 +25,7 @@ import (
 // TestNotificationPrefs: defaults all on, a PUT merges, GET reads it back,
 // bad names and shapes are VALIDATION_ERRORs naming the field, bearer only.
 func TestNotificationPrefs(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		const path = "/api/v1/auth/me/notification-prefs"
 		u := s.Register("prefs")
@@ -85,6 +86,7 @@ func TestNotificationPrefs(t *testing.T) {
 // no order mail while the buyer does; the seller's feed still has the
 // event. Without SMTP the mails are kept in the outbox.
 func TestEmailPreferencesRespected(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("quietseller")
 		buyer := s.NewShopper("loudbuyer", "pm_card_visa")
@@ -131,6 +133,7 @@ func TestEmailPreferencesRespected(t *testing.T) {
 // server (in process, PLAIN auth): each arrives at its recipient, with a
 // text and an HTML part and the amounts in dollars.
 func TestEmailThroughSMTP(t *testing.T) {
+	t.Parallel()
 	box := startSMTP(t)
 	testkit.Run(t, testkit.Options{WithJobs: true, SMTPURL: box.url}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("mailseller")
@@ -353,6 +356,7 @@ func parseMail(r io.Reader) (smtpMail, error) {
 // TestEmailSMTPDown: a mail the SMTP server cannot take stays queued with
 // its error and attempts recorded (the job retries it).
 func TestEmailSMTPDown(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

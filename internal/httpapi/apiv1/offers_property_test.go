@@ -36,6 +36,7 @@ const (
 )
 
 func TestOfferProperty(t *testing.T) {
+	t.Parallel()
 	seed := lcEnv(t, "MARKETPLACE_PROPERTY_SEED", rand.Uint64())
 	t.Logf("seed %d (MARKETPLACE_PROPERTY_SEED=%d repeats this run)", seed, seed)
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {

@@ -47,6 +47,7 @@ func offerDo(s *testkit.Server, method, path string, body any, h testkit.Header)
 // Accept and withdraw at once: exactly one wins, and the offer ends as the
 // winner says.
 func TestOfferRaceAcceptWithdraw(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		for i := range 5 {
 			sc := newOfferScene(t, s, fmt.Sprintf("raw%d", i))
@@ -87,6 +88,7 @@ func TestOfferRaceAcceptWithdraw(t *testing.T) {
 // purchase did (the acceptance is refused as the listing is taken, and the
 // offer ends expired): never "accepted" for an offer the sale then expires.
 func TestOfferRaceAcceptVersusPurchase(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		other := s.NewShopper("racebuyer", "pm_card_visa")
 		s.SetControls(other.User, map[string]any{"perTransactionLimit": 20000, "dailyLimit": 2000000, "weeklyLimit": 2000000,
@@ -146,6 +148,7 @@ func TestOfferRaceAcceptVersusPurchase(t *testing.T) {
 // higher counter, never together pass the daily cap: the owner's lock
 // serialises the checks, reservations and purchases alike.
 func TestOfferRaceFiftyAcceptsUnderOneCap(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "fifty")
 		s.SetControls(sc.buyer.User, map[string]any{"dailyLimit": 50000})

@@ -85,6 +85,7 @@ func reserved(t *testing.T, s *testkit.Server, auth testkit.Header) map[string]a
 }
 
 func TestOfferNegotiation(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "nego")
 		stranger := s.VerifiedOwner("strangr")
@@ -182,6 +183,7 @@ func TestOfferNegotiation(t *testing.T) {
 }
 
 func TestOfferRefusals(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "refuse")
 		key := sc.buyer.Key.Auth()
@@ -228,6 +230,7 @@ func TestOfferRefusals(t *testing.T) {
 }
 
 func TestOfferRoundsAndExpiry(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "rounds")
 		raw, _ := json.Marshal(2)
@@ -263,6 +266,7 @@ func TestOfferRoundsAndExpiry(t *testing.T) {
 }
 
 func TestOfferPurchaseWithOfferID(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "byid")
 		key := sc.buyer.Key.Auth()
@@ -299,6 +303,7 @@ func TestOfferPurchaseWithOfferID(t *testing.T) {
 }
 
 func TestOfferAcceptedPurchaseFailsThenExpires(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "decl")
 		// A buyer whose only card declines: the accepted offer waits.
@@ -322,6 +327,7 @@ func TestOfferAcceptedPurchaseFailsThenExpires(t *testing.T) {
 }
 
 func TestOfferExpiresWhenListingSells(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "sold")
 		id := sc.offer(t, s, 6000)["id"].(string)
@@ -340,6 +346,7 @@ func TestOfferExpiresWhenListingSells(t *testing.T) {
 }
 
 func TestOfferSpendingReservation(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "resv")
 		key := sc.buyer.Key.Auth()
@@ -378,6 +385,7 @@ func TestOfferSpendingReservation(t *testing.T) {
 }
 
 func TestOfferSandboxReset(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "reset")
 		sc.offer(t, s, 6000)
@@ -395,6 +403,7 @@ func TestOfferSandboxReset(t *testing.T) {
 // forms bearer tokens only; frozen and revoked keys and suspended owners are
 // refused before anything moves.
 func TestOfferAuthorization(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "authz")
 		o := sc.offer(t, s, 6000)
@@ -432,6 +441,7 @@ func TestOfferAuthorization(t *testing.T) {
 // card and default address; a human with no saved card gets the accepted
 // offer and 48 hours to buy it (CONTRACT.md section 8).
 func TestOfferHumanBuyer(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "human")
 		o := s.Do("POST", "/api/v1/offers", map[string]any{"listingId": sc.listing, "offerPrice": 6000}, sc.buyer.Auth()).
@@ -469,6 +479,7 @@ func TestOfferHumanBuyer(t *testing.T) {
 // owner's approval buys it with the offer, whose reservation the order then
 // takes over (counted once).
 func TestOfferAcceptanceNeedsApproval(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "appr")
 		s.SetControls(sc.buyer.User, map[string]any{"approvalThreshold": 5000, "dailyLimit": 10000})
@@ -499,6 +510,7 @@ func TestOfferAcceptanceNeedsApproval(t *testing.T) {
 // (its own id, or an ancestor's slug) is CATEGORY_RESTRICTED and reserves
 // nothing.
 func TestOfferCategoryRestriction(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "cat")
 		key := sc.buyer.Key.Auth()

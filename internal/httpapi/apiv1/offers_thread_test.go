@@ -11,6 +11,7 @@ import (
 // as an offer message from the party that made it, with the figures in its
 // structured fields and the agent disclosure; the seller sees them unread.
 func TestOfferRoundsInThread(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "thread")
 		o := sc.offer(t, s, 6000)

@@ -12,6 +12,7 @@ import (
 // route of both surfaces with OpenAPI checking on, so each request and
 // answer is held against the published documents.
 func TestOrdersDocumented(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("docs-seller")
 		b := s.NewShopper("docs-buyer", "pm_card_visa")

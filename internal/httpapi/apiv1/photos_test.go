@@ -47,6 +47,7 @@ func local(t *testing.T, s *testkit.Server, abs string) string {
 }
 
 func TestPhotoUploadFlow(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.Register("Photographer")
 		seller := s.NewKey(owner, "sell_only")
@@ -122,6 +123,7 @@ func TestPhotoUploadFlow(t *testing.T) {
 }
 
 func TestPhotoUploadRefusals(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.Register("Refused")
 		const issuePath = "/api/v1/listings/photos/upload-urls"

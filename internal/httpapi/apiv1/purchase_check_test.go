@@ -95,6 +95,7 @@ func dryRunCode(t testing.TB, r *testkit.Response) string {
 // purchase path gives, set the case up, ask the dry run, prove it reserved
 // nothing, then purchase and get the same code, on both surfaces.
 func TestPurchaseCheckAgrees(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("dry-seller")
 		admin := s.Admin()
@@ -316,6 +317,7 @@ func dryRunUnblock(t testing.TB, d map[string]any, action, limitType string) map
 // which cap to raise and by how many cents, whose cap it is, and when the
 // window at fault resets; the key's own caps count as the tighter ones.
 func TestPurchaseCheckAdvice(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("adv-seller")
 		sh := s.NewShopper("adv-buyer", "pm_card_visa")
@@ -420,6 +422,7 @@ func TestPurchaseCheckAdvice(t *testing.T) {
 // none; an approved purchase's record names the approval and the agent's
 // own request; the record cannot be written twice.
 func TestOrderAuthorizationRecord(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("rec-seller")
 		sh := s.NewShopper("rec-buyer", "pm_card_visa")

@@ -103,6 +103,7 @@ func rlTier(s *testkit.Server, u *testkit.User, tier accounts.TrustTier) {
 // values from admin config; an admin's change of trust tier applies to the
 // very next request.
 func TestRateLimitClassesAndTiers(t *testing.T) {
+	t.Parallel()
 	rlRun(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.Register("rl-owner")
 		key := s.NewKey(owner, "buy_sell")
@@ -149,6 +150,7 @@ func TestRateLimitClassesAndTiers(t *testing.T) {
 // TestRateLimitAPIBurst: on /api/v1 a key has requests per minute and a
 // burst (a second window of 10 seconds), by the request table's tier.
 func TestRateLimitAPIBurst(t *testing.T) {
+	t.Parallel()
 	rlRun(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.Register("rl-api")
 		key := s.NewKey(owner, "buy_sell")
@@ -178,6 +180,7 @@ func TestRateLimitAPIBurst(t *testing.T) {
 // address without credentials (admin config); health and documents are not
 // limited.
 func TestRateLimitHumansAndAnonymous(t *testing.T) {
+	t.Parallel()
 	rlRun(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		u := s.Register("rl-human")
 		key := s.NewKey(u, "buy_sell")
@@ -218,6 +221,7 @@ func TestRateLimitHumansAndAnonymous(t *testing.T) {
 // TestRateLimitScale: MARKETPLACE_RATE_LIMIT_SCALE multiplies every limit;
 // 0 switches them off (no headers, no 429).
 func TestRateLimitScale(t *testing.T) {
+	t.Parallel()
 	two, zero := 2.0, 0.0
 	testkit.Run(t, testkit.Options{RateLimits: true, RateLimitScale: &two}, func(t *testing.T, s *testkit.Server) {
 		key := s.NewKey(s.Register("rl-scale2"), "buy_sell")
@@ -253,6 +257,7 @@ func rlKeyOf(t *testing.T, s *testkit.Server, owner *testkit.User, id string) ma
 // minutes; the refusal after that freezes it (rate_limit_abuse), with a
 // system audit entry and agent_key.frozen to the owner.
 func TestRateLimitAbuseFreeze(t *testing.T) {
+	t.Parallel()
 	rlRun(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.Register("rl-abuse")
 		key := s.NewKey(owner, "buy_sell")
@@ -308,6 +313,7 @@ func rlWantFrozenEvent(t *testing.T, s *testkit.Server, owner *testkit.User, key
 // hour exceed anomaly.max_purchases_per_hour goes through and freezes the
 // key (purchase_velocity) in its transaction; the next is AGENT_FROZEN.
 func TestPurchaseVelocityFreeze(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("rl-seller")
 		buyer := s.NewShopper("rl-buyer", "pm_card_visa")
@@ -344,6 +350,7 @@ func TestPurchaseVelocityFreeze(t *testing.T) {
 // button, by who may call it; frozenReason on the key list; admin freeze
 // says admin; unfreeze clears it.
 func TestOwnerFreezeRoute(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner, other := s.Register("rl-fo"), s.Register("rl-fx")
 		key, otherKey := s.NewKey(owner, "buy_sell"), s.NewKey(other, "buy_sell")
@@ -397,6 +404,7 @@ func (b *blockingLimiter) Allow(ctx context.Context, key string, l ratelimit.Lim
 // TestFreezeStopsPurchaseInFlight: a purchase already authenticated when the
 // owner presses freeze is refused AGENT_FROZEN and charges nothing.
 func TestFreezeStopsPurchaseInFlight(t *testing.T) {
+	t.Parallel()
 	var bl *blockingLimiter
 	opts := testkit.Options{RateLimits: true, Limiter: func(now func() time.Time) ratelimit.Limiter {
 		bl = &blockingLimiter{Limiter: ratelimit.NewMemory(now), reached: make(chan struct{}), release: make(chan struct{})}
@@ -429,6 +437,7 @@ func TestFreezeStopsPurchaseInFlight(t *testing.T) {
 // TestRateLimitSharedByReplicas: two servers on one store and one Redis
 // enforce one limit in total.
 func TestRateLimitSharedByReplicas(t *testing.T) {
+	t.Parallel()
 	url := os.Getenv("MARKETPLACE_TEST_REDIS_URL")
 	if url == "" {
 		t.Skip("MARKETPLACE_TEST_REDIS_URL is empty")
@@ -475,6 +484,7 @@ func rlMCP(t *testing.T, s *testkit.Server, secret, tool string) (int, http.Head
 // TestRateLimitMCPClasses: an MCP tool call counts in its tool's class,
 // sharing the key's /v1 budget of that class.
 func TestRateLimitMCPClasses(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{RateLimits: true}, func(t *testing.T, s *testkit.Server) {
 		key := s.NewKey(s.Register("rl-mcp"), "buy_sell")
 		rlSet(t, s, settings.V1PerMinute("default", "search").Name(), 2)

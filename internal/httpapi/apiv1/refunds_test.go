@@ -80,6 +80,7 @@ func refundShipDeliver(t *testing.T, s *testkit.Server, sc fulfilScene) {
 // TestRefunds walks the refund paths with the money checked at each step on
 // the processor's own records, the order and the buyer's spending.
 func TestRefunds(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		t.Run("partial, then release, then after release, then in full", func(t *testing.T) {
 			start := s.Ledger()
@@ -490,6 +491,7 @@ func (g *refundFaultGateway) ReverseTransfer(ctx context.Context, req payments.T
 // refund is booked and answered pending, the payout job finishes it, and
 // nothing is refunded or reversed twice.
 func TestRefundRetries(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		g := &refundFaultGateway{}
 		s := testkit.Start(t, db, testkit.Options{Gateway: g})
@@ -601,6 +603,7 @@ func TestRefundRetries(t *testing.T) {
 // TestRefundAuthorization runs the refund routes against the credentials
 // that must be refused and the wrong user; the order is unchanged after.
 func TestRefundAuthorization(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := fulfilPaid(t, s, "rfauthz", nil)
 		stranger := s.NewShopper("rfauthzstranger", "pm_card_visa")

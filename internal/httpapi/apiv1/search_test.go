@@ -13,6 +13,7 @@ import (
 // filters and sorts, paged by cursor, in both variants; bad parameters are
 // a 400 naming the parameter.
 func TestSearchOverHTTP(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("Seller")
 		agent := s.NewKey(owner, "sell_only")

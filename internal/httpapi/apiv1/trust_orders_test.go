@@ -29,6 +29,7 @@ func trustOrderIn(t *testing.T, what string, page []any, id string) map[string]a
 // the text is delivered unchanged. The buyer's human, the seller (human or
 // agent key) and an admin get none.
 func TestContentTrustOrdersVariantA(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("trustoaseller")
 		sellerKey := s.NewKey(seller, "buy_sell").Auth()

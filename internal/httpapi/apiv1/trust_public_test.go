@@ -14,6 +14,7 @@ import (
 // text, as the listing itself does; humans and anonymous callers get none,
 // and a key that does not authenticate is ignored, as public routes do.
 func TestContentTrustPublicRoutes(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "trustpub")
 		s.EditListing(sc.listing, func(l *listings.Listing) { l.Description = trustDescription })

@@ -31,6 +31,7 @@ func wantNoTrust(t *testing.T, what string, objs ...map[string]any) {
 // threads; the text is delivered unchanged; the seller's own agent and
 // human callers see none.
 func TestContentTrustVariantA(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := newOfferScene(t, s, "trusta")
 		s.EditListing(sc.listing, func(l *listings.Listing) { l.Description = trustDescription })

@@ -27,6 +27,7 @@ import (
 //
 //	MARKETPLACE_WEBHOOK_BENCH=1 go test ./internal/httpapi/apiv1 -run TestWebhookThroughput -v
 func TestWebhookThroughput(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("MARKETPLACE_WEBHOOK_BENCH") == "" {
 		t.Skip("set MARKETPLACE_WEBHOOK_BENCH=1 to measure webhook delivery")
 	}

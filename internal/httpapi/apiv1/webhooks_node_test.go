@@ -19,6 +19,7 @@ import (
 // verify.mjs and node_modules/standardwebhooks; .ci/run makes one); it
 // skips without it, except in CI, where it fails.
 func TestWebhookSignaturesNode(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("MARKETPLACE_TEST_WEBHOOK_VERIFIER")
 	if dir == "" {
 		if os.Getenv("CI") == "true" {

@@ -122,6 +122,7 @@ func verifySignature(t *testing.T, secret string, c hookCall) {
 // an agent endpoint (snake_case, filtered), signed; the test event goes to
 // the account endpoint only; the log shows each delivery.
 func TestWebhookDelivery(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{WithJobs: true}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("hookseller")
 		listing := s.ActiveListing(seller, "Walnut bookshelf with five shelves", 12000)
@@ -234,6 +235,7 @@ func waitDelivered(t *testing.T, s *testkit.Server, path string, auth testkit.He
 // in the log; a 410 disables the endpoint; replay sends again with the
 // same webhook-id, and a PUT enables the endpoint again.
 func TestWebhookRetries(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{WithJobs: true}, func(t *testing.T, s *testkit.Server) {
 		s.App.Webhooks.SetRetryDelays([]time.Duration{200 * time.Millisecond, 200 * time.Millisecond, 200 * time.Millisecond,
 			200 * time.Millisecond, 200 * time.Millisecond})
@@ -351,6 +353,7 @@ func distinctIDs(cs []hookCall) int {
 // bearer's; agent endpoints are the owner's (any key, or the bearer);
 // anyone else's is 404; no credentials 401.
 func TestWebhookAuthz(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner, other := s.VerifiedOwner("hookowner"), s.VerifiedOwner("hookother")
 		key, otherKey := s.NewKey(owner, "buy"), s.NewKey(other, "sell")
@@ -415,6 +418,7 @@ func TestWebhookAuthz(t *testing.T) {
 // TestWebhookLiveURLs: live mode reaches the URL policy (http refused,
 // private addresses refused); the policy's cases are webhooks' own tests.
 func TestWebhookLiveURLs(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{Mode: config.Live}, func(t *testing.T, s *testkit.Server) {
 		u := s.Register("liveowner")
 		for _, url := range []string{"http://93.184.216.34/hook", "https://127.0.0.1/hook"} {
@@ -429,6 +433,7 @@ func TestWebhookLiveURLs(t *testing.T) {
 // delivery at its last attempt. (The preference switch and a deleted
 // endpoint's retries: webhooks.TestSink and TestOwnerIsolation.)
 func TestWebhookRules(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{WithJobs: true}, func(t *testing.T, s *testkit.Server) {
 		ctx := context.Background()
 		s.App.Webhooks.SetRetryDelays([]time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond})

@@ -32,6 +32,7 @@ import (
 // MARKETPLACE_MCP_BENCH_N (calls per measurement, default 2000) and
 // MARKETPLACE_MCP_BENCH_C (concurrent clients, default 4) tune it.
 func TestMCPThroughput(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("MARKETPLACE_MCP_BENCH") == "" {
 		t.Skip("set MARKETPLACE_MCP_BENCH=1 to measure MCP tool calls against HTTP routes")
 	}

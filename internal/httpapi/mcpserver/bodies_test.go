@@ -196,6 +196,7 @@ func (c chunked) Read(p []byte) (int, error) { return c.r.Read(p) }
 // transport and, over HTTP, as a 413 before the MCP server decodes the
 // body, whether it came with a Content-Length or without one.
 func TestMCPArgumentBounds(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("bounds-seller")
 		key := s.NewKey(seller, "buy_sell").Secret

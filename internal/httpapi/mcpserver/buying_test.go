@@ -32,6 +32,7 @@ func buyObj(t testing.TB, m map[string]any, k string) map[string]any {
 // answer with the same order and a single charge, the same key with other
 // arguments refused, and a purchase that waits for the owner's approval.
 func TestMCPBuying(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("mcpb-seller")
 		buyer := s.NewShopper("mcpb-buyer", "pm_card_visa")
@@ -152,6 +153,7 @@ var buyTools = []string{"purchase_listing", "check_purchase", "estimate_fees", "
 // without buy scope on the buying ones; another owner's offer, order and
 // thread are refused exactly as the HTTP routes refuse them.
 func TestMCPBuyingAuthorization(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("mcpa-seller")
 		buyer := s.NewShopper("mcpa-buyer", "pm_card_visa")
@@ -248,6 +250,7 @@ func TestMCPBuyingAuthorization(t *testing.T) {
 // Two purchase_listing calls at once with one key, one over each
 // transport: one purchase, one charge, both answered with its order.
 func TestMCPPurchaseConcurrentRetry(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("mcpc-seller")
 		buyer := s.NewShopper("mcpc-buyer", "pm_card_visa")
@@ -297,6 +300,7 @@ func TestMCPPurchaseConcurrentRetry(t *testing.T) {
 // VALIDATION_ERROR naming max_price over either transport and charges
 // nothing, and a price above it is refused, never paid.
 func TestMCPPurchaseNamesItsCeiling(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("mcpc-seller")
 		buyer := s.NewShopper("mcpc-buyer", "pm_card_visa")

@@ -20,6 +20,7 @@ var update = flag.Bool("update", false, "rewrite testdata/tools.txt from the cat
 // promises a host, or what it requires, fails here until the file is
 // rewritten (go test -run TestToolCatalogue -update): a deliberate change.
 func TestToolCatalogue(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		cs := inMemory(t, s, s.NewKey(s.VerifiedOwner("pin"), "buy_sell").Secret)
 		list, err := cs.ListTools(t.Context(), nil)

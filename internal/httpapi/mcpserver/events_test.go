@@ -16,6 +16,7 @@ import (
 // as the HTTP routes refuse it. The feed itself is read in
 // TestMCPAfterSaleDay.
 func TestMCPWebhookTools(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
 		t.Cleanup(rcv.Close)
@@ -77,6 +78,7 @@ func TestMCPWebhookTools(t *testing.T) {
 // The event and webhook tools refuse a bad, revoked or frozen key; any
 // scope may use them (they are the owner's, as on HTTP).
 func TestMCPEventToolsAuthorization(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("evauthz")
 		revoked := s.NewKey(owner, "buy_sell")

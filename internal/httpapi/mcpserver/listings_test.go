@@ -38,6 +38,7 @@ func items(t *testing.T, m map[string]any, key string) []any {
 // through upload URLs and sent inline, create, read, search, update,
 // watch, price check, similar, archive; each answer as the route's.
 func TestListingTools(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("Seller")
 		sellKey := s.NewKey(seller, "sell_only")
@@ -175,6 +176,7 @@ func TestListingTools(t *testing.T) {
 
 // Who may call which selling tool: the same answers as the HTTP routes.
 func TestListingToolsAuthorization(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("Seller")
 		id := s.ActiveListing(seller, "Oak desk lamp, brass", 3000)
@@ -272,6 +274,7 @@ func TestListingToolsAuthorization(t *testing.T) {
 // The categories resource and the "sell this item" prompt, through the
 // SDK client on both transports.
 func TestCategoriesResourceAndSellPrompt(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		key := s.NewKey(s.VerifiedOwner("Seller"), "sell_only")
 		for _, tr := range transports {
@@ -329,6 +332,7 @@ func TestCategoriesResourceAndSellPrompt(t *testing.T) {
 // Inline photos are bounded: each like an upload, and all of them
 // together; over HTTP the request itself is bounded too.
 func TestCreateListingInlinePhotoBounds(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		key := s.NewKey(s.VerifiedOwner("Seller"), "sell_only")
 		mem := inMemory(t, s, key.Secret)

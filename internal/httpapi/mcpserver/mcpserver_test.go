@@ -13,6 +13,7 @@ import (
 // The catalogue over Streamable HTTP: a key in Authorization, tools listed
 // with schemas and annotations, whoami answered as Variant B would.
 func TestMCPOverHTTP(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("mcp-owner")
 		key := s.NewKey(owner, "buy_sell")

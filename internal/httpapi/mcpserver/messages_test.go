@@ -10,6 +10,7 @@ import (
 // agent sees it unread (marked untrusted), reads the thread (now read) and
 // replies both ways; the buyer's unread count follows.
 func TestMCPMessages(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("mcpm-seller")
 		sellerKey := s.NewKey(seller, "sell_only").Secret

@@ -13,6 +13,7 @@ import (
 // offer withdrawn and a third rejected. The seller's words reach the
 // buyer's agent marked untrusted.
 func TestMCPNegotiation(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("mcpo-seller")
 		sellerKey := s.NewKey(seller, "sell_only").Secret

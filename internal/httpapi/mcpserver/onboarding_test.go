@@ -18,6 +18,7 @@ var onbSeq atomic.Int64
 // the person completes the magic link over HTTP; the next poll hands over
 // the key once, and the new key works over MCP.
 func TestMCPOnboarding(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("onbowner")
 		key := s.NewKey(owner, "sell_only")
@@ -80,6 +81,7 @@ func TestMCPOnboarding(t *testing.T) {
 
 // The onboarding tools refuse a bad, revoked or frozen key like every tool.
 func TestMCPOnboardingAuthorization(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("onbauthz")
 		revoked := s.NewKey(owner, "buy_sell")

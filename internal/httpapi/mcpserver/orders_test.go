@@ -52,6 +52,7 @@ func ordStr(d map[string]any, k string) string { v, _ := d[k].(string); return v
 // tracks, confirms delivery, reads the order's timeline and its feed, and
 // asks for a refund. Each answer is the object the HTTP route answers.
 func TestMCPAfterSaleDay(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		for _, tr := range transports {
 			t.Run(tr.name, func(t *testing.T) {
@@ -165,6 +166,7 @@ func TestMCPAfterSaleDay(t *testing.T) {
 // The other moves of an order, on each transport: local pickup (ready,
 // collected), the seller's cancel, the platform label, and a dispute.
 func TestMCPOrderMoves(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		for _, tr := range transports {
 			t.Run(tr.name, func(t *testing.T) {
@@ -255,6 +257,7 @@ func ordID(sc ordScene) map[string]any { return map[string]any{"order_id": sc.or
 // the wrong scope, and another owner's order (answered as the HTTP route
 // answers it; NOT_FOUND for reads). Nothing refused moved the order.
 func TestMCPOrderToolsAuthorization(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		sc := ordPaid(t, s, "authz", nil)
 		owner := sc.buyer.User

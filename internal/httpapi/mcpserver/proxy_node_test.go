@@ -31,6 +31,7 @@ var dayTools = []string{"search_listings", "get_listing", "make_offer", "counter
 // check.mjs and node_modules/@modelcontextprotocol/sdk; .ci/run makes
 // one); it skips without it, except in CI, where it fails.
 func TestMCPNodeClient(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("MARKETPLACE_TEST_MCP_CLIENT")
 	if dir == "" {
 		if os.Getenv("CI") == "true" {

@@ -40,6 +40,7 @@ func viaProxy(t testing.TB, s *testkit.Server, key string) *mcp.ClientSession {
 // schemas and annotations, and calls forwarded with their results and
 // refusals (isError with the contract's code).
 func TestProxy(t *testing.T) {
+	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		owner := s.VerifiedOwner("proxy-owner")
 		key := s.NewKey(owner, "buy")
