@@ -354,7 +354,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	// The same catalogue over MCP (CONTRACT.md section 13): a request
 	// without a valid agent key is answered 401 before any MCP message.
 	a.MCP = &mcpserver.Server{Tools: tools, Version: version(), Audit: auditor, Clock: a.Clock, Log: a.Log}
-	a.Router.Handle("POST", mcpserver.Path, httpapi.Agent, a.MCP.Handler())
+	a.Router.In("mcp").Handle("POST", mcpserver.Path, httpapi.Agent, a.MCP.Handler())
 	(&web.Checkout{Orders: a.Orders, PublishableKey: publishable}).Register(a.Router)
 	(&web.StripeWebhook{Secret: cfg.StripeWebhookSecret, Payments: a.Payments, Events: a.Orders}).Register(a.Router)
 	if cfg.Mode == config.Sandbox {

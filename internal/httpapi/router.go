@@ -42,15 +42,20 @@ type Route struct {
 	Method  string
 	Pattern string // full path with {params}
 	Auth    Auth
+	// Areas are the areas of the service the route belongs to (Router.In),
+	// which the manifest names as its capabilities.
+	Areas []string
 }
 
 // Router registers routes on a ServeMux and wraps every one of them in the
 // shared middleware. It remembers what it registered. A Router mounted on a
 // surface (Mount) is a view of the same routing whose routes answer in that
-// surface's spelling.
+// surface's spelling; a Router in an area (In) is one whose routes belong
+// to that area.
 type Router struct {
 	*routing
 	surface *Surface // nil: not mounted (pages, documents, operations)
+	areas   []string
 }
 
 type routing struct {
@@ -123,6 +128,15 @@ func (rt *Router) Routes() []Route {
 	return out
 }
 
+// In returns a view of rt whose routes belong to these areas of the
+// service (and to no others): the manifest's capabilities are the areas of
+// the routes served, so a route is given its area where it is registered.
+func (rt *Router) In(areas ...string) *Router {
+	v := *rt
+	v.areas = areas
+	return &v
+}
+
 // Handle registers h for method and path under auth.
 func (rt *Router) Handle(method, path string, auth Auth, h HandlerFunc) {
 	rt.handle(method, path, auth, h, true)
@@ -135,7 +149,7 @@ func (rt *Router) HandleBinary(method, path string, auth Auth, h HandlerFunc) {
 }
 
 func (rt *Router) handle(method, path string, auth Auth, h HandlerFunc, textBody bool) {
-	rt.routes = append(rt.routes, Route{Method: method, Pattern: path, Auth: auth})
+	rt.routes = append(rt.routes, Route{Method: method, Pattern: path, Auth: auth, Areas: rt.areas})
 	pattern := method + " " + path
 	if path == "/" || strings.HasSuffix(path, "/") {
 		pattern += "{$}"
@@ -146,7 +160,7 @@ func (rt *Router) handle(method, path string, auth Auth, h HandlerFunc, textBody
 // HandleRaw registers a plain handler (metrics, documents) without auth or
 // audit; it still gets request ids, logs and recovery from ServeHTTP.
 func (rt *Router) HandleRaw(method, path string, h http.Handler) {
-	rt.routes = append(rt.routes, Route{Method: method, Pattern: path})
+	rt.routes = append(rt.routes, Route{Method: method, Pattern: path, Areas: rt.areas})
 	pattern := method + " " + path
 	if strings.HasSuffix(path, "/") {
 		pattern += "{$}"

@@ -93,5 +93,5 @@ func (rt *Router) surfaceFor(path string) *Surface {
 // mux, answered in s's spelling.
 func (rt *Router) Mount(s *Surface) *Router {
 	rt.surfaces = append(rt.surfaces, s)
-	return &Router{routing: rt.routing, surface: s}
+	return &Router{routing: rt.routing, surface: s, areas: rt.areas}
 }

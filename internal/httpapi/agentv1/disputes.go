@@ -11,6 +11,7 @@ import (
 
 // RegisterDisputes adds Variant B's dispute route.
 func (a *API) RegisterDisputes(rt *httpapi.Router) {
+	rt = rt.In("disputes")
 	rt.Handle("POST", Prefix+"/orders/{id}/dispute", httpapi.Either, a.openDispute)
 }
 

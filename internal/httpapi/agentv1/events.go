@@ -13,6 +13,7 @@ import (
 // case: {events, cursor}, and the same feed as Server-Sent Events. An
 // agent key reads its owner's feed.
 func (a *API) RegisterEvents(rt *httpapi.Router) {
+	rt = rt.In("events")
 	rt.Handle("GET", Prefix+"/events", httpapi.Either, a.listEvents)
 	rt.Handle("GET", Prefix+"/events/stream", httpapi.Either, a.streamEvents)
 }

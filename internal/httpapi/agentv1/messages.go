@@ -11,6 +11,7 @@ import (
 
 // RegisterMessages adds Variant B's message routes.
 func (a *API) RegisterMessages(rt *httpapi.Router) {
+	rt = rt.In("messages")
 	rt.Handle("POST", Prefix+"/messages", httpapi.Either, a.postMessage)
 	rt.Handle("GET", Prefix+"/messages/{listing_id}", httpapi.Either, a.listingMessages)
 }

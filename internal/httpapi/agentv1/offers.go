@@ -12,6 +12,7 @@ import (
 // RegisterOffers adds Variant B's offer routes: make an offer, read it,
 // answer it.
 func (a *API) RegisterOffers(rt *httpapi.Router) {
+	rt = rt.In("offers")
 	rt.Handle("POST", Prefix+"/offers", httpapi.Either, a.createOffer)
 	rt.Handle("GET", Prefix+"/offers/{id}", httpapi.Either, a.getOffer)
 	rt.Handle("POST", Prefix+"/offers/{id}/respond", httpapi.Either, a.respondOffer)

@@ -41,6 +41,7 @@ func OpenAITools(tools []Tool) []openAITool {
 
 // RegisterToolsOpenAI adds GET /v1/tools/openai.
 func (a *API) RegisterToolsOpenAI(rt *httpapi.Router) {
+	rt = rt.In("openai_tools")
 	var once sync.Once
 	var list openAITools
 	rt.Handle("GET", Prefix+"/tools/openai", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {

@@ -16,11 +16,11 @@ import (
 func (a *API) RegisterOrders(rt *httpapi.Router) {
 	p := Prefix
 	a.router = rt
-	rt.HandleIdempotent("POST", p+"/purchase", httpapi.Either, a.purchase)
-	rt.Handle("POST", p+"/purchase/check", httpapi.Agent, a.checkPurchase)
-	rt.Handle("GET", p+"/orders", httpapi.Either, a.listOrders)
-	rt.Handle("GET", p+"/orders/{id}", httpapi.Either, a.getOrder)
-	rt.Handle("POST", p+"/orders/{id}/ship", httpapi.Either, a.ship)
+	rt.In("purchases").HandleIdempotent("POST", p+"/purchase", httpapi.Either, a.purchase)
+	rt.In("purchases").Handle("POST", p+"/purchase/check", httpapi.Agent, a.checkPurchase)
+	rt.In("orders").Handle("GET", p+"/orders", httpapi.Either, a.listOrders)
+	rt.In("orders").Handle("GET", p+"/orders/{id}", httpapi.Either, a.getOrder)
+	rt.In("shipping").Handle("POST", p+"/orders/{id}/ship", httpapi.Either, a.ship)
 }
 
 type shipBody struct {

@@ -13,6 +13,7 @@ import (
 // RegisterOutbox adds GET /v1/sandbox/outbox (sandbox mode only): the
 // mails the service sent or kept for the caller.
 func (a *API) RegisterOutbox(rt *httpapi.Router) {
+	rt = rt.In("sandbox")
 	rt.Handle("GET", Prefix+"/sandbox/outbox", httpapi.Either, a.outbox)
 }
 

@@ -11,6 +11,7 @@ import (
 // RegisterPayments adds the saved-card route: agents read their owner's
 // cards; saving and removing them is the owner's (Variant A).
 func (a *API) RegisterPayments(rt *httpapi.Router) {
+	rt = rt.In("payment_methods")
 	rt.Handle("GET", Prefix+"/account/payment-methods", httpapi.Either, a.paymentMethods)
 }
 

@@ -27,6 +27,7 @@ const MaxAdvanceHours = 720
 // RegisterSandbox adds the sandbox helpers under /v1/sandbox. Call it in
 // sandbox mode only: in live mode these paths must not exist (404).
 func (a *API) RegisterSandbox(rt *httpapi.Router, clock SandboxClock) {
+	rt = rt.In("sandbox")
 	if clock == nil {
 		panic("agentv1: the sandbox needs a clock that advances")
 	}

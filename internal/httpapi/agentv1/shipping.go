@@ -12,6 +12,7 @@ import (
 
 // RegisterShipping adds the shipping quote route.
 func (a *API) RegisterShipping(rt *httpapi.Router) {
+	rt = rt.In("shipping")
 	rt.Handle("POST", Prefix+"/listings/{id}/shipping-estimate", httpapi.Either, a.shippingEstimate)
 }
 

@@ -13,6 +13,7 @@ import (
 // to the owner: any of the owner's keys (any scope), or the owner's bearer
 // token, sees and manages them.
 func (a *API) RegisterWebhooks(rt *httpapi.Router) {
+	rt = rt.In("webhooks")
 	p := Prefix + "/agent/webhooks"
 	rt.Handle("POST", p, httpapi.Either, a.createWebhook)
 	rt.Handle("GET", p, httpapi.Either, a.listWebhooks)

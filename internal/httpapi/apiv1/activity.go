@@ -12,6 +12,7 @@ import (
 
 // RegisterActivity adds GET /auth/me/activity (CONTRACT.md section 12).
 func (a *API) RegisterActivity(rt *httpapi.Router) {
+	rt = rt.In("activity")
 	rt.Handle("GET", Prefix+"/auth/me/activity", httpapi.Bearer, a.myActivity)
 }
 

@@ -16,6 +16,7 @@ import (
 
 // RegisterAdminAudit adds the audit routes.
 func (a *API) RegisterAdminAudit(rt *httpapi.Router) {
+	rt = rt.In("admin")
 	p := Prefix
 	rt.Handle("GET", p+"/admin/audit", httpapi.Admin, a.adminAudit)
 	rt.Handle("GET", p+"/admin/audit/entity/{entityType}/{entityId}", httpapi.Admin, a.adminAuditEntity)

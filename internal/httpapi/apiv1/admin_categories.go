@@ -13,6 +13,7 @@ import (
 
 // RegisterAdminCategories adds the admin category routes.
 func (a *API) RegisterAdminCategories(rt *httpapi.Router) {
+	rt = rt.In("admin")
 	p := Prefix
 	rt.Handle("GET", p+"/admin/categories", httpapi.Admin, a.adminCategories)
 	rt.Handle("POST", p+"/admin/categories", httpapi.Admin, a.adminCreateCategory)

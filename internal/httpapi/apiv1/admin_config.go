@@ -15,6 +15,7 @@ import (
 
 // RegisterAdminConfig adds the config and feature flag routes.
 func (a *API) RegisterAdminConfig(rt *httpapi.Router) {
+	rt = rt.In("admin")
 	p := Prefix
 	rt.Handle("GET", p+"/admin/config", httpapi.Admin, a.adminConfig)
 	rt.Handle("PATCH", p+"/admin/config/{key}", httpapi.Admin, a.adminSetConfig)

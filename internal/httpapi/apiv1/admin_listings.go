@@ -16,6 +16,7 @@ import (
 
 // registerAdminListings adds the admin listing and moderation routes.
 func (a *API) registerAdminListings(rt *httpapi.Router, p string) {
+	rt = rt.In("admin")
 	rt.Handle("GET", p+"/admin/listings", httpapi.Admin, a.adminListings)
 	rt.Handle("GET", p+"/admin/listings/{id}", httpapi.Admin, a.adminListing)
 	rt.Handle("PATCH", p+"/admin/listings/{id}", httpapi.Admin, a.adminUpdateListing)

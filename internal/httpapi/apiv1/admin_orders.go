@@ -11,6 +11,7 @@ import (
 
 // RegisterAdminOrders adds the admin's order, finance and metrics routes.
 func (a *API) RegisterAdminOrders(rt *httpapi.Router) {
+	rt = rt.In("admin")
 	p := Prefix
 	rt.Handle("GET", p+"/admin/orders", httpapi.Admin, a.adminOrders)
 	rt.Handle("GET", p+"/admin/orders/{id}", httpapi.Admin, a.adminOrder)

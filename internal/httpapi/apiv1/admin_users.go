@@ -17,6 +17,7 @@ import (
 
 // RegisterAdminUsers adds the admin's user routes; Users must be set.
 func (a *API) RegisterAdminUsers(rt *httpapi.Router) {
+	rt = rt.In("admin")
 	p := Prefix
 	rt.Handle("GET", p+"/admin/users", httpapi.Admin, a.adminUsers)
 	rt.Handle("GET", p+"/admin/users/{id}", httpapi.Admin, a.adminUser)

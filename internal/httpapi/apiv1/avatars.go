@@ -12,6 +12,7 @@ import (
 // the owner asks for an upload URL, PUTs the image there, then sets the
 // avatar with PATCH /auth/me; the stored image is served publicly.
 func (a *API) RegisterAvatars(rt *httpapi.Router) {
+	rt = rt.In("accounts")
 	p := Prefix
 	rt.Handle("POST", p+"/auth/me/avatar-upload-url", httpapi.Bearer, a.avatarUploadURL)
 	rt.HandleBinary("PUT", p+"/avatars/uploads/{id}", httpapi.Public, a.uploadAvatar)

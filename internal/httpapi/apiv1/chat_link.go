@@ -13,6 +13,7 @@ import (
 // the bot's code route, which takes the bot's secret instead of a user's
 // credentials, and the user's verify and unlink.
 func (a *API) RegisterChatLink(rt *httpapi.Router) {
+	rt = rt.In("accounts")
 	p := Prefix
 	rt.Handle("POST", p+"/integrations/discord/codes", httpapi.Public, a.discordCode)
 	rt.Handle("POST", p+"/auth/discord/verify", httpapi.Bearer, a.verifyDiscord)

@@ -10,6 +10,7 @@ import (
 
 // RegisterDashboard adds the seller dashboard.
 func (a *API) RegisterDashboard(rt *httpapi.Router) {
+	rt = rt.In("seller_dashboard", "payouts")
 	rt.Handle("GET", Prefix+"/seller/dashboard", httpapi.Bearer, a.sellerDashboard)
 }
 

@@ -14,13 +14,13 @@ import (
 // responds, an admin resolves.
 func (a *API) RegisterDisputes(rt *httpapi.Router) {
 	p := Prefix
-	rt.Handle("POST", p+"/disputes", httpapi.Bearer, a.openDispute)
-	rt.Handle("GET", p+"/disputes/my", httpapi.Bearer, a.myDisputes)
-	rt.Handle("GET", p+"/disputes/{id}", httpapi.Bearer, a.getDispute)
-	rt.Handle("POST", p+"/disputes/{id}/respond", httpapi.Bearer, a.respondDispute)
-	rt.Handle("GET", p+"/admin/disputes", httpapi.Admin, a.adminDisputes)
-	rt.Handle("GET", p+"/admin/disputes/{id}", httpapi.Admin, a.adminDispute)
-	rt.Handle("POST", p+"/admin/disputes/{id}/resolve", httpapi.Admin, a.resolveDispute)
+	rt.In("disputes").Handle("POST", p+"/disputes", httpapi.Bearer, a.openDispute)
+	rt.In("disputes").Handle("GET", p+"/disputes/my", httpapi.Bearer, a.myDisputes)
+	rt.In("disputes").Handle("GET", p+"/disputes/{id}", httpapi.Bearer, a.getDispute)
+	rt.In("disputes").Handle("POST", p+"/disputes/{id}/respond", httpapi.Bearer, a.respondDispute)
+	rt.In("admin").Handle("GET", p+"/admin/disputes", httpapi.Admin, a.adminDisputes)
+	rt.In("admin").Handle("GET", p+"/admin/disputes/{id}", httpapi.Admin, a.adminDispute)
+	rt.In("admin").Handle("POST", p+"/admin/disputes/{id}/resolve", httpapi.Admin, a.resolveDispute)
 }
 
 type openDisputeBody struct {

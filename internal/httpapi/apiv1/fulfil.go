@@ -14,21 +14,21 @@ import (
 // RegisterFulfilment adds the routes that move an order after the sale.
 func (a *API) RegisterFulfilment(rt *httpapi.Router) {
 	p := Prefix
-	rt.Handle("POST", p+"/orders/{id}/ship", httpapi.Bearer, a.ship)
-	rt.Handle("POST", p+"/orders/{id}/shipping/manual", httpapi.Bearer, a.ship)
-	rt.Handle("GET", p+"/orders/{id}/shipping", httpapi.Bearer, a.orderShipping)
-	rt.Handle("POST", p+"/orders/{id}/cancel", httpapi.Bearer, a.cancelOrder)
-	rt.Handle("POST", p+"/orders/{id}/pickup-ready", httpapi.Bearer, a.pickupReady)
-	rt.Handle("POST", p+"/orders/{id}/confirm-pickup", httpapi.Bearer, a.confirmPickup)
-	rt.Handle("POST", p+"/orders/{id}/delivered", httpapi.Bearer, a.delivered)
-	rt.Handle("POST", p+"/agent/orders/{id}/ship", httpapi.Agent, a.ship)
-	rt.Handle("GET", p+"/agent/orders/{id}/shipping", httpapi.Agent, a.orderShipping)
-	rt.Handle("POST", p+"/agent/orders/{id}/cancel", httpapi.Agent, a.cancelOrder)
-	rt.Handle("POST", p+"/agent/orders/{id}/delivered", httpapi.Agent, a.delivered)
-	rt.Handle("POST", p+"/agent/orders/{id}/confirm-pickup", httpapi.Agent, a.confirmPickup)
-	rt.Handle("POST", p+"/admin/orders/{id}/force-complete", httpapi.Admin, a.forceComplete)
-	rt.Handle("POST", p+"/admin/orders/{id}/force-cancel", httpapi.Admin, a.forceCancel)
-	rt.Handle("PATCH", p+"/admin/orders/{id}/hold", httpapi.Admin, a.holdOrder)
+	rt.In("shipping").Handle("POST", p+"/orders/{id}/ship", httpapi.Bearer, a.ship)
+	rt.In("shipping").Handle("POST", p+"/orders/{id}/shipping/manual", httpapi.Bearer, a.ship)
+	rt.In("shipping").Handle("GET", p+"/orders/{id}/shipping", httpapi.Bearer, a.orderShipping)
+	rt.In("orders").Handle("POST", p+"/orders/{id}/cancel", httpapi.Bearer, a.cancelOrder)
+	rt.In("orders").Handle("POST", p+"/orders/{id}/pickup-ready", httpapi.Bearer, a.pickupReady)
+	rt.In("orders").Handle("POST", p+"/orders/{id}/confirm-pickup", httpapi.Bearer, a.confirmPickup)
+	rt.In("orders").Handle("POST", p+"/orders/{id}/delivered", httpapi.Bearer, a.delivered)
+	rt.In("shipping").Handle("POST", p+"/agent/orders/{id}/ship", httpapi.Agent, a.ship)
+	rt.In("shipping").Handle("GET", p+"/agent/orders/{id}/shipping", httpapi.Agent, a.orderShipping)
+	rt.In("orders").Handle("POST", p+"/agent/orders/{id}/cancel", httpapi.Agent, a.cancelOrder)
+	rt.In("orders").Handle("POST", p+"/agent/orders/{id}/delivered", httpapi.Agent, a.delivered)
+	rt.In("orders").Handle("POST", p+"/agent/orders/{id}/confirm-pickup", httpapi.Agent, a.confirmPickup)
+	rt.In("admin").Handle("POST", p+"/admin/orders/{id}/force-complete", httpapi.Admin, a.forceComplete)
+	rt.In("admin").Handle("POST", p+"/admin/orders/{id}/force-cancel", httpapi.Admin, a.forceCancel)
+	rt.In("admin").Handle("PATCH", p+"/admin/orders/{id}/hold", httpapi.Admin, a.holdOrder)
 }
 
 // orderCall runs one transition for the caller, with the scope it needs

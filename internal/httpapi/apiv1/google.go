@@ -19,6 +19,7 @@ import (
 // RegisterGoogle adds the two routes. Start reads credentials when sent:
 // linking (link=true) needs the owner's bearer token.
 func (a *API) RegisterGoogle(rt *httpapi.Router) {
+	rt = rt.In("accounts")
 	rt.Handle("GET", Prefix+"/auth/google", httpapi.Optional, a.googleStart)
 	rt.Handle("GET", Prefix+"/auth/google/callback", httpapi.Public, a.googleCallback)
 }

@@ -10,6 +10,7 @@ import (
 
 // RegisterLabels adds the platform-funded shipping label routes.
 func (a *API) RegisterLabels(rt *httpapi.Router) {
+	rt = rt.In("shipping")
 	rt.Handle("POST", Prefix+"/orders/{id}/shipping/label", httpapi.Bearer, a.buyLabel)
 	rt.Handle("GET", Prefix+"/orders/{id}/shipping/label", httpapi.Bearer, a.labelPDF)
 }

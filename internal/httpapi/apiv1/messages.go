@@ -13,6 +13,7 @@ import (
 // listing (the thread is made on the first message), either side replies
 // in the thread, and each side reads its threads and unread count.
 func (a *API) RegisterMessages(rt *httpapi.Router) {
+	rt = rt.In("messages")
 	p := Prefix
 	for _, f := range []struct {
 		base string

@@ -14,6 +14,7 @@ import (
 // RegisterNotifications adds the notification preference routes
 // (CONTRACT.md section 12).
 func (a *API) RegisterNotifications(rt *httpapi.Router) {
+	rt = rt.In("notifications")
 	rt.Handle("GET", Prefix+"/auth/me/notification-prefs", httpapi.Bearer, a.getNotificationPrefs)
 	rt.Handle("PUT", Prefix+"/auth/me/notification-prefs", httpapi.Bearer, a.putNotificationPrefs)
 }

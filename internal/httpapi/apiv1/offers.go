@@ -10,6 +10,7 @@ import (
 // RegisterOffers adds the offer routes: the bearer forms under /offers and
 // the agent forms under /agent/offers.
 func (a *API) RegisterOffers(rt *httpapi.Router) {
+	rt = rt.In("offers")
 	p := Prefix
 	for _, f := range []struct {
 		base string

@@ -11,18 +11,18 @@ import (
 // payout routes. All of them are the human owner's (bearer token).
 func (a *API) RegisterPayments(rt *httpapi.Router) {
 	p := Prefix
-	rt.Handle("POST", p+"/payment-methods/setup", httpapi.Bearer, a.setupPaymentMethod)
-	rt.Handle("POST", p+"/payment-methods/confirm", httpapi.Bearer, a.confirmPaymentMethod)
-	rt.Handle("GET", p+"/payment-methods", httpapi.Bearer, a.listPaymentMethods)
-	rt.Handle("PATCH", p+"/payment-methods/{id}/default", httpapi.Bearer, a.defaultPaymentMethod)
-	rt.Handle("DELETE", p+"/payment-methods/{id}", httpapi.Bearer, a.deletePaymentMethod)
+	rt.In("payment_methods").Handle("POST", p+"/payment-methods/setup", httpapi.Bearer, a.setupPaymentMethod)
+	rt.In("payment_methods").Handle("POST", p+"/payment-methods/confirm", httpapi.Bearer, a.confirmPaymentMethod)
+	rt.In("payment_methods").Handle("GET", p+"/payment-methods", httpapi.Bearer, a.listPaymentMethods)
+	rt.In("payment_methods").Handle("PATCH", p+"/payment-methods/{id}/default", httpapi.Bearer, a.defaultPaymentMethod)
+	rt.In("payment_methods").Handle("DELETE", p+"/payment-methods/{id}", httpapi.Bearer, a.deletePaymentMethod)
 
-	rt.Handle("GET", p+"/seller/connect/dashboard", httpapi.Bearer, a.connectDashboard)
-	rt.Handle("POST", p+"/seller/connect/send-link", httpapi.Bearer, a.connectSendLink)
+	rt.In("identity_verification", "payouts").Handle("GET", p+"/seller/connect/dashboard", httpapi.Bearer, a.connectDashboard)
+	rt.In("identity_verification", "payouts").Handle("POST", p+"/seller/connect/send-link", httpapi.Bearer, a.connectSendLink)
 	// The spec spells these paths with "seller/connect" twice.
-	rt.Handle("POST", p+"/seller/connect/seller/connect/card-setup", httpapi.Bearer, a.setupPaymentMethod)
-	rt.Handle("POST", p+"/seller/connect/seller/connect/card-save", httpapi.Bearer, a.sellerCardSave)
-	rt.Handle("GET", p+"/seller/connect/seller/connect/card-status", httpapi.Bearer, a.sellerCardStatus)
+	rt.In("payment_methods").Handle("POST", p+"/seller/connect/seller/connect/card-setup", httpapi.Bearer, a.setupPaymentMethod)
+	rt.In("payment_methods").Handle("POST", p+"/seller/connect/seller/connect/card-save", httpapi.Bearer, a.sellerCardSave)
+	rt.In("payment_methods").Handle("GET", p+"/seller/connect/seller/connect/card-status", httpapi.Bearer, a.sellerCardStatus)
 }
 
 type setupIntent struct {

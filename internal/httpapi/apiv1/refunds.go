@@ -11,6 +11,7 @@ import (
 // RegisterRefunds adds the refund routes: the buyer's request, the
 // seller's answer (or own refund), and the order's refund list.
 func (a *API) RegisterRefunds(rt *httpapi.Router) {
+	rt = rt.In("refunds")
 	p := Prefix
 	rt.HandleIdempotent("POST", p+"/purchases/{id}/refund", httpapi.Bearer, a.requestRefund)
 	rt.HandleIdempotent("POST", p+"/purchases/{id}/refund/seller", httpapi.Bearer, a.respondRefund)

@@ -11,6 +11,7 @@ import (
 
 // RegisterShipping adds the pre-checkout shipping quote routes.
 func (a *API) RegisterShipping(rt *httpapi.Router) {
+	rt = rt.In("shipping")
 	p := Prefix
 	rt.Handle("POST", p+"/shipping/rates", httpapi.Public, a.shippingRates)
 	rt.Handle("POST", p+"/listings/{id}/shipping-estimate", httpapi.Public, a.shippingEstimate)

@@ -10,6 +10,7 @@ import (
 
 // RegisterShippingPrefs adds the seller's shipping preference routes.
 func (a *API) RegisterShippingPrefs(rt *httpapi.Router) {
+	rt = rt.In("shipping")
 	rt.Handle("GET", Prefix+"/auth/me/shipping-prefs", httpapi.Bearer, a.getShippingPrefs)
 	rt.Handle("PUT", Prefix+"/auth/me/shipping-prefs", httpapi.Bearer, a.putShippingPrefs)
 }

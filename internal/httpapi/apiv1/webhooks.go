@@ -10,6 +10,7 @@ import (
 // RegisterWebhooks adds the account's own webhook endpoint (bearer only):
 // set, read, remove, test, and its delivery log with replay.
 func (a *API) RegisterWebhooks(rt *httpapi.Router) {
+	rt = rt.In("webhooks")
 	p := Prefix + "/auth/me/webhook"
 	rt.Handle("PUT", p, httpapi.Bearer, a.putWebhook)
 	rt.Handle("GET", p, httpapi.Bearer, a.getWebhook)

@@ -40,16 +40,16 @@ type Ops struct {
 func (o *Ops) Register(rt *httpapi.Router) {
 	o.routes = rt
 	for _, p := range []string{"", "/api/v1"} {
-		rt.Handle("GET", p+"/", httpapi.Public, o.directory)
-		rt.Handle("GET", p+"/health", httpapi.Public, o.health)
-		rt.Handle("GET", p+"/health/deep", httpapi.Public, o.deep)
+		rt.In("discovery").Handle("GET", p+"/", httpapi.Public, o.directory)
+		rt.In("health").Handle("GET", p+"/health", httpapi.Public, o.health)
+		rt.In("health").Handle("GET", p+"/health/deep", httpapi.Public, o.deep)
 	}
-	rt.Handle("GET", "/api/v1/config/stripe-publishable-key", httpapi.Public, o.publishableKey)
-	rt.Handle("GET", "/api/v1/manifest", httpapi.Public, o.manifest)
-	rt.HandleRaw("GET", "/api/v1/openapi.json", document(o.DocA))
-	rt.HandleRaw("GET", "/v1/openapi.json", document(o.DocB))
-	rt.HandleRaw("GET", LLMsPath, o.guide(llmsTmpl, "text/plain; charset=utf-8"))
-	rt.HandleRaw("GET", SkillPath, o.guide(skillTmpl, "text/markdown; charset=utf-8"))
+	rt.In("purchases").Handle("GET", "/api/v1/config/stripe-publishable-key", httpapi.Public, o.publishableKey)
+	rt.In("discovery").Handle("GET", "/api/v1/manifest", httpapi.Public, o.manifest)
+	rt.In("discovery").HandleRaw("GET", "/api/v1/openapi.json", document(o.DocA))
+	rt.In("discovery").HandleRaw("GET", "/v1/openapi.json", document(o.DocB))
+	rt.In("agent_guides").HandleRaw("GET", LLMsPath, o.guide(llmsTmpl, "text/plain; charset=utf-8"))
+	rt.In("agent_guides").HandleRaw("GET", SkillPath, o.guide(skillTmpl, "text/markdown; charset=utf-8"))
 }
 
 func document(doc []byte) http.Handler {

@@ -26,6 +26,7 @@ type Checkout struct {
 
 // Register adds GET and POST of the checkout page.
 func (c *Checkout) Register(rt *httpapi.Router) {
+	rt = rt.In("purchases")
 	p := strings.TrimSuffix(orders.CheckoutPath, "/")
 	rt.Handle("GET", p+"/{orderId}", httpapi.Public, c.page)
 	rt.Handle("POST", p+"/{orderId}", httpapi.Public, c.pay)

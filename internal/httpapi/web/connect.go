@@ -18,6 +18,7 @@ type Sandbox struct {
 
 // Register adds the sandbox pages.
 func (s *Sandbox) Register(rt *httpapi.Router) {
+	rt = rt.In("identity_verification", "payouts")
 	p := strings.TrimSuffix(payments.SandboxOnboardingPath, "/")
 	rt.Handle("GET", p+"/{token}", httpapi.Public, s.onboardingPage)
 	rt.Handle("POST", p+"/{token}", httpapi.Public, s.completeOnboarding)

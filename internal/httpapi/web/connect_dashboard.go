@@ -14,6 +14,7 @@ import (
 // RegisterDashboard adds the sandbox seller dashboard, where the login links
 // of GET /seller/connect/dashboard lead.
 func (s *Sandbox) RegisterDashboard(rt *httpapi.Router) {
+	rt = rt.In("identity_verification", "payouts")
 	p := strings.TrimSuffix(payments.SandboxDashboardPath, "/")
 	rt.Handle("GET", p+"/{token}", httpapi.Public, s.dashboardPage)
 }

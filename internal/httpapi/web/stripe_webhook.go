@@ -27,6 +27,7 @@ type StripeWebhook struct {
 
 // Register adds POST /webhooks/stripe.
 func (h *StripeWebhook) Register(rt *httpapi.Router) {
+	rt = rt.In("purchases", "payouts")
 	rt.Handle("POST", StripeWebhookPath, httpapi.Public, h.receive)
 }
 
