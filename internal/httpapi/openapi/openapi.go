@@ -9,8 +9,10 @@
 // components.go) when a document is assembled, so a field added to a wire
 // type is published without editing YAML.
 //
-// Each document is its base file plus the fragments in the folder of the same
-// name (apiv1/*.yaml, agentv1/*.yaml), one per subject. A fragment holds
+// Each document is its base file plus its fragments in paths/*.yaml, one
+// file per subject holding both documents' parts of it, side by side: under
+// `apiv1:` Variant A's, under `agentv1:` Variant B's (so the two spellings
+// of one operation are written, and read, together). A fragment holds
 // `paths`, `components` and `tags` entries that are merged into the base; it
 // may refer to the base's components and the base to its. A name defined
 // twice (in two files, or in YAML and by a Go type) is an error, so nothing
@@ -34,7 +36,7 @@ import (
 	"marketplace/internal/httpapi"
 )
 
-//go:embed apiv1.yaml agentv1.yaml apiv1 agentv1
+//go:embed apiv1.yaml agentv1.yaml paths
 var files embed.FS
 
 // Names of the two documents.
@@ -66,24 +68,33 @@ func assemble(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := strings.TrimSuffix(name, ".yaml")
-	entries, err := fs.ReadDir(files, dir)
+	doc := strings.TrimSuffix(name, ".yaml")
+	entries, err := fs.ReadDir(files, "paths")
 	if err != nil {
 		return nil, err
 	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
 		if !e.IsDir() && strings.HasSuffix(e.Name(), ".yaml") {
-			names = append(names, path.Join(dir, e.Name()))
+			names = append(names, path.Join("paths", e.Name()))
 		}
 	}
 	sort.Strings(names)
 	for _, fn := range names {
-		frag, err := readYAML(fn)
+		parts, err := readYAML(fn)
 		if err != nil {
 			return nil, err
 		}
-		if err := merge(base, frag, fn); err != nil {
+		for key := range parts {
+			if key != "apiv1" && key != "agentv1" {
+				return nil, fmt.Errorf("%s: a fragment file holds only apiv1 and agentv1, not %q", fn, key)
+			}
+		}
+		frag, ok := parts[doc].(map[string]any)
+		if parts[doc] != nil && !ok {
+			return nil, fmt.Errorf("%s: %s must be a map", fn, doc)
+		}
+		if err := merge(base, frag, fn+": "+doc); err != nil {
 			return nil, err
 		}
 	}
