@@ -37,7 +37,16 @@ func makeSQLiteTemplate(migrate func(*store.DB) error) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, "template.db")
+	// Each template a file of its own: a process makes one per Prep, and
+	// may make two at once.
+	f, err := os.CreateTemp(dir, "template-*.db")
+	if err != nil {
+		return "", err
+	}
+	path := f.Name()
+	if err := f.Close(); err != nil {
+		return "", err
+	}
 	db, err := store.OpenSQLite(path)
 	if err != nil {
 		return "", err
