@@ -3,7 +3,6 @@ package apiv1_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -17,26 +16,34 @@ import (
 	"marketplace/internal/testkit"
 )
 
-// heldPoll starts a long poll that the server holds (wait=30 after a
-// cursor with nothing after it) and returns its status once it ends; stop
-// ends it from the client's side.
-func heldPoll(t *testing.T, s *testkit.Server, path string, auth testkit.Header, after string) (status <-chan int, stop func()) {
+// heldPoll starts a long poll of the longest wait (wait=30) and returns
+// how it ended once it ends; stop ends it from the client's side.
+func heldPoll(t *testing.T, s *testkit.Server, path string, auth testkit.Header, after string) (answer <-chan pollAnswer, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+path+"?wait=30&after="+url.QueryEscape(after), nil)
 	req.Header.Set(auth.Name, auth.Value)
-	ch := make(chan int, 1)
+	ch := make(chan pollAnswer, 1)
 	go func() {
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			ch <- 0
+			ch <- pollAnswer{err: err.Error(), at: time.Now()}
 			return
 		}
-		resp.Body.Close()
-		ch <- resp.StatusCode
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		ch <- pollAnswer{status: resp.StatusCode, body: string(b), at: time.Now()}
 	}()
-	t.Cleanup(cancel)
 	return ch, cancel
+}
+
+// pollAnswer is how a long poll ended: its status and body, or the error
+// that ended it on the client's side (status 0); and when.
+type pollAnswer struct {
+	status    int
+	body, err string
+	at        time.Time
 }
 
 // streamAttempt asks for a stream and returns the answer when it is
@@ -139,7 +146,7 @@ func TestEventFeedCaps(t *testing.T) {
 		after = "?after=" + url.QueryEscape(c1)
 
 		// Nine long polls of key 2 and a stream of key 3: the user's twenty.
-		var polls []<-chan int
+		var polls []<-chan pollAnswer
 		for range 9 {
 			st, stop := heldPoll(t, s, "/v1/events", k2.Auth(), c1)
 			polls = append(polls, st)
@@ -175,7 +182,7 @@ func TestEventFeedCaps(t *testing.T) {
 			stop()
 		}
 		for _, st := range polls {
-			if code := <-st; code != 0 && code != http.StatusOK {
+			if code := (<-st).status; code != 0 && code != http.StatusOK {
 				t.Fatalf("a held long poll ended with %d", code)
 			}
 		}
@@ -275,7 +282,7 @@ func TestEventFeedOtherReplica(t *testing.T) {
 		_, c0 := feedPage(t, one, owner.Auth(), "")
 		for _, path := range []string{"/api/v1/events", "/v1/events"} {
 			for try := 1; ; try++ {
-				answer := wokenPoll(t, one, path, owner.Auth(), c0)
+				answer, _ := heldPoll(t, one, path, owner.Auth(), c0)
 				waitingReaches(t, one, 1)
 				id := feedRecord(t, two, owner.ID, "message.received")
 				readable := readableAt(t, two, owner.Auth(), c0, id)
@@ -286,8 +293,8 @@ func TestEventFeedOtherReplica(t *testing.T) {
 					t.Fatalf("%s: the long poll was not woken within 10 s of the other replica's commit becoming readable", path)
 				}
 				_, c0 = feedPage(t, one, owner.Auth(), "after="+url.QueryEscape(c0))
-				if got.err != "" {
-					t.Fatalf("%s: %s", path, got.err)
+				if got.status != http.StatusOK {
+					t.Fatalf("%s: the long poll ended with %d %s%s", path, got.status, got.body, got.err)
 				}
 				if strings.Contains(got.body, id) {
 					t.Logf("%s: the long poll answered %v after the other replica's commit became readable", path, got.at.Sub(readable))
@@ -302,39 +309,6 @@ func TestEventFeedOtherReplica(t *testing.T) {
 			}
 		}
 	})
-}
-
-// pollAnswer is how a long poll ended: its body or what went wrong, and
-// when.
-type pollAnswer struct {
-	body, err string
-	at        time.Time
-}
-
-// wokenPoll starts a long poll of the longest wait (30 s) and returns its
-// answer once it ends.
-func wokenPoll(t *testing.T, s *testkit.Server, path string, auth testkit.Header, after string) <-chan pollAnswer {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+path+"?wait=30&after="+url.QueryEscape(after), nil)
-	req.Header.Set(auth.Name, auth.Value)
-	ch := make(chan pollAnswer, 1)
-	go func() {
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			ch <- pollAnswer{err: err.Error(), at: time.Now()}
-			return
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			ch <- pollAnswer{err: fmt.Sprintf("status %d: %s", resp.StatusCode, b), at: time.Now()}
-			return
-		}
-		ch <- pollAnswer{body: string(b), at: time.Now()}
-	}()
-	return ch
 }
 
 // readableAt reads s's feed after the cursor, without waiting, until the
