@@ -158,12 +158,3 @@ func ActorOf(r *http.Request) market.Actor {
 	}
 	return market.Actor{}
 }
-
-// RequireScope refuses an agent whose key does not allow op.
-func RequireScope(r *http.Request, op agents.Op) error {
-	p := PrincipalOf(r)
-	if p == nil || p.Key == nil {
-		return nil
-	}
-	return agents.Require(p.Actor, p.Key.Scope, op)
-}

@@ -68,6 +68,30 @@ func OK(w http.ResponseWriter, r *http.Request, status int, data any) error {
 	return OKMeta(w, r, status, data, nil)
 }
 
+// Reply is the answer of a handler that ends in one operation:
+//
+//	return httpapi.Reply(w, r, http.StatusOK).With(a.OrderOps().Get(ctx, caller, id))
+//
+// With answers the operation's error, or its view in the success envelope.
+func Reply(w http.ResponseWriter, r *http.Request, status int) Replier {
+	return Replier{w: w, r: r, status: status}
+}
+
+// Replier holds where and with which status an operation's outcome goes.
+type Replier struct {
+	w      http.ResponseWriter
+	r      *http.Request
+	status int
+}
+
+// With writes the outcome of an operation: its error, or data.
+func (rp Replier) With(data any, err error) error {
+	if err != nil {
+		return err
+	}
+	return OK(rp.w, rp.r, rp.status, data)
+}
+
 // nullData stands for a JSON null in data, which omitempty would drop.
 var nullData = json.RawMessage("null")
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"marketplace/internal/agents"
 	"marketplace/internal/audit"
 	"marketplace/internal/idempotency"
 	"marketplace/internal/market"
@@ -45,6 +46,9 @@ type Route struct {
 	// Areas are the areas of the service the route belongs to (Router.In),
 	// which the manifest names as its capabilities.
 	Areas []string
+	// Scope is the operation an agent key's scope must allow (Router.Scope);
+	// agents.OpRead, any scope.
+	Scope agents.Op
 }
 
 // Router registers routes on a ServeMux and wraps every one of them in the
@@ -56,6 +60,7 @@ type Router struct {
 	*routing
 	surface *Surface // nil: not mounted (pages, documents, operations)
 	areas   []string
+	scope   agents.Op
 }
 
 type routing struct {
@@ -137,6 +142,19 @@ func (rt *Router) In(areas ...string) *Router {
 	return &v
 }
 
+// Scope returns a view of rt whose routes ask an agent caller's key to
+// allow op (a buy or a sell operation), as each MCP tool declares its own.
+// The check follows authentication and the rate limit and comes before the
+// handler, so before the body is read and before an idempotency key is
+// claimed: a refused key leaves no answer to replay (CONTRACT.md section 7,
+// "key/scope/frozen/owner verified" first). Bearer callers are not agents
+// and pass.
+func (rt *Router) Scope(op agents.Op) *Router {
+	v := *rt
+	v.scope = op
+	return &v
+}
+
 // Handle registers h for method and path under auth.
 func (rt *Router) Handle(method, path string, auth Auth, h HandlerFunc) {
 	rt.handle(method, path, auth, h, true)
@@ -149,7 +167,7 @@ func (rt *Router) HandleBinary(method, path string, auth Auth, h HandlerFunc) {
 }
 
 func (rt *Router) handle(method, path string, auth Auth, h HandlerFunc, textBody bool) {
-	rt.routes = append(rt.routes, Route{Method: method, Pattern: path, Auth: auth, Areas: rt.areas})
+	rt.routes = append(rt.routes, Route{Method: method, Pattern: path, Auth: auth, Areas: rt.areas, Scope: rt.scope})
 	pattern := method + " " + path
 	if path == "/" || strings.HasSuffix(path, "/") {
 		pattern += "{$}"
@@ -224,6 +242,14 @@ func Entity(r *http.Request, entityType, id string) {
 	ri.entityType, ri.entityID = entityType, id
 }
 
+// PathEntity names the entity of the route's {id} as the one the request
+// acts on (Entity), and returns the id.
+func PathEntity(r *http.Request, entityType string) string {
+	id := r.PathValue("id")
+	Entity(r, entityType, id)
+	return id
+}
+
 func (rt *Router) wrap(route string, auth Auth, h HandlerFunc, textBody bool) http.Handler {
 	method, pattern, _ := strings.Cut(route, " ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -255,6 +281,11 @@ func (rt *Router) wrap(route string, auth Auth, h HandlerFunc, textBody bool) ht
 			}
 			if err := rt.limit(w, r, method, pattern, p); err != nil {
 				return err
+			}
+			if p != nil && p.Key != nil {
+				if err := agents.Require(p.Actor, p.Key.Scope, rt.scope); err != nil {
+					return err
+				}
 			}
 			return h(w, r)
 		}()

@@ -83,17 +83,14 @@ func newFixture() *fixture {
 	}
 	who := func(w http.ResponseWriter, r *http.Request) error {
 		p := httpapi.PrincipalOf(r)
-		if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
-			return err
-		}
 		return httpapi.OK(w, r, http.StatusOK, map[string]any{"actor": p.Actor.Type, "id": p.Actor.ID()})
 	}
 	f.rt.Handle("POST", "/api/v1/echo", httpapi.Public, echo)
 	f.rt.Mount(&httpapi.Surface{Prefix: "/v1", Casing: httpapi.Snake}).Handle("POST", "/v1/echo", httpapi.Public, echo)
-	f.rt.Handle("GET", "/api/v1/bearer", httpapi.Bearer, who)
-	f.rt.Handle("GET", "/api/v1/agent", httpapi.Agent, who)
-	f.rt.Handle("GET", "/api/v1/either", httpapi.Either, who)
-	f.rt.Handle("GET", "/api/v1/admin", httpapi.Admin, who)
+	f.rt.Scope(agents.OpSell).Handle("GET", "/api/v1/bearer", httpapi.Bearer, who)
+	f.rt.Scope(agents.OpSell).Handle("GET", "/api/v1/agent", httpapi.Agent, who)
+	f.rt.Scope(agents.OpSell).Handle("GET", "/api/v1/either", httpapi.Either, who)
+	f.rt.Scope(agents.OpSell).Handle("GET", "/api/v1/admin", httpapi.Admin, who)
 	f.rt.Handle("GET", "/api/v1/secret/{token}", httpapi.Public, func(w http.ResponseWriter, r *http.Request) error {
 		return httpapi.OK(w, r, http.StatusOK, map[string]string{"token": r.PathValue("token")})
 	})

@@ -65,6 +65,12 @@ func (s *Surface) Details(route string, e *market.Error) map[string]any {
 	return details
 }
 
+// DetailsOf is Details for one route, as the function an operation that
+// answers a refusal inside its data (the purchase dry run) is given.
+func (s *Surface) DetailsOf(route string) func(*market.Error) map[string]any {
+	return func(e *market.Error) map[string]any { return s.Details(route, e) }
+}
+
 // field spells one invalid field: a name as the client sent it stays.
 func (s *Surface) field(route string, f market.FieldError) string {
 	if f.AsSent {

@@ -75,21 +75,12 @@ func (a *API) createKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "agent_key", id)
-	k, err := a.KeyOps().Revoke(r.Context(), httpapi.PrincipalOf(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, k)
+	id := httpapi.PathEntity(r, "agent_key")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.KeyOps().Revoke(r.Context(), httpapi.PrincipalOf(r), id))
 }
 
 func (a *API) whoami(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.KeyOps().Whoami(r.Context(), httpapi.PrincipalOf(r))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.KeyOps().Whoami(r.Context(), httpapi.PrincipalOf(r)))
 }
 
 // strOrNil is s, or null when empty.
@@ -106,11 +97,7 @@ func (a *API) account(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) spending(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.spendingOf(r.Context(), httpapi.PrincipalOf(r))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.spendingOf(r.Context(), httpapi.PrincipalOf(r)))
 }
 
 // spendingOf is GET /v1/account/spending and the get_spending_controls
@@ -124,11 +111,7 @@ func (a *API) spendingOf(ctx context.Context, p *httpapi.Principal) (*api.FlatSp
 }
 
 func (a *API) addresses(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.addressesOf(r.Context(), httpapi.PrincipalOf(r))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.addressesOf(r.Context(), httpapi.PrincipalOf(r)))
 }
 
 // addressesOf is GET /v1/account/addresses and the get_addresses tool.

@@ -28,11 +28,7 @@ type category struct {
 var _ = httpapi.DeclareTwin(api.Category{}, category{})
 
 func (a *API) categories(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.categoriesOf(r.Context())
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.categoriesOf(r.Context()))
 }
 
 // categoriesOf is GET /v1/categories, the get_categories tool and the MCP

@@ -12,7 +12,7 @@ import (
 // RegisterDisputes adds Variant B's dispute route.
 func (a *API) RegisterDisputes(rt *httpapi.Router) {
 	rt = rt.In("disputes")
-	rt.Handle("POST", Prefix+"/orders/{id}/dispute", httpapi.Either, a.openDispute)
+	rt.Scope(agents.OpBuy).Handle("POST", Prefix+"/orders/{id}/dispute", httpapi.Either, a.openDispute)
 }
 
 type disputeBody struct {
@@ -24,15 +24,11 @@ type disputeBody struct {
 // openDispute is POST /v1/orders/{id}/dispute: the buyer (an agent with buy
 // scope, or the human) disputes the order.
 func (a *API) openDispute(w http.ResponseWriter, r *http.Request) error {
-	if err := httpapi.RequireScope(r, agents.OpBuy); err != nil {
-		return err
-	}
 	var b disputeBody
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "order", id)
+	id := httpapi.PathEntity(r, "order")
 	return a.writeNewDispute(w, r, httpapi.PrincipalOf(r), api.DisputeOpening{OrderID: id, Reason: b.Reason,
 		Description: b.Description, EvidencePhotos: b.EvidencePhotos})
 }

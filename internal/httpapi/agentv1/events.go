@@ -37,11 +37,7 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := a.eventsOf(r.Context(), httpapi.PrincipalOf(r), p)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.eventsOf(r.Context(), httpapi.PrincipalOf(r), p))
 }
 
 // eventsOf is GET /v1/events and the get_events tool: a page of the

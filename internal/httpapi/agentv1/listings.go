@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"marketplace/internal/agents"
 	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
@@ -35,9 +34,6 @@ const maxMultipartBody = listings.MaxPhotos*photos.MaxUploadBytes + 1<<20
 // condition, price and the other fields as form values.
 func (a *API) createListing(w http.ResponseWriter, r *http.Request) error {
 	httpapi.Entity(r, "listing", "")
-	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
-		return err
-	}
 	in, err := a.readMultipart(r, true)
 	if err != nil {
 		return err
@@ -52,11 +48,7 @@ func (a *API) createListing(w http.ResponseWriter, r *http.Request) error {
 
 // updateListing takes JSON, or multipart when new photo files come along.
 func (a *API) updateListing(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "listing", id)
-	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
-		return err
-	}
+	id := httpapi.PathEntity(r, "listing")
 	var in listings.Input
 	var err error
 	if isMultipart(r) {
@@ -67,33 +59,17 @@ func (a *API) updateListing(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := a.ListingOps().Update(r.Context(), httpapi.PrincipalOf(r), id, in)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, v)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.ListingOps().Update(r.Context(), httpapi.PrincipalOf(r), id, in))
 }
 
 func (a *API) getListing(w http.ResponseWriter, r *http.Request) error {
-	v, err := a.ListingOps().Get(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, v)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.ListingOps().Get(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id")))
 }
 
 // archiveListing is DELETE /listings/{id}: the listing leaves sale.
 func (a *API) archiveListing(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "listing", id)
-	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
-		return err
-	}
-	v, err := a.ListingOps().Archive(r.Context(), httpapi.PrincipalOf(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, v)
+	id := httpapi.PathEntity(r, "listing")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.ListingOps().Archive(r.Context(), httpapi.PrincipalOf(r), id))
 }
 
 type listingList struct {
@@ -104,18 +80,11 @@ type listingList struct {
 }
 
 func (a *API) myListings(w http.ResponseWriter, r *http.Request) error {
-	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
-		return err
-	}
 	limit, offset, err := httpapi.Page(r)
 	if err != nil {
 		return err
 	}
-	out, err := a.myListingsOf(r.Context(), httpapi.PrincipalOf(r), r.URL.Query().Get("status"), limit, offset)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.myListingsOf(r.Context(), httpapi.PrincipalOf(r), r.URL.Query().Get("status"), limit, offset))
 }
 
 // myListingsOf is GET /v1/listings/mine and the get_my_listings tool.

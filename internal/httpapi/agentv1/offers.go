@@ -60,11 +60,7 @@ func (a *API) respondOfferOf(ctx context.Context, p *httpapi.Principal, id strin
 }
 
 func (a *API) getOffer(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.getOfferOf(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, o)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.getOfferOf(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id")))
 }
 
 type respondOfferBody struct {
@@ -80,13 +76,8 @@ func (a *API) respondOffer(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "offer", id)
-	o, err := a.respondOfferOf(r.Context(), httpapi.PrincipalOf(r), id, &b)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, o)
+	id := httpapi.PathEntity(r, "offer")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.respondOfferOf(r.Context(), httpapi.PrincipalOf(r), id, &b))
 }
 
 // withdrawOfferOf is the withdraw_offer tool (Variant A's POST

@@ -16,11 +16,11 @@ import (
 func (a *API) RegisterOrders(rt *httpapi.Router) {
 	p := Prefix
 	a.router = rt
-	rt.In("purchases").HandleIdempotent("POST", p+"/purchase", httpapi.Either, a.purchase)
-	rt.In("purchases").Handle("POST", p+"/purchase/check", httpapi.Agent, a.checkPurchase)
+	rt.In("purchases").Scope(agents.OpBuy).HandleIdempotent("POST", p+"/purchase", httpapi.Either, a.purchase)
+	rt.In("purchases").Scope(agents.OpBuy).Handle("POST", p+"/purchase/check", httpapi.Agent, a.checkPurchase)
 	rt.In("orders").Handle("GET", p+"/orders", httpapi.Either, a.listOrders)
 	rt.In("orders").Handle("GET", p+"/orders/{id}", httpapi.Either, a.getOrder)
-	rt.In("shipping").Handle("POST", p+"/orders/{id}/ship", httpapi.Either, a.ship)
+	rt.In("shipping").Scope(agents.OpSell).Handle("POST", p+"/orders/{id}/ship", httpapi.Either, a.ship)
 }
 
 type shipBody struct {
@@ -31,20 +31,12 @@ type shipBody struct {
 // ship is POST /v1/orders/{id}/ship {carrier, tracking_number}: the seller
 // marks a paid order shipped.
 func (a *API) ship(w http.ResponseWriter, r *http.Request) error {
-	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
-		return err
-	}
 	var b shipBody
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "order", id)
-	out, err := a.shipOf(r.Context(), httpapi.PrincipalOf(r), id, &b)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	id := httpapi.PathEntity(r, "order")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.shipOf(r.Context(), httpapi.PrincipalOf(r), id, &b))
 }
 
 // shipOf is POST /v1/orders/{id}/ship and the create_shipment tool with a
@@ -106,9 +98,6 @@ func (b *purchaseBody) input() (orders.PurchaseInput, error) {
 
 // purchase is POST /v1/purchase.
 func (a *API) purchase(w http.ResponseWriter, r *http.Request) error {
-	if err := httpapi.RequireScope(r, agents.OpBuy); err != nil {
-		return err
-	}
 	var b purchaseBody
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
@@ -143,11 +132,7 @@ func (a *API) listOrders(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	out, err := a.ordersOf(r.Context(), httpapi.PrincipalOf(r), q.Get("role"), q.Get("status"), limit, offset)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.ordersOf(r.Context(), httpapi.PrincipalOf(r), q.Get("role"), q.Get("status"), limit, offset))
 }
 
 // ordersOf is GET /v1/orders and the get_orders tool.
@@ -169,11 +154,7 @@ type orderPage struct {
 
 // getOrder is GET /v1/orders/{id}.
 func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.orderOf(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.orderOf(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id")))
 }
 
 // orderOf is GET /v1/orders/{id} and the get_order_detail tool.
@@ -181,28 +162,14 @@ func (a *API) orderOf(ctx context.Context, p *httpapi.Principal, id string) (*ap
 	return a.OrderOps().Get(ctx, p, id)
 }
 
-// checkRoute is the route whose error spellings a dry run's details use.
-const checkRoute = "POST " + Prefix + "/purchase"
-
-// checkDetails spells a dry run's refusal details as the purchase's error
-// envelope does.
-func checkDetails(e *market.Error) map[string]any { return Surface.Details(checkRoute, e) }
-
 // purchaseCheck is POST /v1/purchase/check: the purchase dry run.
 func (a *API) checkPurchase(w http.ResponseWriter, r *http.Request) error {
-	if err := httpapi.RequireScope(r, agents.OpBuy); err != nil {
-		return err
-	}
 	var b purchaseBody
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
 	httpapi.Entity(r, "listing", b.ListingID)
-	out, err := a.checkOf(r.Context(), httpapi.PrincipalOf(r), &b)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.checkOf(r.Context(), httpapi.PrincipalOf(r), &b))
 }
 
 // checkOf is POST /v1/purchase/check and the check_purchase tool.
@@ -211,5 +178,6 @@ func (a *API) checkOf(ctx context.Context, p *httpapi.Principal, b *purchaseBody
 	if err != nil {
 		return nil, err
 	}
-	return a.OrderOps().Check(ctx, p, in, checkDetails)
+	// A refusal inside the answer is spelled as the purchase's envelope.
+	return a.OrderOps().Check(ctx, p, in, Surface.DetailsOf("POST "+Prefix+"/purchase"))
 }

@@ -16,11 +16,7 @@ func (a *API) RegisterPayments(rt *httpapi.Router) {
 }
 
 func (a *API) paymentMethods(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.paymentMethodsOf(r.Context(), httpapi.PrincipalOf(r))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.paymentMethodsOf(r.Context(), httpapi.PrincipalOf(r)))
 }
 
 // paymentMethodsOf is GET /v1/account/payment-methods and the

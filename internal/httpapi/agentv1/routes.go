@@ -1,6 +1,7 @@
 package agentv1
 
 import (
+	"marketplace/internal/agents"
 	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/apidoc"
@@ -24,11 +25,11 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.In("search").Handle("GET", p+"/search", httpapi.Either, a.search)
 	rt.In("search").Handle("GET", p+"/search/similar/{id}", httpapi.Either, a.similar)
 	rt.In("search").Handle("GET", p+"/search/price-check", httpapi.Either, a.priceCheck)
-	rt.In("listings").Handle("POST", p+"/listings", httpapi.Either, a.createListing)
-	rt.In("listings").Handle("GET", p+"/listings/mine", httpapi.Either, a.myListings)
+	rt.In("listings").Scope(agents.OpSell).Handle("POST", p+"/listings", httpapi.Either, a.createListing)
+	rt.In("listings").Scope(agents.OpSell).Handle("GET", p+"/listings/mine", httpapi.Either, a.myListings)
 	rt.In("listings").Handle("GET", p+"/listings/{id}", httpapi.Either, a.getListing)
-	rt.In("listings").Handle("PATCH", p+"/listings/{id}", httpapi.Either, a.updateListing)
-	rt.In("listings").Handle("DELETE", p+"/listings/{id}", httpapi.Either, a.archiveListing)
+	rt.In("listings").Scope(agents.OpSell).Handle("PATCH", p+"/listings/{id}", httpapi.Either, a.updateListing)
+	rt.In("listings").Scope(agents.OpSell).Handle("DELETE", p+"/listings/{id}", httpapi.Either, a.archiveListing)
 
 	a.RegisterShipping(rt)
 	a.RegisterPayments(rt)

@@ -20,11 +20,7 @@ type searchResult struct {
 
 // search is GET /v1/search: {listings, total, cursor}.
 func (a *API) search(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.searchOf(r.Context(), httpapi.PrincipalOf(r), r.URL.Query())
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.searchOf(r.Context(), httpapi.PrincipalOf(r), r.URL.Query()))
 }
 
 // searchOf is GET /v1/search with the query q, and the search_listings tool.
@@ -51,11 +47,7 @@ func searchResultOf(page api.ListingPage, err error) (*searchResult, error) {
 
 // similar is GET /v1/search/similar/{id}: active listings like this one.
 func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.similarOf(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id"), r.URL.Query())
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.similarOf(r.Context(), httpapi.PrincipalOf(r), r.PathValue("id"), r.URL.Query()))
 }
 
 // similarOf is GET /v1/search/similar/{id} (q holds the limit) and the
@@ -93,11 +85,7 @@ type priceCheck struct {
 // priceCheck is GET /v1/search/price-check: the price range and median of
 // matching active listings, and their recent sales.
 func (a *API) priceCheck(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.priceCheckOf(r.Context(), r.URL.Query())
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.priceCheckOf(r.Context(), r.URL.Query()))
 }
 
 // priceCheckOf is GET /v1/search/price-check with the query q, and the

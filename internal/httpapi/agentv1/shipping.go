@@ -34,13 +34,8 @@ func (a *API) shippingEstimate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "listing", id)
-	out, err := a.shippingEstimateOf(r.Context(), id, zip)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	id := httpapi.PathEntity(r, "listing")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.shippingEstimateOf(r.Context(), id, zip))
 }
 
 // estimateZip is the checked ZIP code of an estimate.

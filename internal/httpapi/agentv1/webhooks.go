@@ -59,11 +59,7 @@ func (a *API) createWebhookOf(ctx context.Context, as market.Actor, b *createWeb
 }
 
 func (a *API) listWebhooks(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.webhooksOf(r.Context(), actor(r))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.webhooksOf(r.Context(), actor(r)))
 }
 
 // webhooksOf is GET /v1/agent/webhooks and the list_webhooks tool.
@@ -76,13 +72,8 @@ func (a *API) webhooksOf(ctx context.Context, as market.Actor) (*agentWebhookLis
 }
 
 func (a *API) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "webhook", id)
-	out, err := a.deleteWebhookOf(r.Context(), actor(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	id := httpapi.PathEntity(r, "webhook")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.deleteWebhookOf(r.Context(), actor(r), id))
 }
 
 // deleteWebhookOf is DELETE /v1/agent/webhooks/{id} and the delete_webhook
@@ -96,17 +87,12 @@ func (a *API) deleteWebhookOf(ctx context.Context, as market.Actor, id string) (
 }
 
 func (a *API) webhookDeliveries(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "webhook", id)
+	id := httpapi.PathEntity(r, "webhook")
 	limit, err := api.DeliveryLimit(r.URL.Query().Get("limit"))
 	if err != nil {
 		return err
 	}
-	out, err := a.webhookDeliveriesOf(r.Context(), actor(r), id, limit)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.webhookDeliveriesOf(r.Context(), actor(r), id, limit))
 }
 
 // webhookDeliveriesOf is GET /v1/agent/webhooks/{id}/deliveries and the
@@ -122,9 +108,5 @@ func (a *API) webhookDeliveriesOf(ctx context.Context, as market.Actor, id strin
 func (a *API) retryWebhookDelivery(w http.ResponseWriter, r *http.Request) error {
 	id, did := r.PathValue("id"), r.PathValue("deliveryId")
 	httpapi.Entity(r, "webhook_delivery", did)
-	d, err := a.WebhookOps().RetryAgent(r.Context(), httpapi.PrincipalOf(r), id, did)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, d)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.WebhookOps().RetryAgent(r.Context(), httpapi.PrincipalOf(r), id, did))
 }

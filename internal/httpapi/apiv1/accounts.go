@@ -66,11 +66,7 @@ func (a *API) checkUsername(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) me(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.KeyOps().Me(r.Context(), actor(r))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.KeyOps().Me(r.Context(), actor(r)))
 }
 
 type updateMeBody struct {
@@ -91,11 +87,7 @@ func (a *API) updateMe(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := actor(r)
 	httpapi.Entity(r, "user", p.User.ID)
-	u, err := a.AccountOps().UpdateProfile(r.Context(), p, upd)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, u)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.AccountOps().UpdateProfile(r.Context(), p, upd))
 }
 
 func (a *API) setShipFrom(w http.ResponseWriter, r *http.Request) error {
@@ -105,11 +97,7 @@ func (a *API) setShipFrom(w http.ResponseWriter, r *http.Request) error {
 	}
 	p := actor(r)
 	httpapi.Entity(r, "user", p.User.ID)
-	u, err := a.AccountOps().SetShipFrom(r.Context(), p, b.domain())
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, u)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.AccountOps().SetShipFrom(r.Context(), p, b.domain()))
 }
 
 type setPasswordBody struct {
@@ -171,8 +159,7 @@ type deleted struct {
 }
 
 func (a *API) deleteAddress(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "address", id)
+	id := httpapi.PathEntity(r, "address")
 	if err := a.Accounts.DeleteAddress(r.Context(), actor(r).Actor, id); err != nil {
 		return err
 	}
@@ -180,19 +167,10 @@ func (a *API) deleteAddress(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) defaultAddress(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "address", id)
-	ad, err := a.AccountOps().SetDefaultAddress(r.Context(), actor(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, ad)
+	id := httpapi.PathEntity(r, "address")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.AccountOps().SetDefaultAddress(r.Context(), actor(r), id))
 }
 
 func (a *API) profile(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.AccountOps().Profile(r.Context(), actor(r), r.PathValue("username"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.AccountOps().Profile(r.Context(), actor(r), r.PathValue("username")))
 }

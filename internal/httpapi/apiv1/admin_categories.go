@@ -90,8 +90,7 @@ func (a *API) adminCreateCategory(w http.ResponseWriter, r *http.Request) error 
 
 // adminUpdateCategory is PATCH /admin/categories/{id} {name?, active?}.
 func (a *API) adminUpdateCategory(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "category", id)
+	id := httpapi.PathEntity(r, "category")
 	var b adminUpdateCategoryBody
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err

@@ -81,8 +81,7 @@ type adminListingPatch struct {
 
 // adminUpdateListing is PATCH /admin/listings/{id}.
 func (a *API) adminUpdateListing(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "listing", id)
+	id := httpapi.PathEntity(r, "listing")
 	var b adminListingPatch
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
@@ -97,8 +96,7 @@ func (a *API) adminUpdateListing(w http.ResponseWriter, r *http.Request) error {
 
 // adminApproveListing is POST /admin/listings/{id}/approve: held -> active.
 func (a *API) adminApproveListing(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "listing", id)
+	id := httpapi.PathEntity(r, "listing")
 	l, err := a.Listings.Approve(r.Context(), actor(r).Actor, id)
 	if err != nil {
 		return err
@@ -122,8 +120,7 @@ func (a *API) adminDelistListing(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) adminRemoveListing(w http.ResponseWriter, r *http.Request,
 	do func(ctx context.Context, actor market.Actor, id, reason string) (*listings.Listing, error)) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "listing", id)
+	id := httpapi.PathEntity(r, "listing")
 	var b moderationReason
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err

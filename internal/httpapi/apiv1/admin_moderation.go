@@ -72,8 +72,7 @@ func (a *API) adminUserRejections(w http.ResponseWriter, r *http.Request) error 
 
 // adminOverrideRejection is POST /admin/moderation/rejections/{id}/override.
 func (a *API) adminOverrideRejection(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "moderation_rejection", id)
+	id := httpapi.PathEntity(r, "moderation_rejection")
 	rej, l, err := a.Listings.Override(r.Context(), actor(r).Actor, id)
 	if err != nil {
 		return err

@@ -92,8 +92,7 @@ func (a *API) writeDecision(w http.ResponseWriter, r *http.Request, d queue.Deci
 
 // adminQueueApprove is POST /admin/queue/{id}/approve.
 func (a *API) adminQueueApprove(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "queue_item", id)
+	id := httpapi.PathEntity(r, "queue_item")
 	d, err := a.queueService().Approve(r.Context(), actor(r).Actor, id)
 	if err != nil {
 		return err
@@ -107,8 +106,7 @@ func (a *API) adminQueueReject(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &b); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "queue_item", id)
+	id := httpapi.PathEntity(r, "queue_item")
 	d, err := a.queueService().Reject(r.Context(), actor(r).Actor, id, b.Reason)
 	if err != nil {
 		return err

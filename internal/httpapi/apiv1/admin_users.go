@@ -105,8 +105,7 @@ func (a *API) adminUpdateUser(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "user", id)
+	id := httpapi.PathEntity(r, "user")
 	u, err := a.Users.Update(r.Context(), actor(r).Actor, id, users.UserUpdate{Status: b.Status,
 		TrustTier: b.TrustTier, Role: b.Role, IdentityVerified: b.IdentityVerified})
 	if err != nil {
@@ -126,8 +125,7 @@ func (a *API) adminModerateUser(action string) httpapi.HandlerFunc {
 		if err := httpapi.Decode(r, &b); err != nil {
 			return err
 		}
-		id := r.PathValue("id")
-		httpapi.Entity(r, "user", id)
+		id := httpapi.PathEntity(r, "user")
 		do := map[string]func(context.Context, market.Actor, string, string) (*accounts.User, error){
 			"suspend": a.Users.Suspend, "ban": a.Users.Ban, "reinstate": a.Users.Reinstate}[action]
 		u, err := do(r.Context(), actor(r).Actor, id, b.Reason)
@@ -154,8 +152,7 @@ func (a *API) adminUserSpending(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "user", id)
+	id := httpapi.PathEntity(r, "user")
 	st, err := a.Users.SpendingOverride(r.Context(), actor(r).Actor, id, agents.ControlsUpdate{
 		PerTransaction: b.PerTransactionLimit, Daily: b.DailyLimit, Weekly: b.WeeklyLimit, Monthly: b.MonthlyLimit,
 		CategoryRestrictions: b.CategoryRestrictions, ApprovalThreshold: b.ApprovalThreshold.Ptr(),

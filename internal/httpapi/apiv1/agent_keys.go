@@ -39,23 +39,13 @@ func (a *API) listKeys(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) revokeKey(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "agent_key", id)
-	k, err := a.KeyOps().Revoke(r.Context(), actor(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, k)
+	id := httpapi.PathEntity(r, "agent_key")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.KeyOps().Revoke(r.Context(), actor(r), id))
 }
 
 func (a *API) unfreezeKey(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "agent_key", id)
-	k, err := a.KeyOps().Unfreeze(r.Context(), actor(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, k)
+	id := httpapi.PathEntity(r, "agent_key")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.KeyOps().Unfreeze(r.Context(), actor(r), id))
 }
 
 type freezeKeyBody struct {
@@ -70,44 +60,27 @@ func (a *API) freezeKey(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "agent_key", id)
+	id := httpapi.PathEntity(r, "agent_key")
 	if b.Reason != "" {
 		httpapi.AuditDetails(r, map[string]any{"reason": httpapi.SafeText(b.Reason, 500)})
 	}
-	k, err := a.KeyOps().Freeze(r.Context(), actor(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, k)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.KeyOps().Freeze(r.Context(), actor(r), id))
 }
 
 func (a *API) adminFreezeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("keyId")
 	httpapi.Entity(r, "agent_key", id)
-	k, err := a.KeyOps().AdminFreeze(r.Context(), actor(r), r.PathValue("userId"), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, k)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.KeyOps().AdminFreeze(r.Context(), actor(r), r.PathValue("userId"), id))
 }
 
 func (a *API) adminRevokeKey(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("keyId")
 	httpapi.Entity(r, "agent_key", id)
-	k, err := a.KeyOps().AdminRevoke(r.Context(), actor(r), r.PathValue("userId"), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, k)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.KeyOps().AdminRevoke(r.Context(), actor(r), r.PathValue("userId"), id))
 }
 
 func (a *API) getSpending(w http.ResponseWriter, r *http.Request) error {
-	st, err := a.KeyOps().Spending(r.Context(), actor(r))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, st)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.KeyOps().Spending(r.Context(), actor(r)))
 }
 
 type putSpendingBody struct {

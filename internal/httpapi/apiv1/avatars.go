@@ -56,8 +56,7 @@ func (a *API) avatarUploadURL(w http.ResponseWriter, r *http.Request) error {
 // uploadAvatar takes the raw image bytes of a signed avatar upload URL (the
 // body bypasses httpapi.Decode, as a photo upload's does).
 func (a *API) uploadAvatar(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "avatar", id)
+	id := httpapi.PathEntity(r, "avatar")
 	u, err := a.Avatars.Upload(r.Context(), id, r.URL.Query().Get("token"), r.Body, r.ContentLength)
 	if err != nil {
 		return err

@@ -35,11 +35,7 @@ func (a *API) connect(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) connectStatus(w http.ResponseWriter, r *http.Request) error {
-	v, err := a.PaymentOps().PayoutAccount(r.Context(), actor(r))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, v)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.PaymentOps().PayoutAccount(r.Context(), actor(r)))
 }
 
 func (a *API) connectRefresh(w http.ResponseWriter, r *http.Request) error {

@@ -57,21 +57,12 @@ func (a *API) respondDispute(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "dispute", id)
-	d, err := a.DisputeOps().Respond(r.Context(), actor(r), id, b.Response, b.EvidencePhotos)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, d)
+	id := httpapi.PathEntity(r, "dispute")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.DisputeOps().Respond(r.Context(), actor(r), id, b.Response, b.EvidencePhotos))
 }
 
 func (a *API) getDispute(w http.ResponseWriter, r *http.Request) error {
-	d, err := a.DisputeOps().Get(r.Context(), actor(r), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, d)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.DisputeOps().Get(r.Context(), actor(r), r.PathValue("id")))
 }
 
 // myDisputes is GET /disputes/my?role=&status=&limit=&offset=.
@@ -144,8 +135,7 @@ func (a *API) resolveDispute(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "dispute", id)
+	id := httpapi.PathEntity(r, "dispute")
 	p := actor(r)
 	v, err := a.Orders.ResolveDispute(r.Context(), p.Actor, id, orders.DisputeDecision{Resolution: b.Resolution,
 		Amount: b.Amount, Note: b.Note})

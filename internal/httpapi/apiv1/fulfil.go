@@ -14,18 +14,18 @@ import (
 // RegisterFulfilment adds the routes that move an order after the sale.
 func (a *API) RegisterFulfilment(rt *httpapi.Router) {
 	p := Prefix
-	rt.In("shipping").Handle("POST", p+"/orders/{id}/ship", httpapi.Bearer, a.ship)
-	rt.In("shipping").Handle("POST", p+"/orders/{id}/shipping/manual", httpapi.Bearer, a.ship)
+	rt.In("shipping").Scope(agents.OpSell).Handle("POST", p+"/orders/{id}/ship", httpapi.Bearer, a.ship)
+	rt.In("shipping").Scope(agents.OpSell).Handle("POST", p+"/orders/{id}/shipping/manual", httpapi.Bearer, a.ship)
 	rt.In("shipping").Handle("GET", p+"/orders/{id}/shipping", httpapi.Bearer, a.orderShipping)
-	rt.In("orders").Handle("POST", p+"/orders/{id}/cancel", httpapi.Bearer, a.cancelOrder)
-	rt.In("orders").Handle("POST", p+"/orders/{id}/pickup-ready", httpapi.Bearer, a.pickupReady)
-	rt.In("orders").Handle("POST", p+"/orders/{id}/confirm-pickup", httpapi.Bearer, a.confirmPickup)
-	rt.In("orders").Handle("POST", p+"/orders/{id}/delivered", httpapi.Bearer, a.delivered)
-	rt.In("shipping").Handle("POST", p+"/agent/orders/{id}/ship", httpapi.Agent, a.ship)
+	rt.In("orders").Scope(agents.OpSell).Handle("POST", p+"/orders/{id}/cancel", httpapi.Bearer, a.cancelOrder)
+	rt.In("orders").Scope(agents.OpSell).Handle("POST", p+"/orders/{id}/pickup-ready", httpapi.Bearer, a.pickupReady)
+	rt.In("orders").Scope(agents.OpBuy).Handle("POST", p+"/orders/{id}/confirm-pickup", httpapi.Bearer, a.confirmPickup)
+	rt.In("orders").Scope(agents.OpBuy).Handle("POST", p+"/orders/{id}/delivered", httpapi.Bearer, a.delivered)
+	rt.In("shipping").Scope(agents.OpSell).Handle("POST", p+"/agent/orders/{id}/ship", httpapi.Agent, a.ship)
 	rt.In("shipping").Handle("GET", p+"/agent/orders/{id}/shipping", httpapi.Agent, a.orderShipping)
-	rt.In("orders").Handle("POST", p+"/agent/orders/{id}/cancel", httpapi.Agent, a.cancelOrder)
-	rt.In("orders").Handle("POST", p+"/agent/orders/{id}/delivered", httpapi.Agent, a.delivered)
-	rt.In("orders").Handle("POST", p+"/agent/orders/{id}/confirm-pickup", httpapi.Agent, a.confirmPickup)
+	rt.In("orders").Scope(agents.OpSell).Handle("POST", p+"/agent/orders/{id}/cancel", httpapi.Agent, a.cancelOrder)
+	rt.In("orders").Scope(agents.OpBuy).Handle("POST", p+"/agent/orders/{id}/delivered", httpapi.Agent, a.delivered)
+	rt.In("orders").Scope(agents.OpBuy).Handle("POST", p+"/agent/orders/{id}/confirm-pickup", httpapi.Agent, a.confirmPickup)
 	rt.In("admin").Handle("POST", p+"/admin/orders/{id}/force-complete", httpapi.Admin, a.forceComplete)
 	rt.In("admin").Handle("POST", p+"/admin/orders/{id}/force-cancel", httpapi.Admin, a.forceCancel)
 	rt.In("admin").Handle("PATCH", p+"/admin/orders/{id}/hold", httpapi.Admin, a.holdOrder)
@@ -33,18 +33,10 @@ func (a *API) RegisterFulfilment(rt *httpapi.Router) {
 
 // orderCall runs one transition for the caller, with the scope it needs
 // when the caller is an agent, and answers the order.
-func (a *API) orderCall(w http.ResponseWriter, r *http.Request, op agents.Op,
+func (a *API) orderCall(w http.ResponseWriter, r *http.Request,
 	fn func(x api.Orders, p *api.Caller, id string) (*api.Order, error)) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "order", id)
-	if err := httpapi.RequireScope(r, op); err != nil {
-		return err
-	}
-	o, err := fn(a.OrderOps(), actor(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, o)
+	id := httpapi.PathEntity(r, "order")
+	return httpapi.Reply(w, r, http.StatusOK).With(fn(a.OrderOps(), actor(r), id))
 }
 
 type shipBody struct {
@@ -58,7 +50,7 @@ func (a *API) ship(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	return a.orderCall(w, r, agents.OpSell, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+	return a.orderCall(w, r, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
 		return x.Ship(r.Context(), p, id, orders.Shipment{Carrier: b.Carrier, TrackingNumber: b.TrackingNumber})
 	})
 }
@@ -73,31 +65,31 @@ func (a *API) cancelOrder(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &b); err != nil {
 		return err
 	}
-	return a.orderCall(w, r, agents.OpSell, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+	return a.orderCall(w, r, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
 		return x.Cancel(r.Context(), p, id, b.Reason)
 	})
 }
 
 func (a *API) pickupReady(w http.ResponseWriter, r *http.Request) error {
-	return a.orderCall(w, r, agents.OpSell, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+	return a.orderCall(w, r, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
 		return x.PickupReady(r.Context(), p, id)
 	})
 }
 
 func (a *API) confirmPickup(w http.ResponseWriter, r *http.Request) error {
-	return a.orderCall(w, r, agents.OpBuy, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+	return a.orderCall(w, r, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
 		return x.ConfirmPickup(r.Context(), p, id)
 	})
 }
 
 func (a *API) delivered(w http.ResponseWriter, r *http.Request) error {
-	return a.orderCall(w, r, agents.OpBuy, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+	return a.orderCall(w, r, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
 		return x.ConfirmDelivery(r.Context(), p, id)
 	})
 }
 
 func (a *API) forceComplete(w http.ResponseWriter, r *http.Request) error {
-	return a.orderCall(w, r, agents.OpRead, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+	return a.orderCall(w, r, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
 		return x.ForceComplete(r.Context(), p, id)
 	})
 }
@@ -107,7 +99,7 @@ func (a *API) forceCancel(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &b); err != nil {
 		return err
 	}
-	return a.orderCall(w, r, agents.OpRead, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+	return a.orderCall(w, r, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
 		return x.ForceCancel(r.Context(), p, id, b.Reason)
 	})
 }
@@ -130,16 +122,12 @@ func (a *API) holdOrder(w http.ResponseWriter, r *http.Request) error {
 	if b.HoldHours != nil && (*b.HoldHours < 0 || *b.HoldHours > 2160) {
 		return market.Invalid(market.FieldError{Field: "holdHours", Message: "must be from 0 to 2160"})
 	}
-	return a.orderCall(w, r, agents.OpRead, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
+	return a.orderCall(w, r, func(x api.Orders, p *api.Caller, id string) (*api.Order, error) {
 		return x.Hold(r.Context(), p, id, b.PayoutDueAt, b.HoldHours)
 	})
 }
 
 // orderShipping is GET /orders/{id}/shipping and the agent form.
 func (a *API) orderShipping(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.OrderOps().Shipment(r.Context(), actor(r), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.OrderOps().Shipment(r.Context(), actor(r), r.PathValue("id")))
 }

@@ -23,8 +23,7 @@ type labelBody struct {
 // buyLabel is POST /orders/{id}/shipping/label {carrier?, service?}: 201
 // with the label bought, 200 with the one an earlier call bought.
 func (a *API) buyLabel(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "order", id)
+	id := httpapi.PathEntity(r, "order")
 	var b labelBody
 	if err := decodeOptional(r, &b); err != nil {
 		return err
@@ -43,8 +42,7 @@ func (a *API) buyLabel(w http.ResponseWriter, r *http.Request) error {
 // labelPDF is GET /orders/{id}/shipping/label: the label's PDF, for the
 // seller to print.
 func (a *API) labelPDF(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "order", id)
+	id := httpapi.PathEntity(r, "order")
 	pdf, err := a.Orders.Label(r.Context(), actor(r).Actor, id)
 	if err != nil {
 		return err

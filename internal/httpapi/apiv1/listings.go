@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"marketplace/internal/agents"
 	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/listings"
@@ -69,9 +68,6 @@ func (a *API) decodeListingInput(r *http.Request, create bool) (listings.Input, 
 // createListing is POST /listings (human or agent) and POST /agent/listings.
 func (a *API) createListing(w http.ResponseWriter, r *http.Request) error {
 	httpapi.Entity(r, "listing", "")
-	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
-		return err
-	}
 	in, err := a.decodeListingInput(r, true)
 	if err != nil {
 		return err
@@ -86,37 +82,21 @@ func (a *API) createListing(w http.ResponseWriter, r *http.Request) error {
 
 // getListing is the public read; the seller sees the owner fields too.
 func (a *API) getListing(w http.ResponseWriter, r *http.Request) error {
-	v, err := a.ListingOps().Get(r.Context(), actor(r), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, v)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.ListingOps().Get(r.Context(), actor(r), r.PathValue("id")))
 }
 
 // ownerListing is the agent's owner detail.
 func (a *API) ownerListing(w http.ResponseWriter, r *http.Request) error {
-	v, err := a.ListingOps().Owned(r.Context(), actor(r), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, v)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.ListingOps().Owned(r.Context(), actor(r), r.PathValue("id")))
 }
 
 func (a *API) updateListing(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "listing", id)
-	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
-		return err
-	}
+	id := httpapi.PathEntity(r, "listing")
 	in, err := a.decodeListingInput(r, false)
 	if err != nil {
 		return err
 	}
-	v, err := a.ListingOps().Update(r.Context(), actor(r), id, in)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, v)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.ListingOps().Update(r.Context(), actor(r), id, in))
 }
 
 func (a *API) archiveListing(w http.ResponseWriter, r *http.Request) error {
@@ -129,23 +109,12 @@ func (a *API) deleteListing(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) retireListing(w http.ResponseWriter, r *http.Request,
 	fn func(context.Context, *api.Caller, string) (api.ListingView, error)) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "listing", id)
-	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
-		return err
-	}
-	v, err := fn(r.Context(), actor(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, v)
+	id := httpapi.PathEntity(r, "listing")
+	return httpapi.Reply(w, r, http.StatusOK).With(fn(r.Context(), actor(r), id))
 }
 
 // myListings is GET /listings/seller/me and GET /agent/listings/mine.
 func (a *API) myListings(w http.ResponseWriter, r *http.Request) error {
-	if err := httpapi.RequireScope(r, agents.OpSell); err != nil {
-		return err
-	}
 	limit, offset, err := httpapi.Page(r)
 	if err != nil {
 		return err

@@ -61,11 +61,7 @@ func (a *API) replyMessage(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("threadId")
 	httpapi.Entity(r, "thread", id)
-	m, err := a.MessageOps().Reply(r.Context(), actor(r), id, messaging.Input{Content: b.Content, Fields: b.StructuredFields})
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusCreated, m)
+	return httpapi.Reply(w, r, http.StatusCreated).With(a.MessageOps().Reply(r.Context(), actor(r), id, messaging.Input{Content: b.Content, Fields: b.StructuredFields}))
 }
 
 // listThreads is GET /messages/threads?cursor=&limit=: newest activity
@@ -99,9 +95,5 @@ func (a *API) getThread(w http.ResponseWriter, r *http.Request) error {
 
 // unreadMessages is GET /messages/unread.
 func (a *API) unreadMessages(w http.ResponseWriter, r *http.Request) error {
-	n, err := a.MessageOps().Unread(r.Context(), actor(r))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, n)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.MessageOps().Unread(r.Context(), actor(r)))
 }

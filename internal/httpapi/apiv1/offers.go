@@ -65,8 +65,7 @@ func (a *API) counterOffer(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "offer", id)
+	id := httpapi.PathEntity(r, "offer")
 	o, err := a.OfferOps().Answer(r.Context(), actor(r), id, offers.Answer{Action: offers.ActionCounter,
 		CounterPrice: b.CounterPrice, Message: b.Message})
 	if err != nil {
@@ -86,43 +85,25 @@ func (a *API) answerOffer(action offers.Action) httpapi.HandlerFunc {
 		if err := httpapi.DecodeOptional(r, &b); err != nil {
 			return err
 		}
-		id := r.PathValue("id")
-		httpapi.Entity(r, "offer", id)
-		o, err := a.OfferOps().Answer(r.Context(), actor(r), id, offers.Answer{Action: action, Message: b.Message})
-		if err != nil {
-			return err
-		}
-		return httpapi.OK(w, r, http.StatusOK, o)
+		id := httpapi.PathEntity(r, "offer")
+		return httpapi.Reply(w, r, http.StatusOK).With(a.OfferOps().Answer(r.Context(), actor(r), id, offers.Answer{Action: action, Message: b.Message}))
 	}
 }
 
 // withdrawOffer is POST /offers/{id}/withdraw: the buyer's.
 func (a *API) withdrawOffer(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "offer", id)
-	o, err := a.OfferOps().Withdraw(r.Context(), actor(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, o)
+	id := httpapi.PathEntity(r, "offer")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.OfferOps().Withdraw(r.Context(), actor(r), id))
 }
 
 func (a *API) getOffer(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.OfferOps().Get(r.Context(), actor(r), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, o)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.OfferOps().Get(r.Context(), actor(r), r.PathValue("id")))
 }
 
 // activeOffer is GET /agent/offers/listing/{listingId}: the owner's open
 // offer on a listing.
 func (a *API) activeOffer(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.OfferOps().ActiveOn(r.Context(), actor(r), r.PathValue("listingId"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, o)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.OfferOps().ActiveOn(r.Context(), actor(r), r.PathValue("listingId")))
 }
 
 // myOffers is GET /offers/buyer/me and /offers/seller/me

@@ -63,11 +63,7 @@ func (a *API) agentInit(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) onboardingStatus(w http.ResponseWriter, r *http.Request) error {
-	out, err := a.OnboardingOps().Poll(r.Context(), r.PathValue("id"), r.Header.Get("X-Onboarding-Secret"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, out)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.OnboardingOps().Poll(r.Context(), r.PathValue("id"), r.Header.Get("X-Onboarding-Secret")))
 }
 
 type prefilled struct {

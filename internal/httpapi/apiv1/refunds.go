@@ -31,8 +31,7 @@ func (a *API) requestRefund(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &b); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "order", id)
+	id := httpapi.PathEntity(r, "order")
 	ref, err := a.OrderOps().RequestRefund(r.Context(), actor(r), id, orders.RefundRequestInput{Reason: b.Reason,
 		Amount: b.Amount, Message: b.Message})
 	if err != nil {
@@ -62,8 +61,7 @@ func (a *API) respondRefund(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &b); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	httpapi.Entity(r, "order", id)
+	id := httpapi.PathEntity(r, "order")
 	ref, o, err := a.OrderOps().RespondRefund(r.Context(), actor(r), id, orders.RefundAnswer{RefundID: b.RefundID,
 		Action: b.Action, Amount: b.Amount, Reason: b.Reason, Message: b.Message})
 	if err != nil {
@@ -75,9 +73,5 @@ func (a *API) respondRefund(w http.ResponseWriter, r *http.Request) error {
 // listRefunds is GET /purchases/{id}/refunds: the order's refunds and
 // requests, oldest first.
 func (a *API) listRefunds(w http.ResponseWriter, r *http.Request) error {
-	rs, err := a.OrderOps().Refunds(r.Context(), actor(r), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, rs)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.OrderOps().Refunds(r.Context(), actor(r), r.PathValue("id")))
 }

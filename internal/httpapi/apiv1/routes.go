@@ -1,6 +1,7 @@
 package apiv1
 
 import (
+	"marketplace/internal/agents"
 	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/apidoc"
@@ -49,34 +50,34 @@ func (a *API) Register(rt *httpapi.Router) {
 
 	// Listings.
 	rt.In("categories").Handle("GET", p+"/listings/categories", httpapi.Public, a.categories)
-	rt.In("photos").Handle("POST", p+"/listings/photos/upload-urls", httpapi.Either, a.photoUploadURLs)
-	rt.In("photos").Handle("POST", p+"/agent/listings/photos/upload-urls", httpapi.Agent, a.photoUploadURLs)
+	rt.In("photos").Scope(agents.OpSell).Handle("POST", p+"/listings/photos/upload-urls", httpapi.Either, a.photoUploadURLs)
+	rt.In("photos").Scope(agents.OpSell).Handle("POST", p+"/agent/listings/photos/upload-urls", httpapi.Agent, a.photoUploadURLs)
 	rt.In("photos").HandleBinary("PUT", p+"/photos/uploads/{id}", httpapi.Public, a.uploadPhoto)
 	rt.In("photos").Handle("GET", p+"/photos/{id}", httpapi.Public, a.servePhoto)
 	rt.In("photos").Handle("GET", p+"/photos/{id}/thumbnail", httpapi.Public, a.servePhotoThumbnail)
 	rt.In("listings").Handle("GET", p+"/listings", httpapi.Public, a.search)
-	rt.In("listings").Handle("POST", p+"/listings", httpapi.Either, a.createListing)
+	rt.In("listings").Scope(agents.OpSell).Handle("POST", p+"/listings", httpapi.Either, a.createListing)
 	rt.In("listings").Handle("GET", p+"/listings/{id}", httpapi.Optional, a.getListing)
-	rt.In("listings").Handle("PATCH", p+"/listings/{id}", httpapi.Bearer, a.updateListing)
-	rt.In("listings").Handle("DELETE", p+"/listings/{id}", httpapi.Bearer, a.archiveListing)
-	rt.In("listings").Handle("POST", p+"/listings/{id}/delete", httpapi.Bearer, a.deleteListing)
-	rt.In("listings").Handle("GET", p+"/listings/seller/me", httpapi.Bearer, a.myListings)
+	rt.In("listings").Scope(agents.OpSell).Handle("PATCH", p+"/listings/{id}", httpapi.Bearer, a.updateListing)
+	rt.In("listings").Scope(agents.OpSell).Handle("DELETE", p+"/listings/{id}", httpapi.Bearer, a.archiveListing)
+	rt.In("listings").Scope(agents.OpSell).Handle("POST", p+"/listings/{id}/delete", httpapi.Bearer, a.deleteListing)
+	rt.In("listings").Scope(agents.OpSell).Handle("GET", p+"/listings/seller/me", httpapi.Bearer, a.myListings)
 	rt.In("profiles").Handle("GET", p+"/profiles/{username}/listings", httpapi.Public, a.profileListings)
-	rt.In("listings").Handle("POST", p+"/agent/listings", httpapi.Agent, a.createListing)
-	rt.In("listings").Handle("GET", p+"/agent/listings/mine", httpapi.Agent, a.myListings)
+	rt.In("listings").Scope(agents.OpSell).Handle("POST", p+"/agent/listings", httpapi.Agent, a.createListing)
+	rt.In("listings").Scope(agents.OpSell).Handle("GET", p+"/agent/listings/mine", httpapi.Agent, a.myListings)
 	rt.In("listings").Handle("GET", p+"/agent/listings/{id}/detail", httpapi.Agent, a.ownerListing)
-	rt.In("listings").Handle("PATCH", p+"/agent/listings/{id}", httpapi.Agent, a.updateListing)
-	rt.In("listings").Handle("DELETE", p+"/agent/listings/{id}", httpapi.Agent, a.archiveListing)
+	rt.In("listings").Scope(agents.OpSell).Handle("PATCH", p+"/agent/listings/{id}", httpapi.Agent, a.updateListing)
+	rt.In("listings").Scope(agents.OpSell).Handle("DELETE", p+"/agent/listings/{id}", httpapi.Agent, a.archiveListing)
 
 	// Watches.
-	rt.In("watchlist").Handle("POST", p+"/listings/{id}/watch", httpapi.Bearer, a.watch)
-	rt.In("watchlist").Handle("DELETE", p+"/listings/{id}/watch", httpapi.Bearer, a.unwatch)
-	rt.In("watchlist").Handle("GET", p+"/listings/{id}/watching", httpapi.Bearer, a.watching)
-	rt.In("watchlist").Handle("GET", p+"/listings/watching/me", httpapi.Bearer, a.watchedListings)
-	rt.In("watchlist").Handle("POST", p+"/agent/listings/{id}/watch", httpapi.Agent, a.watch)
-	rt.In("watchlist").Handle("DELETE", p+"/agent/listings/{id}/watch", httpapi.Agent, a.unwatch)
-	rt.In("watchlist").Handle("GET", p+"/agent/listings/{id}/watching", httpapi.Agent, a.watching)
-	rt.In("watchlist").Handle("GET", p+"/agent/listings/watching", httpapi.Agent, a.watchedListings)
+	rt.In("watchlist").Scope(agents.OpBuy).Handle("POST", p+"/listings/{id}/watch", httpapi.Bearer, a.watch)
+	rt.In("watchlist").Scope(agents.OpBuy).Handle("DELETE", p+"/listings/{id}/watch", httpapi.Bearer, a.unwatch)
+	rt.In("watchlist").Scope(agents.OpBuy).Handle("GET", p+"/listings/{id}/watching", httpapi.Bearer, a.watching)
+	rt.In("watchlist").Scope(agents.OpBuy).Handle("GET", p+"/listings/watching/me", httpapi.Bearer, a.watchedListings)
+	rt.In("watchlist").Scope(agents.OpBuy).Handle("POST", p+"/agent/listings/{id}/watch", httpapi.Agent, a.watch)
+	rt.In("watchlist").Scope(agents.OpBuy).Handle("DELETE", p+"/agent/listings/{id}/watch", httpapi.Agent, a.unwatch)
+	rt.In("watchlist").Scope(agents.OpBuy).Handle("GET", p+"/agent/listings/{id}/watching", httpapi.Agent, a.watching)
+	rt.In("watchlist").Scope(agents.OpBuy).Handle("GET", p+"/agent/listings/watching", httpapi.Agent, a.watchedListings)
 
 	// Onboarding.
 	rt.In("agent_onboarding").Handle("POST", p+"/onboarding/agent-init", httpapi.Public, a.agentInit)
@@ -86,9 +87,9 @@ func (a *API) Register(rt *httpapi.Router) {
 	rt.In("accounts").Handle("POST", p+"/onboarding/human", httpapi.Public, a.humanOnboarding)
 
 	// Purchases, approvals and orders.
-	rt.In("purchases").HandleIdempotent("POST", p+"/agent/purchase", httpapi.Agent, a.agentPurchase)
+	rt.In("purchases").Scope(agents.OpBuy).HandleIdempotent("POST", p+"/agent/purchase", httpapi.Agent, a.agentPurchase)
 	rt.In("purchases").Handle("POST", p+"/agent/purchase/fee-estimate", httpapi.Agent, a.feeEstimate)
-	rt.In("purchases").Handle("POST", p+"/agent/purchase/check", httpapi.Agent, a.checkPurchase)
+	rt.In("purchases").Scope(agents.OpBuy).Handle("POST", p+"/agent/purchase/check", httpapi.Agent, a.checkPurchase)
 	rt.In("spending_controls").Handle("GET", p+"/agent/purchase/spending-summary", httpapi.Agent, a.spendingSummary)
 	rt.In("purchases").HandleIdempotent("POST", p+"/purchases", httpapi.Bearer, a.humanPurchase)
 	rt.In("purchases").HandleIdempotent("POST", p+"/purchases/confirm", httpapi.Bearer, a.confirmPurchase)

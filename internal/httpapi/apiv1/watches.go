@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"marketplace/internal/agents"
 	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
 )
@@ -23,23 +22,12 @@ func (a *API) watching(w http.ResponseWriter, r *http.Request) error {
 
 func (a *API) watchCall(w http.ResponseWriter, r *http.Request,
 	fn func(context.Context, *api.Caller, string) (*api.WatchState, error)) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "listing", id)
-	if err := httpapi.RequireScope(r, agents.OpBuy); err != nil {
-		return err
-	}
-	st, err := fn(r.Context(), actor(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, st)
+	id := httpapi.PathEntity(r, "listing")
+	return httpapi.Reply(w, r, http.StatusOK).With(fn(r.Context(), actor(r), id))
 }
 
 // watchedListings is GET /listings/watching/me and GET /agent/listings/watching.
 func (a *API) watchedListings(w http.ResponseWriter, r *http.Request) error {
-	if err := httpapi.RequireScope(r, agents.OpBuy); err != nil {
-		return err
-	}
 	limit, offset, err := httpapi.Page(r)
 	if err != nil {
 		return err

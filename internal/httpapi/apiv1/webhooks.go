@@ -45,11 +45,7 @@ func (a *API) putWebhook(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) getWebhook(w http.ResponseWriter, r *http.Request) error {
-	v, err := a.WebhookOps().Account(r.Context(), actor(r))
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, v)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.WebhookOps().Account(r.Context(), actor(r)))
 }
 
 func (a *API) deleteWebhook(w http.ResponseWriter, r *http.Request) error {
@@ -74,19 +70,10 @@ func (a *API) webhookDeliveries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ds, err := a.WebhookOps().AccountDeliveries(r.Context(), actor(r), limit)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, ds)
+	return httpapi.Reply(w, r, http.StatusOK).With(a.WebhookOps().AccountDeliveries(r.Context(), actor(r), limit))
 }
 
 func (a *API) retryWebhookDelivery(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	httpapi.Entity(r, "webhook_delivery", id)
-	d, err := a.WebhookOps().RetryAccount(r.Context(), actor(r), id)
-	if err != nil {
-		return err
-	}
-	return httpapi.OK(w, r, http.StatusOK, d)
+	id := httpapi.PathEntity(r, "webhook_delivery")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.WebhookOps().RetryAccount(r.Context(), actor(r), id))
 }
