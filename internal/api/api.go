@@ -25,6 +25,16 @@ type Caller struct {
 	Key   *agents.Key    // set for agents
 }
 
+// Allow refuses, with INSUFFICIENT_SCOPE, an agent whose key's scope does
+// not allow op (a route's, httpapi.Router.Scope, or a tool's); a caller
+// without a key, and agents.OpRead, pass.
+func (c *Caller) Allow(op agents.Op) error {
+	if op == agents.OpRead || c == nil || c.Key == nil {
+		return nil
+	}
+	return agents.Require(c.Actor, c.Key.Scope, op)
+}
+
 // strOrNil is s, or nil for "": a field the view shows as null.
 func strOrNil(s string) *string {
 	if s == "" {

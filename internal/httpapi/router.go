@@ -282,10 +282,8 @@ func (rt *Router) wrap(route string, auth Auth, h HandlerFunc, textBody bool) ht
 			if err := rt.limit(w, r, method, pattern, p); err != nil {
 				return err
 			}
-			if p != nil && p.Key != nil {
-				if err := agents.Require(p.Actor, p.Key.Scope, rt.scope); err != nil {
-					return err
-				}
+			if err := p.Allow(rt.scope); err != nil {
+				return err
 			}
 			return h(w, r)
 		}()

@@ -81,10 +81,8 @@ func (t *Tool) Call(ctx context.Context, p *httpapi.Principal, args json.RawMess
 			return nil, err
 		}
 	}
-	if t.Scope != agents.OpRead {
-		if err := agents.Require(p.Actor, p.Key.Scope, t.Scope); err != nil {
-			return nil, err
-		}
+	if err := p.Allow(t.Scope); err != nil {
+		return nil, err
 	}
 	if max := t.ArgBytes(); int64(len(args)) > max {
 		return nil, ArgumentsTooLarge(t.Name, max)

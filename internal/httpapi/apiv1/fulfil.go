@@ -31,8 +31,8 @@ func (a *API) RegisterFulfilment(rt *httpapi.Router) {
 	rt.In("admin").Handle("PATCH", p+"/admin/orders/{id}/hold", httpapi.Admin, a.holdOrder)
 }
 
-// orderCall runs one transition for the caller, with the scope it needs
-// when the caller is an agent, and answers the order.
+// orderCall runs one transition for the caller (its route holds the scope
+// an agent needs) and answers the order.
 func (a *API) orderCall(w http.ResponseWriter, r *http.Request,
 	fn func(x api.Orders, p *api.Caller, id string) (*api.Order, error)) error {
 	id := httpapi.PathEntity(r, "order")
