@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -29,6 +28,7 @@ import (
 
 	"marketplace/internal/app"
 	"marketplace/internal/config"
+	"marketplace/internal/listener"
 	"marketplace/internal/seed"
 )
 
@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, getenv config.Lookup, stdout, stder
 		return 1
 	}
 	defer a.Close()
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := listener.Listen(cfg.Addr)
 	if err != nil {
 		log.Error("listen", "err", err.Error())
 		return 1

@@ -271,9 +271,23 @@ func (db *DB) Feed(ctx context.Context, q events.FeedQuery) ([]events.FeedEntry,
 	return nil, head, nil
 }
 
-// pgXmin is the oldest transaction still running when the snapshot was
-// taken: every row below it that will ever be visible is visible now.
-const pgXmin = `(pg_snapshot_xmin(pg_current_snapshot())::text::bigint)`
+// pgXmin bounds what a read of the feed may hand out: every feed row with
+// a txid below it that will ever be visible is visible in the snapshot now.
+// It is the snapshot's xmin (the oldest transaction still running) with
+// the transactions of other databases on the same server left out: xids
+// are the server's, so a long transaction in another database (a bulk load,
+// another test's store) would otherwise hold this feed back until it ended,
+// though it can never write a row here. A running xid is left out only when
+// pg_stat_activity, read after the snapshot was taken, shows it running in
+// another database; one that ended in between, or that the view does not
+// show (a prepared transaction), still bounds the read. The bound never
+// passes the snapshot's xmax, which every transaction not yet finished is
+// at or above.
+const pgXmin = `(SELECT LEAST(pg_snapshot_xmax(pg_current_snapshot())::text::bigint, MIN(x::text::bigint))
+	FROM pg_snapshot_xip(pg_current_snapshot()) AS x
+	WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+		WHERE a.backend_xid::text::bigint = x::text::bigint % 4294967296
+			AND a.datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))`
 
 // FeedChanges reads the head of the feed and which of users have rows
 // after since up to it (events.FeedStore), in one statement, so one

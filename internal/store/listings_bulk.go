@@ -76,9 +76,8 @@ func (tx *Tx) insertListings(ctx context.Context, ls []*listings.Listing) error 
 // transactional: a load that fails or a process that dies leaves the table
 // and its indexes as they were. The price, which suits a seed: the table
 // is locked against readers and writers until the load commits, and the
-// open transaction holds back the server's snapshot horizon meanwhile, so
-// the event feed of any store on the same server (events.go, pgXmin) shows
-// nothing newer until it ends. Committing batch by batch, with the indexes
+// open transaction holds back the event feed of this database (events.go,
+// pgXmin), which shows nothing newer until it ends. Committing batch by batch, with the indexes
 // created again in a transaction of their own, measured no faster (the
 // generated tsvector columns, not commits, bound the load) and would need
 // the dropped definitions kept somewhere to recover from a crash.

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"marketplace/internal/app"
 	"marketplace/internal/config"
+	"marketplace/internal/listener"
 )
 
 // ServeChild serves the app from the environment as `marketplace serve`
@@ -39,7 +39,7 @@ func ServeChild(logTo io.Writer) int {
 		return 1
 	}
 	defer a.Close()
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := listener.Listen(cfg.Addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "listen:", err)
 		return 1

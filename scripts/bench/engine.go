@@ -6,9 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"marketplace/internal/settings"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -19,6 +17,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"marketplace/internal/listener"
+	"marketplace/internal/settings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to make and drop the database
 
@@ -211,23 +212,17 @@ func readSeeded(ctx context.Context, db *store.DB) (*seeded, error) {
 	return s, nil
 }
 
-// freePort asks the kernel for a free loopback port.
-func freePort() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
 // child is a server process the load is driven at.
 type child struct {
 	cmd  *exec.Cmd
 	base string
 	log  string
-	done chan struct{} // closed when the process has exited
-	err  error         // its exit, after done
+	// closeParent closes this process's copy of the socket handed to the
+	// child, once started: then the socket goes when the child does, and
+	// a request to a dead child is refused rather than left queued.
+	closeParent func()
+	done        chan struct{} // closed when the process has exited
+	err         error         // its exit, after done
 }
 
 // startService starts the service binary on the seeded store: sandbox mode,
@@ -235,13 +230,15 @@ type child struct {
 // metrics listener, no Redis, and rate limits counted but scaled by 1,000
 // so that no request is refused.
 func startService(ctx context.Context, bin, work string, env []string) (*child, error) {
-	addr, err := freePort()
+	c := &child{log: filepath.Join(work, "service.log")}
+	c.cmd = exec.CommandContext(ctx, bin, "serve")
+	c.cmd.Env = os.Environ()
+	addr, closeParent, err := listener.Hand(c.cmd)
 	if err != nil {
 		return nil, err
 	}
-	c := &child{base: "http://" + addr, log: filepath.Join(work, "service.log")}
-	c.cmd = exec.CommandContext(ctx, bin, "serve")
-	c.cmd.Env = append(os.Environ(), append(env, "MARKETPLACE_ADDR="+addr, "MARKETPLACE_MODE=sandbox",
+	c.base, c.closeParent = "http://"+addr, closeParent
+	c.cmd.Env = append(c.cmd.Env, append(env, "MARKETPLACE_MODE=sandbox",
 		"MARKETPLACE_PUBLIC_URL="+c.base, "MARKETPLACE_REDIS_URL=", "MARKETPLACE_METRICS_ADDR=",
 		"MARKETPLACE_RATE_LIMIT_SCALE=1000", "MARKETPLACE_LOG_LEVEL=info", "MARKETPLACE_ADMIN_EMAIL=")...)
 	return c, c.start(ctx)
@@ -254,26 +251,30 @@ func startBare(ctx context.Context, work, dir string) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	addr, err := freePort()
+	c := &child{log: filepath.Join(work, "bare.log")}
+	c.cmd = exec.CommandContext(ctx, self)
+	c.cmd.Env = append(os.Environ(), bareEnv+"="+dir)
+	addr, closeParent, err := listener.Hand(c.cmd)
 	if err != nil {
 		return nil, err
 	}
-	c := &child{base: "http://" + addr, log: filepath.Join(work, "bare.log")}
-	c.cmd = exec.CommandContext(ctx, self)
-	c.cmd.Env = append(os.Environ(), bareEnv+"="+dir, bareAddrEnv+"="+addr)
+	c.base, c.closeParent = "http://"+addr, closeParent
 	return c, c.start(ctx)
 }
 
 func (c *child) start(ctx context.Context) error {
 	f, err := os.Create(c.log)
 	if err != nil {
+		c.closeParent()
 		return err
 	}
 	defer f.Close()
 	c.cmd.Stdout, c.cmd.Stderr = f, f
 	c.cmd.Cancel = func() error { return c.cmd.Process.Signal(syscall.SIGTERM) }
 	c.cmd.WaitDelay = 10 * time.Second
-	if err := c.cmd.Start(); err != nil {
+	err = c.cmd.Start()
+	c.closeParent()
+	if err != nil {
 		return err
 	}
 	c.done = make(chan struct{})
@@ -316,6 +317,17 @@ func (c *child) stop() {
 	case <-time.After(15 * time.Second):
 		_ = c.cmd.Process.Kill()
 		<-c.done
+	}
+}
+
+// explain adds to err, when the process has exited, how it ended and the
+// end of its log: a load that fails on a dead service says why it died.
+func (c *child) explain(err error) error {
+	select {
+	case <-c.done:
+		return fmt.Errorf("%w (%s exited: %v: %s)", err, c.cmd.Path, c.err, c.tail())
+	default:
+		return err
 	}
 }
 
@@ -408,13 +420,13 @@ func benchEngine(ctx context.Context, o Options, engine, work, bin string, logf 
 	logf("making %d buyers", o.Buyers)
 	buyers, err := makeBuyers(ctx, svc.base, o.Buyers)
 	if err != nil {
-		return nil, fmt.Errorf("buyers: %w", err)
+		return nil, svc.explain(fmt.Errorf("buyers: %w", err))
 	}
 
 	logf("listing reads, service and bare, %d alternating runs each", o.Rounds)
 	bare, err := prepareBare(ctx, svc.base, work, data.ids)
 	if err != nil {
-		return nil, err
+		return nil, svc.explain(err)
 	}
 	bsrv, err := startBare(ctx, work, bare)
 	if err != nil {
@@ -430,14 +442,14 @@ func benchEngine(ctx context.Context, o Options, engine, work, bin string, logf 
 	logf("varied search")
 	r.search, err = searchLoad(ctx, o, svc.base)
 	if err != nil {
-		return nil, err
+		return nil, svc.explain(err)
 	}
 	r.rssAft = readRSS(svc.pid())
 
 	logf("agent purchases")
 	r.buys, err = purchases(ctx, o, svc.base, buyers, data.active)
 	if err != nil {
-		return nil, err
+		return nil, svc.explain(err)
 	}
 	r.loadEnd = loadavg()
 	return r, nil

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"marketplace/internal/listener"
 	"marketplace/scripts/internal/searchmix"
 )
 
@@ -317,10 +318,7 @@ func purchases(ctx context.Context, o Options, base string, buyers []buyer, acti
 
 // The bare reference: this program run again with bareEnv naming a
 // directory of ids and sample bodies.
-const (
-	bareEnv     = "MARKETPLACE_BENCH_BARE_DIR"
-	bareAddrEnv = "MARKETPLACE_BENCH_BARE_ADDR"
-)
+const bareEnv = "MARKETPLACE_BENCH_BARE_DIR"
 
 type sample struct {
 	ID   string `json:"id"`
@@ -401,5 +399,9 @@ func bareMain(dir string) int {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(bytes.ReplaceAll(s.Body, []byte(s.ID), []byte(id)))
 	})
-	return fail(http.ListenAndServe(os.Getenv(bareAddrEnv), mux))
+	ln, err := listener.Listen("127.0.0.1:0")
+	if err != nil {
+		return fail(err)
+	}
+	return fail(http.Serve(ln, mux))
 }

@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -36,6 +35,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"marketplace/internal/listener"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
 )
@@ -95,20 +96,21 @@ func run(n int, mode string, users int, duration time.Duration, bin, pg string) 
 	u.Path = "/" + name
 
 	// The service.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	addr := ln.Addr().String()
-	ln.Close()
 	perUser := (n + users - 1) / users
 	scale := math.Max(1, math.Ceil(float64(perUser)/20)) // the per-user cap of 20
 	srv := exec.Command(bin)
-	srv.Env = append(os.Environ(), "MARKETPLACE_ADDR="+addr, "MARKETPLACE_DATA_DIR="+filepath.Join(work, "data"),
+	srv.Env = os.Environ()
+	addr, closeParent, err := listener.Hand(srv)
+	if err != nil {
+		return err
+	}
+	srv.Env = append(srv.Env, "MARKETPLACE_DATA_DIR="+filepath.Join(work, "data"),
 		"MARKETPLACE_DATABASE_URL="+u.String(), "MARKETPLACE_METRICS_ADDR=", "MARKETPLACE_REDIS_URL=",
 		"MARKETPLACE_LOG_LEVEL=error", "MARKETPLACE_RATE_LIMIT_SCALE="+strconv.FormatFloat(scale, 'f', -1, 64))
 	srv.Stdout, srv.Stderr = os.Stderr, os.Stderr
-	if err := srv.Start(); err != nil {
+	err = srv.Start()
+	closeParent()
+	if err != nil {
 		return err
 	}
 	defer func() {

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -32,6 +31,7 @@ import (
 
 	"marketplace/internal/app"
 	"marketplace/internal/config"
+	"marketplace/internal/listener"
 	"marketplace/internal/market"
 	"marketplace/internal/payments"
 	"marketplace/internal/store"
@@ -80,7 +80,7 @@ func child() int {
 		return 1
 	}
 	defer a.Close()
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := listener.Listen(cfg.Addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "listen:", err)
 		return 1
@@ -168,15 +168,14 @@ type server struct {
 
 func start(t *testing.T, e engine, secret, hang string) *server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = os.Environ()
+	addr, closeParent, err := listener.Hand(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), append(e.env, "CRASHTEST_CHILD=1", "CRASHTEST_HANG="+hang,
-		"MARKETPLACE_ADDR="+addr, "MARKETPLACE_PUBLIC_URL=http://"+addr, "MARKETPLACE_MODE=sandbox",
+	cmd.Env = append(cmd.Env, append(e.env, "CRASHTEST_CHILD=1", "CRASHTEST_HANG="+hang,
+		"MARKETPLACE_PUBLIC_URL=http://"+addr, "MARKETPLACE_MODE=sandbox",
 		"MARKETPLACE_JWT_SECRET="+secret, "MARKETPLACE_REDIS_URL=", "MARKETPLACE_ADMIN_EMAIL=",
 		"MARKETPLACE_METRICS_ADDR=")...)
 	s := &server{t: t, cmd: cmd, url: "http://" + addr, hangs: make(chan string, 4), exited: make(chan struct{}), logs: &bytes.Buffer{}}
@@ -185,7 +184,9 @@ func start(t *testing.T, e engine, secret, hang string) *server {
 		t.Fatal(err)
 	}
 	cmd.Stderr = lockedWriter{s}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	closeParent() // the child's copy is the socket now: it goes when the child does
+	if err != nil {
 		t.Fatal(err)
 	}
 	go func() {

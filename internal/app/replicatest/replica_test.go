@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -27,6 +26,7 @@ import (
 
 	"marketplace/internal/app"
 	"marketplace/internal/config"
+	"marketplace/internal/listener"
 	"marketplace/internal/settings"
 	"marketplace/internal/testkit"
 )
@@ -72,21 +72,22 @@ type server struct {
 // start runs a replica on dbURL; env adds to (or overrides) its settings.
 func start(t *testing.T, name, dbURL, secret string, env ...string) *server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = os.Environ()
+	addr, closeParent, err := listener.Hand(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "REPLICATEST_CHILD=1", "MARKETPLACE_DATA_DIR="+t.TempDir(), "MARKETPLACE_DATABASE_URL="+dbURL,
-		"MARKETPLACE_ADDR="+addr, "MARKETPLACE_PUBLIC_URL=http://"+addr, "MARKETPLACE_MODE=sandbox",
+	cmd.Env = append(cmd.Env, "REPLICATEST_CHILD=1", "MARKETPLACE_DATA_DIR="+t.TempDir(), "MARKETPLACE_DATABASE_URL="+dbURL,
+		"MARKETPLACE_PUBLIC_URL=http://"+addr, "MARKETPLACE_MODE=sandbox",
 		"MARKETPLACE_JWT_SECRET="+secret, "MARKETPLACE_REDIS_URL=", "MARKETPLACE_ADMIN_EMAIL=", "MARKETPLACE_METRICS_ADDR=",
 		"MARKETPLACE_LOG_LEVEL=warn")
 	cmd.Env = append(cmd.Env, env...)
 	s := &server{t: t, name: name, cmd: cmd, url: "http://" + addr, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = lockedWriter{s}, lockedWriter{s}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	closeParent() // the child's copy is the socket now: it goes when the child does
+	if err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = cmd.Wait(); close(s.exited) }()

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -415,4 +416,77 @@ func TestFeedConcurrentReads(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestFeedOtherDatabase: a transaction left open in another database on the
+// same PostgreSQL server does not hold this store's feed back (xids are the
+// server's, so a bound taken from the snapshot's xmin alone would), while
+// one left open in this database still does.
+func TestFeedOtherDatabase(t *testing.T) {
+	if os.Getenv(PostgresEnv) == "" {
+		t.Skip(PostgresEnv + " is not set")
+	}
+	ctx := context.Background()
+	db, other := OpenPostgres(t), OpenPostgres(t)
+	now := time.Now().UTC()
+	appendEvent := func(tx *store.Tx, user string) error {
+		return tx.AppendEvent(ctx, &events.Event{ID: market.NewID(), Type: "listing.updated", ActorType: market.ActorSystem,
+			EntityType: "listing", EntityID: "l1", Data: map[string]any{}, CreatedAt: now, Recipients: []string{user}})
+	}
+	// hold opens a transaction on s that has written (so holds an xid) and
+	// keeps it open until the returned func is called.
+	hold := func(s *store.DB) func() {
+		written, release, done := make(chan error, 1), make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = s.InTx(ctx, func(tx *store.Tx) error {
+				err := appendEvent(tx, market.NewID())
+				written <- err
+				<-release
+				return err
+			})
+		}()
+		if err := <-written; err != nil {
+			t.Fatal(err)
+		}
+		return func() { close(release); <-done }
+	}
+	read := func(user string) int {
+		t.Helper()
+		page, _, err := db.Feed(ctx, events.FeedQuery{UserID: user, Since: now.Add(-time.Hour), Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, changed, err := db.FeedChanges(ctx, events.Cursor{}, []string{user})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (len(page) > 0) != (len(changed) > 0) {
+			t.Fatalf("Feed reads %d entries for %s, FeedChanges says changed %v", len(page), user, changed)
+		}
+		return len(page)
+	}
+
+	release := hold(other)
+	user := market.NewID()
+	if err := db.InTx(ctx, func(tx *store.Tx) error { return appendEvent(tx, user) }); err != nil {
+		t.Fatal(err)
+	}
+	if n := read(user); n != 1 {
+		t.Fatalf("with a transaction open in another database the feed reads %d entries, want 1", n)
+	}
+	release()
+
+	release = hold(db)
+	later := market.NewID()
+	if err := db.InTx(ctx, func(tx *store.Tx) error { return appendEvent(tx, later) }); err != nil {
+		t.Fatal(err)
+	}
+	if n := read(later); n != 0 {
+		t.Fatalf("an event committed after a transaction still open in this database is read (%d entries) before it ends", n)
+	}
+	release()
+	if n := read(later); n != 1 {
+		t.Fatalf("after the open transaction ended the feed reads %d entries, want 1", n)
+	}
 }
