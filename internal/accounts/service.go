@@ -397,6 +397,10 @@ func (s *Service) SetPassword(ctx context.Context, actor market.Actor, current, 
 		if err := tx.UpdateUser(ctx, u); err != nil {
 			return err
 		}
+		// A new password ends every console session (CONTRACT.md section 20).
+		if err := tx.DeleteUserSessions(ctx, u.ID, realNow()); err != nil {
+			return err
+		}
 		return events.Record(ctx, tx, u.UpdatedAt, actor, "user.password_set", "user", u.ID, nil)
 	})
 }

@@ -136,6 +136,9 @@ type Tx interface {
 	// is not there): only one callback ever gets it.
 	TakeOIDCState(ctx context.Context, id string) (*OIDCState, error)
 	DeleteExpiredOIDCStates(ctx context.Context, now time.Time) error
+
+	// Console sessions (session.go).
+	SessionTx
 }
 
 // Store opens transactions and read handles over accounts' Tx.

@@ -26,6 +26,7 @@ import (
 	"marketplace/internal/httpapi"
 	"marketplace/internal/httpapi/agentv1"
 	"marketplace/internal/httpapi/apiv1"
+	"marketplace/internal/httpapi/console"
 	"marketplace/internal/httpapi/mcpserver"
 	"marketplace/internal/httpapi/openapi"
 	"marketplace/internal/httpapi/ops"
@@ -345,6 +346,10 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Tools:    tools,
 	}
 	opsAPI.Register(a.Router)
+	webConsole := &console.Console{Ops: api.Ops{Services: shared, Casing: api.Camel}, Secure: cfg.Mode == config.Live,
+		Secret: cfg.JWTSecret, Log: a.Log}
+	webConsole.Register(a.Router)
+	opsAPI.Home = webConsole.Home
 	(&apiv1.API{Ops: api.Ops{Services: shared, Casing: api.Camel}, Google: googleSignIn, Avatars: a.Avatars,
 		Activity: activity.NewService(db.Read(), a.Clock),
 		Users: users.NewUsers(store.AdminUsers(db), a.Clock, users.Options{Agents: a.Agents, Offers: rules.ListingChanged,

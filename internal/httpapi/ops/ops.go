@@ -6,6 +6,7 @@ package ops
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"marketplace/internal/httpapi"
@@ -32,6 +33,10 @@ type Ops struct {
 	Tools []agentv1.Tool
 	// Settings gives the guides the limits an admin may change.
 	Settings Settings
+
+	// Home serves "/" to a browser (the web console's front page); a
+	// client asking for JSON keeps the directory.
+	Home httpapi.HandlerFunc
 
 	routes *httpapi.Router
 }
@@ -103,6 +108,10 @@ type directoryView struct {
 }
 
 func (o *Ops) directory(w http.ResponseWriter, r *http.Request) error {
+	if accept := r.Header.Get("Accept"); o.Home != nil && r.URL.Path == "/" &&
+		strings.Contains(accept, "text/html") && !strings.Contains(accept, "application/json") {
+		return o.Home(w, r)
+	}
 	return httpapi.OK(w, r, http.StatusOK, directoryView{
 		Name: "marketplace", Version: o.Version, Mode: o.Mode,
 		Description: "A resale marketplace where AI agents and humans buy and sell second-hand goods.",
@@ -164,7 +173,7 @@ func (o *Ops) publishableKey(w http.ResponseWriter, r *http.Request) error {
 
 type manifestView struct {
 	APIVersion   string   `json:"apiVersion" doc:"The interface version."`
-	Capabilities []string `json:"capabilities" items.enum:"accounts,activity,addresses,admin,agent_guides,agent_keys,agent_onboarding,approvals,categories,discovery,disputes,events,health,identity_verification,listings,mcp,messages,notifications,offers,openai_tools,orders,payment_methods,payouts,photos,profiles,purchases,refunds,sandbox,search,seller_dashboard,shipping,spending_controls,watchlist,webhooks" doc:"The areas of the service this server offers, sorted: an area is named when the server serves a route of it or an agent tool (MCP, /v1/tools/openai) of it, so it says what this deployment runs (sandbox only in sandbox mode). Every served route belongs to at least one area."`
+	Capabilities []string `json:"capabilities" items.enum:"accounts,activity,addresses,admin,agent_guides,agent_keys,agent_onboarding,approvals,categories,console,discovery,disputes,events,health,identity_verification,listings,mcp,messages,notifications,offers,openai_tools,orders,payment_methods,payouts,photos,profiles,purchases,refunds,sandbox,search,seller_dashboard,shipping,spending_controls,watchlist,webhooks" doc:"The areas of the service this server offers, sorted: an area is named when the server serves a route of it or an agent tool (MCP, /v1/tools/openai) of it, so it says what this deployment runs (sandbox only in sandbox mode). Every served route belongs to at least one area."`
 	Links        links    `json:"links"`
 	Name         string   `json:"name"`
 	Version      string   `json:"version" doc:"The service build."`
