@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"html/template"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -262,4 +263,56 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+var approveAction = regexp.MustCompile(`action="/approvals/([0-9a-f-]+)/approve"`)
+
+// TestApprovals: an agent's purchase over the owner's threshold waits on the
+// approvals page with its order and key; the owner approves it there and
+// the order is paid; a second one is rejected with a reason.
+func TestApprovals(t *testing.T) {
+	t.Parallel()
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		owner := s.NewShopper("consoleowner", "pm_card_visa")
+		s.SetControls(owner.User, map[string]any{"approvalThreshold": 2000})
+		seller := s.VerifiedOwner("consoleseller")
+		buy := func(brief string) (orderID, title string) {
+			listing := s.ActiveListing(seller, brief, 2500)
+			title = s.Do("GET", "/api/v1/listings/"+listing, nil).Want(t, http.StatusOK, "").Data()["title"].(string)
+			r := s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": listing, "maxPrice": 3000,
+				"shippingAddress": testkit.Address()}, owner.Key.Auth()).Want(t, http.StatusAccepted, "APPROVAL_REQUIRED")
+			details, _ := r.JSON["error"].(map[string]any)["details"].(map[string]any)
+			orderID, _ = details["orderId"].(string)
+			return orderID, title
+		}
+		order, title := buy("walnut side table with one drawer")
+
+		b := newBrowser(t, s)
+		b.get("/signin?next=/approvals")
+		b.post("/signin", "email", owner.Email, "password", owner.Password, "next", "/approvals").redirect(t, "/approvals")
+		p := b.get("/approvals").want(t, http.StatusOK, "Waiting for you", template.HTMLEscapeString(title), "$25.00", "test buy_sell", order, "Approve", "Reject")
+		m := approveAction.FindStringSubmatch(p.body)
+		if m == nil {
+			t.Fatalf("no Approve button:\n%s", p.body)
+		}
+		b.post("/approvals/"+m[1]+"/approve").redirect(t, "/approvals")
+		b.get("/approvals").want(t, http.StatusOK, "Nothing is waiting for you", "approved")
+		if st := s.Do("GET", "/api/v1/orders/"+order, nil, owner.Auth()).Want(t, http.StatusOK, "").Data()["status"]; st != "paid" {
+			t.Fatalf("the approved order is %v, want paid", st)
+		}
+		// Approving it again is refused on the page, as on the API.
+		b.post("/approvals/"+m[1]+"/approve").want(t, http.StatusConflict)
+
+		order2, _ := buy("brass desk lamp with a green shade")
+		p = b.get("/approvals")
+		m = regexp.MustCompile(`action="/approvals/([0-9a-f-]+)/reject"`).FindStringSubmatch(p.body)
+		if m == nil {
+			t.Fatalf("no Reject button:\n%s", p.body)
+		}
+		b.post("/approvals/"+m[1]+"/reject", "reason", "too dear").redirect(t, "/approvals")
+		b.get("/approvals").want(t, http.StatusOK, "rejected: too dear")
+		if st := s.Do("GET", "/api/v1/orders/"+order2, nil, owner.Auth()).Want(t, http.StatusOK, "").Data()["status"]; st != "cancelled" {
+			t.Fatalf("the rejected order is %v, want cancelled", st)
+		}
+	})
 }
