@@ -49,12 +49,7 @@ func (c *Console) again(v *visit, err error) error {
 func (c *Console) createKey(v *visit) error {
 	f := v.r.PostForm
 	var check market.Check
-	limits := agents.Limits{
-		PerTransaction: cents(&check, f, "perTransactionLimit", "Per-transaction limit"),
-		Daily:          cents(&check, f, "dailyLimit", "Daily limit"),
-		Weekly:         cents(&check, f, "weeklyLimit", "Weekly limit"),
-		Monthly:        cents(&check, f, "monthlyLimit", "Monthly limit"),
-	}
+	limits := capsOf(&check, f)
 	if err := check.Err(); err != nil {
 		return c.again(v, err)
 	}
@@ -93,13 +88,9 @@ func (c *Console) keyAction(v *visit) error {
 func (c *Console) updateControls(v *visit) error {
 	f := v.r.PostForm
 	var check market.Check
-	upd := agents.ControlsUpdate{
-		PerTransaction:    cents(&check, f, "perTransactionLimit", "Per-transaction limit"),
-		Daily:             cents(&check, f, "dailyLimit", "Daily limit"),
-		Weekly:            cents(&check, f, "weeklyLimit", "Weekly limit"),
-		Monthly:           cents(&check, f, "monthlyLimit", "Monthly limit"),
-		ApprovalThreshold: cents(&check, f, "approvalThreshold", "Approval threshold"),
-	}
+	caps := capsOf(&check, f)
+	upd := agents.ControlsUpdate{PerTransaction: caps.PerTransaction, Daily: caps.Daily, Weekly: caps.Weekly, Monthly: caps.Monthly,
+		ApprovalThreshold: cents(&check, f, "approvalThreshold", "Approval threshold")}
 	upd.ClearApproval = upd.ApprovalThreshold == nil
 	if err := check.Err(); err != nil {
 		return c.again(v, err)
@@ -109,6 +100,17 @@ func (c *Console) updateControls(v *visit) error {
 	}
 	http.Redirect(v.w, v.r, "/agents", http.StatusSeeOther)
 	return nil
+}
+
+// capsOf reads the four caps of a form (a key's own, or the account's);
+// an empty one is nil.
+func capsOf(check *market.Check, f map[string][]string) agents.Limits {
+	return agents.Limits{
+		PerTransaction: cents(check, f, "perTransactionLimit", "Per-transaction limit"),
+		Daily:          cents(check, f, "dailyLimit", "Daily limit"),
+		Weekly:         cents(check, f, "weeklyLimit", "Weekly limit"),
+		Monthly:        cents(check, f, "monthlyLimit", "Monthly limit"),
+	}
 }
 
 // cents reads an amount in dollars and cents ("150", "150.5", "150.00",
