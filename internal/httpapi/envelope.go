@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -169,4 +170,11 @@ func surfaceOf(r *http.Request) *Surface {
 		return s
 	}
 	return plain
+}
+
+// WantsHTML reports whether the client asks for a page rather than JSON:
+// a browser's Accept names text/html, and not application/json.
+func WantsHTML(r *http.Request) bool {
+	accept := r.Header.Get("Accept")
+	return strings.Contains(accept, "text/html") && !strings.Contains(accept, "application/json")
 }

@@ -7,6 +7,7 @@ import (
 
 	"marketplace/internal/agents"
 	"marketplace/internal/api"
+	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 )
 
@@ -38,11 +39,11 @@ func (c *Console) showAgents(v *visit, status int, d agentsData) error {
 
 // again shows the agents page with a refusal, at its status.
 func (c *Console) again(v *visit, err error) error {
-	e := market.ErrorOf(err)
-	if e.Code == market.CodeInternal {
+	e := refusal(err)
+	if e == nil {
 		return err
 	}
-	return c.showAgents(v, statusOf(e), agentsData{Error: e})
+	return c.showAgents(v, httpapi.Status(e.Code), agentsData{Error: e})
 }
 
 // createKey creates a key as POST /agent-keys does and shows its secret once.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"marketplace/internal/api"
+	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
 )
@@ -68,11 +69,12 @@ func (c *Console) decide(v *visit) error {
 		return market.Errorf(market.CodeNotFound, "no such page")
 	}
 	if err != nil {
-		e := market.ErrorOf(err)
-		if e.Code == market.CodeInternal || e.Code == market.CodeNotFound {
+		// Another owner's approval is the 404 page, not a refusal here.
+		e := refusal(err)
+		if e == nil || e.Code == market.CodeNotFound {
 			return err
 		}
-		return c.showApprovals(v, statusOf(e), e)
+		return c.showApprovals(v, httpapi.Status(e.Code), e)
 	}
 	http.Redirect(v.w, v.r, "/approvals", http.StatusSeeOther)
 	return nil

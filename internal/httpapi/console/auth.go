@@ -54,8 +54,8 @@ func (c *Console) signin(v *visit) error {
 // refused shows a form again with the refusal, at the API's status; an
 // internal error is the error page's.
 func (c *Console) refused(v *visit, name string, form authForm, err error) error {
-	e := market.ErrorOf(err)
-	if e.Code == market.CodeInternal {
+	e := refusal(err)
+	if e == nil {
 		return err
 	}
 	form.Error = e

@@ -319,5 +319,11 @@ func parsePages() map[string]*template.Template {
 	return out
 }
 
-// statusOf is the HTTP status the API gives e's code.
-func statusOf(e *market.Error) int { return httpapi.Status(e.Code) }
+// refusal is err as a refusal to show on the page it came from, or nil for
+// an internal error, which the error page shows instead.
+func refusal(err error) *market.Error {
+	if e := market.ErrorOf(err); e.Code != market.CodeInternal {
+		return e
+	}
+	return nil
+}

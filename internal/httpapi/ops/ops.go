@@ -6,7 +6,6 @@ package ops
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"marketplace/internal/httpapi"
@@ -108,8 +107,7 @@ type directoryView struct {
 }
 
 func (o *Ops) directory(w http.ResponseWriter, r *http.Request) error {
-	if accept := r.Header.Get("Accept"); o.Home != nil && r.URL.Path == "/" &&
-		strings.Contains(accept, "text/html") && !strings.Contains(accept, "application/json") {
+	if o.Home != nil && r.URL.Path == "/" && httpapi.WantsHTML(r) {
 		return o.Home(w, r)
 	}
 	return httpapi.OK(w, r, http.StatusOK, directoryView{

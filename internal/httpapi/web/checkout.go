@@ -104,7 +104,7 @@ func (c *Checkout) page(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if !wantsHTML(r) {
+	if !httpapi.WantsHTML(r) {
 		return httpapi.OK(w, r, http.StatusOK, checkoutJSON(p.Order))
 	}
 	return renderStatus(w, http.StatusOK, checkoutPages, "checkout", c.data(w, p, ""))
@@ -119,7 +119,7 @@ func (c *Checkout) pay(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	o, payErr := c.Orders.PayCheckout(r.Context(), id, card)
-	if !wantsHTML(r) {
+	if !httpapi.WantsHTML(r) {
 		if payErr != nil {
 			return payErr
 		}

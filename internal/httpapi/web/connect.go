@@ -43,11 +43,6 @@ type pageData struct {
 	Verified  bool
 }
 
-func wantsHTML(r *http.Request) bool {
-	accept := r.Header.Get("Accept")
-	return strings.Contains(accept, "text/html") && !strings.Contains(accept, "application/json")
-}
-
 func render(w http.ResponseWriter, name string, data any) error {
 	return renderStatus(w, http.StatusOK, pages, name, data)
 }
@@ -57,7 +52,7 @@ func (s *Sandbox) onboardingPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if !wantsHTML(r) {
+	if !httpapi.WantsHTML(r) {
 		return httpapi.OK(w, r, http.StatusOK, onboardingJSON(a))
 	}
 	return render(w, "onboarding", pageData{AccountID: a.ExternalID, Verified: a.Status == payments.AccountVerified})
@@ -84,7 +79,7 @@ func (s *Sandbox) completeOnboarding(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	httpapi.Entity(r, "payout_account", a.ID)
-	if !wantsHTML(r) {
+	if !httpapi.WantsHTML(r) {
 		return httpapi.OK(w, r, http.StatusOK, onboardingJSON(a))
 	}
 	return render(w, "done", pageData{AccountID: a.ExternalID, Verified: true})

@@ -59,7 +59,7 @@ func (s *Sandbox) dashboardPage(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	a := d.Account
-	if !wantsHTML(r) {
+	if !httpapi.WantsHTML(r) {
 		out := dashboardJSON{AccountID: a.ExternalID, Status: string(a.Status), PayoutsEnabled: a.PayoutsEnabled, Country: a.Country,
 			BusinessType: a.BusinessType, Transfers: make([]dashboardTransfer, len(d.Transfers)), TotalTransferred: d.Total,
 			ExpiresAt: d.ExpiresAt}

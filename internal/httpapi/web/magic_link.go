@@ -41,7 +41,7 @@ type MagicForm struct {
 }
 
 // WantsHTML reports whether the caller is a browser asking for a page.
-func WantsHTML(r *http.Request) bool { return wantsHTML(r) }
+func WantsHTML(r *http.Request) bool { return httpapi.WantsHTML(r) }
 
 // RenderMagicForm shows the form to complete onboarding, with status.
 func RenderMagicForm(w http.ResponseWriter, status int, f MagicForm) error {
