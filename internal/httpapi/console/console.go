@@ -85,6 +85,11 @@ func (c *Console) Register(rt *httpapi.Router) {
 	rt.Handle("POST", "/agents/controls", httpapi.Public, c.member(c.updateControls))
 	rt.Handle("GET", "/approvals", httpapi.Public, c.member(c.approvalsPage))
 	rt.Handle("POST", "/approvals/{id}/{action}", httpapi.Public, c.member(c.decide))
+	c.buyingRoutes(rt)
+	c.orderRoutes(rt)
+	c.sellingRoutes(rt)
+	c.settingsRoutes(rt)
+	c.adminRoutes(rt)
 }
 
 // Home is the console's front page, which ops serves at "/" to a browser.
