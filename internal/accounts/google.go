@@ -110,6 +110,9 @@ func NewGoogleSignIn(s *Service, provider OpenIDProvider, now func() time.Time, 
 	return &GoogleSignIn{accounts: s, provider: provider, now: now, log: log}
 }
 
+// Enabled reports whether Google sign-in is configured.
+func (g *GoogleSignIn) Enabled() bool { return g.enabled() == nil }
+
 func (g *GoogleSignIn) enabled() error {
 	if g == nil || g.provider == nil {
 		return market.Errorf(market.CodeFeatureDisabled, "Google sign-in is not configured on this service").

@@ -77,6 +77,8 @@ type SpendingStatus struct {
 	Controls  Controls
 	KeyLimits *Limits // the calling key's own caps, when it has any
 	Spent     Spent
+	// KeySpent is what that key itself spent, when it has caps of its own.
+	KeySpent  *Spent
 	Remaining Remaining
 	// ReservedForOffers is what the owner's agents' open offers hold of
 	// the caps (their amounts plus the buyer's fee); Remaining leaves it out.
@@ -154,8 +156,8 @@ func (s *Service) spending(ctx context.Context, tx Tx, actor market.Actor, key *
 		Monthly: floor0(c.Monthly - held.ThisMonth),
 	}}
 	if q.KeyID != "" {
-		lim := key.Limits
-		st.KeyLimits = &lim
+		lim, keySpent := key.Limits, snap.Key
+		st.KeyLimits, st.KeySpent = &lim, &keySpent
 		sub := func(cap *int64, used int64) *int64 {
 			if cap == nil {
 				return nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"marketplace/internal/agents"
+	"marketplace/internal/market"
 )
 
 // KeyLimits are a key's own caps in cents; nil for no cap at a level. It is
@@ -271,6 +272,36 @@ func (x Keys) keyOf(k *agents.Key) *AgentKey { return KeyOf(k, x.Casing) }
 // key's own caps.
 func (x Keys) Spending(ctx context.Context, c *Caller) (*SpendingStatus, error) {
 	return viewOf(SpendingOf)(x.Service.Spending(ctx, c.Actor, c.Key))
+}
+
+// KeySpending is one of the owner's keys with where its spending stands:
+// the account's caps, the key's own, and what the key itself spent (when
+// it has caps of its own).
+type KeySpending struct {
+	Key      *AgentKey
+	Status   *SpendingStatus
+	KeySpent *Spent
+}
+
+// KeySpending reads one of the caller's keys and its spending; another
+// user's key is NOT_FOUND.
+func (x Keys) KeySpending(ctx context.Context, c *Caller, id string) (*KeySpending, error) {
+	k, err := x.Service.Key(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if k.UserID != c.Actor.UserID {
+		return nil, market.NotFound("agent key")
+	}
+	st, err := x.Service.Spending(ctx, c.Actor, k)
+	if err != nil {
+		return nil, err
+	}
+	out := &KeySpending{Key: x.keyOf(k), Status: SpendingOf(st)}
+	if st.KeySpent != nil {
+		out.KeySpent = &Spent{Today: st.KeySpent.Today, ThisWeek: st.KeySpent.ThisWeek, ThisMonth: st.KeySpent.ThisMonth}
+	}
+	return out, nil
 }
 
 // UpdateControls changes the owner's spending controls.

@@ -220,6 +220,16 @@ func (x Orders) List(ctx context.Context, c *Caller, role, status string, limit,
 	return ordersOf(os, c.Actor), total, nil
 }
 
+// KeyOrders is a page of the orders one of the caller's keys made, with
+// their authorization records.
+func (x Orders) KeyOrders(ctx context.Context, c *Caller, keyID string, limit, offset int) ([]Order, int, error) {
+	os, total, err := x.Service.KeyOrders(ctx, c.Actor, keyID, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	return ordersOf(os, c.Actor), total, nil
+}
+
 func ordersOf(os []orders.Order, viewer market.Actor) []Order {
 	out := make([]Order, len(os))
 	for i := range os {

@@ -346,15 +346,17 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Tools:    tools,
 	}
 	opsAPI.Register(a.Router)
+	// The admin's services, one value each for the API and the console.
+	adminUsers := users.NewUsers(store.AdminUsers(db), a.Clock, users.Options{Agents: a.Agents, Offers: rules.ListingChanged,
+		Changes: audit.Notes{}})
+	auditLog := audit.NewLog(store.Audit(db))
 	webConsole := &console.Console{Ops: api.Ops{Services: shared, Casing: api.Camel}, Secure: cfg.Mode == config.Live,
-		Secret: cfg.JWTSecret, Log: a.Log}
+		Secret: cfg.JWTSecret, Log: a.Log, Google: googleSignIn,
+		Admin: console.AdminOps{Users: adminUsers, Audit: auditLog, Settings: a.Settings, Clock: a.Clock}}
 	webConsole.Register(a.Router)
 	opsAPI.Home = webConsole.Home
-	(&apiv1.API{Ops: api.Ops{Services: shared, Casing: api.Camel}, Google: googleSignIn, Avatars: a.Avatars,
-		Activity: activity.NewService(db.Read(), a.Clock),
-		Users: users.NewUsers(store.AdminUsers(db), a.Clock, users.Options{Agents: a.Agents, Offers: rules.ListingChanged,
-			Changes: audit.Notes{}}),
-		Audit: audit.NewLog(store.Audit(db)), Settings: a.Settings}).Register(a.Router)
+	(&apiv1.API{Ops: api.Ops{Services: shared, Casing: api.Camel}, Google: googleSignIn, GoogleSession: webConsole.GoogleSession, Avatars: a.Avatars,
+		Activity: activity.NewService(db.Read(), a.Clock), Users: adminUsers, Audit: auditLog, Settings: a.Settings}).Register(a.Router)
 	agentAPI.Register(a.Router)
 	// The same catalogue over MCP (CONTRACT.md section 13): a request
 	// without a valid agent key is answered 401 before any MCP message.

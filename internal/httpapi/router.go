@@ -236,6 +236,11 @@ func AuditDetails(r *http.Request, details map[string]any) {
 	}
 }
 
+// Acting names who makes a request that proved who they are in its own
+// way (the web console's session cookie) rather than with a route's
+// credentials, for its access log line and audit entry.
+func Acting(r *http.Request, a market.Actor) { info(r).actor = a }
+
 // Entity names the entity a mutating request acted on, for the audit log.
 func Entity(r *http.Request, entityType, id string) {
 	ri := info(r)

@@ -149,6 +149,7 @@ const (
 type OrderFilter struct {
 	UserID   string
 	Role     string // buyer, seller, or "" for both
+	KeyID    string // only the orders this agent key made ("": any)
 	Statuses []Status
 	Limit    int
 	Offset   int

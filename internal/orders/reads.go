@@ -70,6 +70,13 @@ func (s *Service) List(ctx context.Context, actor market.Actor, role, status str
 	return s.store.Read().Orders(ctx, f)
 }
 
+// KeyOrders is a page of the orders one of the actor's agent keys made,
+// newest first, with the total: each carries its authorization record. A
+// key that is not the actor's has none.
+func (s *Service) KeyOrders(ctx context.Context, actor market.Actor, keyID string, limit, offset int) ([]Order, int, error) {
+	return s.store.Read().Orders(ctx, OrderFilter{UserID: actor.UserID, Role: "buyer", KeyID: keyID, Limit: limit, Offset: offset})
+}
+
 // Events is an order's timeline, oldest first.
 func (s *Service) Events(ctx context.Context, actor market.Actor, id string) ([]events.Event, error) {
 	rd := s.store.Read()

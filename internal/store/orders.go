@@ -192,6 +192,9 @@ func (tx *Tx) Orders(ctx context.Context, f orders.OrderFilter) ([]orders.Order,
 	default:
 		where, args = "(buyer_id = ? OR ("+sellerSees+"))", []any{f.UserID, f.UserID}
 	}
+	if f.KeyID != "" {
+		where, args = where+" AND buyer_key_id = ?", append(args, f.KeyID)
+	}
 	if len(f.Statuses) > 0 {
 		where += " AND status IN (" + placeholders(len(f.Statuses)) + ")"
 		for _, s := range f.Statuses {

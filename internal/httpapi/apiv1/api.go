@@ -27,12 +27,16 @@ var Surface = &httpapi.Surface{Prefix: Prefix, Casing: httpapi.Camel, Names: map
 // surface shares, in camelCase) and the services of its own routes.
 type API struct {
 	api.Ops
-	Avatars  *accounts.Avatars
-	Google   *accounts.GoogleSignIn
-	Activity *activity.Service
-	Users    *users.Users // the admin's user tools
-	Audit    *audit.Log
-	Settings *settings.Service
+	Avatars *accounts.Avatars
+	Google  *accounts.GoogleSignIn
+	// GoogleSession, when set, is offered each finished Google sign-in
+	// first: the web console takes the flows it started (handled) and
+	// answers them with a console session instead of a token.
+	GoogleSession func(w http.ResponseWriter, r *http.Request, done *accounts.SignedIn) (handled bool, err error)
+	Activity      *activity.Service
+	Users         *users.Users // the admin's user tools
+	Audit         *audit.Log
+	Settings      *settings.Service
 }
 
 func actor(r *http.Request) *httpapi.Principal { return httpapi.PrincipalOf(r) }

@@ -54,6 +54,11 @@ func (a *API) googleCallback(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Entity(r, "user", done.User.ID)
+	if a.GoogleSession != nil {
+		if handled, err := a.GoogleSession(w, r, done); handled || err != nil {
+			return err
+		}
+	}
 	if wantsJSON(r) {
 		return httpapi.OK(w, r, http.StatusOK, authResult{User: *api.UserOf(done.User), AccessToken: done.Token.Value, ExpiresAt: done.Token.ExpiresAt})
 	}

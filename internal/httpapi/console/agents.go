@@ -103,6 +103,28 @@ func (c *Console) updateControls(v *visit) error {
 	return nil
 }
 
+// keyData is one key's page: its caps and spend against them, and the
+// authorization record of each order it made.
+type keyData struct {
+	*api.KeySpending
+	Orders []api.Order
+	Total  int
+}
+
+// keyPage shows one of the owner's keys; another user's is NOT_FOUND.
+func (c *Console) keyPage(v *visit) error {
+	ctx, id := v.r.Context(), v.r.PathValue("id")
+	ks, err := c.Ops.KeyOps().KeySpending(ctx, v.caller(), id)
+	if err != nil {
+		return err
+	}
+	d := keyData{KeySpending: ks}
+	if d.Orders, d.Total, err = c.Ops.OrderOps().KeyOrders(ctx, v.caller(), id, 50, 0); err != nil {
+		return err
+	}
+	return c.render(v, http.StatusOK, "agentkey", d)
+}
+
 // capsOf reads the four caps of a form (a key's own, or the account's);
 // an empty one is nil.
 func capsOf(check *market.Check, f map[string][]string) agents.Limits {

@@ -13,11 +13,13 @@ import (
 // refusal: what was typed (never the password) and why it was refused.
 type authForm struct {
 	Email, DisplayName, Next string
+	Google                   string // the Google sign-in link, when configured
 	Error                    *market.Error
 }
 
 func (c *Console) signupPage(v *visit) error {
-	return c.render(v, http.StatusOK, "signup", authForm{Next: safeNext(v.r.URL.Query().Get("next"))})
+	next := safeNext(v.r.URL.Query().Get("next"))
+	return c.render(v, http.StatusOK, "signup", authForm{Next: next, Google: c.googleLink(next)})
 }
 
 func (c *Console) signinPage(v *visit) error {
@@ -25,7 +27,8 @@ func (c *Console) signinPage(v *visit) error {
 		http.Redirect(v.w, v.r, safeNext(v.r.URL.Query().Get("next")), http.StatusSeeOther)
 		return nil
 	}
-	return c.render(v, http.StatusOK, "signin", authForm{Next: safeNext(v.r.URL.Query().Get("next"))})
+	next := safeNext(v.r.URL.Query().Get("next"))
+	return c.render(v, http.StatusOK, "signin", authForm{Next: next, Google: c.googleLink(next)})
 }
 
 // signup opens an account as POST /auth/register does and signs in.
@@ -58,7 +61,7 @@ func (c *Console) refused(v *visit, name string, form authForm, err error) error
 	if e == nil {
 		return err
 	}
-	form.Error = e
+	form.Error, form.Google = e, c.googleLink(form.Next)
 	return c.render(v, httpapi.Status(e.Code), name, form)
 }
 

@@ -54,11 +54,15 @@ var staticFiles embed.FS
 // Console is the web console.
 type Console struct {
 	Ops api.Ops
+	// Admin are the admin services the admin pages call (admin.go).
+	Admin AdminOps
 	// Secure marks the cookies Secure (live mode: served over https).
 	Secure bool
 	// Secret keys the CSRF tokens (the service's JWT secret).
 	Secret string
 	Log    *slog.Logger
+	// Google is Google sign-in (its link shows when it is configured).
+	Google *accounts.GoogleSignIn
 
 	pages map[string]*template.Template
 }
@@ -70,7 +74,7 @@ func (c *Console) Register(rt *httpapi.Router) {
 	rt = rt.In("console")
 	static, _ := fs.Sub(staticFiles, "static")
 	files := http.StripPrefix("/assets/", http.FileServerFS(static))
-	rt.HandleRaw("GET", "/assets/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rt.HandleRaw("GET", "/assets/{file...}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=3600")
 		files.ServeHTTP(w, r)
 	}))
@@ -78,9 +82,11 @@ func (c *Console) Register(rt *httpapi.Router) {
 	rt.Handle("POST", "/signup", httpapi.Public, c.guest(c.signup))
 	rt.Handle("GET", "/signin", httpapi.Public, c.guest(c.signinPage))
 	rt.Handle("POST", "/signin", httpapi.Public, c.guest(c.signin))
+	rt.Handle("GET", "/signin/google", httpapi.Public, c.guest(c.googleStart))
 	rt.Handle("POST", "/signout", httpapi.Public, c.member(c.signout))
 	rt.Handle("GET", "/agents", httpapi.Public, c.member(c.agentsPage))
 	rt.Handle("POST", "/agents/keys", httpapi.Public, c.member(c.createKey))
+	rt.Handle("GET", "/agents/keys/{id}", httpapi.Public, c.member(c.keyPage))
 	rt.Handle("POST", "/agents/keys/{id}/{action}", httpapi.Public, c.member(c.keyAction))
 	rt.Handle("POST", "/agents/controls", httpapi.Public, c.member(c.updateControls))
 	rt.Handle("GET", "/approvals", httpapi.Public, c.member(c.approvalsPage))
@@ -137,6 +143,7 @@ func (c *Console) serve(h pageFunc, members bool) httpapi.HandlerFunc {
 			u, _, err := c.Ops.Accounts.SessionUser(r.Context(), ck.Value)
 			if err == nil {
 				v.user, v.secret = u, ck.Value
+				httpapi.Acting(r, v.caller().Actor) // the audit log names the person, not "anonymous"
 			} else if market.CodeOf(err) != market.CodeUnauthorized {
 				return c.fail(v, err)
 			}

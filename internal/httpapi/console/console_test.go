@@ -239,6 +239,27 @@ func TestSecurity(t *testing.T) {
 			want(t, http.StatusUnauthorized, "e-mail or password is wrong", `value="/approvals"`)
 		g.post("/signin", "email", "eve-console@example.com", "password", "correct-horse-1", "next", "/approvals").redirect(t, "/approvals")
 
+		// Session fixation: a session value planted before sign-in is
+		// replaced at sign-in, and the planted value signs nobody in.
+		for _, planted := range []string{randomish()} {
+			f := newBrowser(t, s)
+			f.c.Jar.SetCookies(mustURL(t, s.URL), []*http.Cookie{{Name: console.SessionCookie, Value: planted}})
+			f.get("/signin")
+			f.post("/signin", "email", "eve-console@example.com", "password", "correct-horse-1", "next", "/agents").redirect(t, "/agents")
+			var got string
+			for _, c := range f.c.Jar.Cookies(mustURL(t, s.URL)) {
+				if c.Name == console.SessionCookie {
+					got = c.Value
+				}
+			}
+			if got == "" || got == planted {
+				t.Fatalf("sign-in kept the planted session %q (now %q)", planted, got)
+			}
+			attacker := newBrowser(t, s)
+			attacker.c.Jar.SetCookies(mustURL(t, s.URL), []*http.Cookie{{Name: console.SessionCookie, Value: planted}})
+			attacker.get("/agents").redirect(t, "/signin?next=%2Fagents")
+		}
+
 		// Sign out ends that session only; the old cookie signs nobody in.
 		b.get("/agents")
 		b.post("/signout").redirect(t, "/")
@@ -256,6 +277,9 @@ func TestSecurity(t *testing.T) {
 		g.get("/agents").redirect(t, "/signin?next=%2Fagents")
 	})
 }
+
+// randomish is a made-up session value of the real shape.
+func randomish() string { return strings.Repeat("A", 43) }
 
 func mustURL(t *testing.T, s string) *url.URL {
 	u, err := url.Parse(s)
@@ -314,5 +338,29 @@ func TestApprovals(t *testing.T) {
 		if st := s.Do("GET", "/api/v1/orders/"+order2, nil, owner.Auth()).Want(t, http.StatusOK, "").Data()["status"]; st != "cancelled" {
 			t.Fatalf("the rejected order is %v, want cancelled", st)
 		}
+
+		// The key's page: the approved purchase's authorization record with
+		// the approval, the rejected one without a record; spend against caps.
+		p = b.get("/agents/keys/"+owner.Key.ID).want(t, http.StatusOK, "Authorization records", order, "approved by", "at most $30.00",
+			"Waiting for approval or refused: no record.", "Left for this key", "$25")
+		if !strings.Contains(p.body, order2) {
+			t.Fatalf("the rejected purchase is not listed:\n%s", p.body)
+		}
+		// Another owner's key is not found, as on the API; a guest signs in.
+		other := signUp(t, s, "Other", "other-keypage@example.com")
+		other.get("/agents/keys/"+owner.Key.ID).want(t, http.StatusNotFound)
+		newBrowser(t, s).get("/agents/keys/"+owner.Key.ID).redirect(t, "/signin?next=%2Fagents%2Fkeys%2F"+owner.Key.ID)
+	})
+}
+
+// TestAssets: the stylesheet every page links is served, as CSS, cached.
+func TestAssets(t *testing.T) {
+	t.Parallel()
+	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+		p := newBrowser(t, s).get("/assets/console.css").want(t, http.StatusOK, "box-sizing")
+		if ct := p.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/css") {
+			t.Fatalf("Content-Type %q", ct)
+		}
+		newBrowser(t, s).get("/assets/nothing.css").want(t, http.StatusNotFound)
 	})
 }
