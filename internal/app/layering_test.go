@@ -47,6 +47,17 @@ var layerRules = []struct {
 		except: []string{"internal/app", "internal/testkit", "internal/httpapi", "cmd"},
 	},
 	{
+		why:  "the console's pages call the operations the API calls, never the store or another surface",
+		from: under("internal/httpapi/console"),
+		to: under("internal/store", "internal/app", "internal/jobs", "internal/httpapi/apiv1", "internal/httpapi/agentv1",
+			"internal/httpapi/mcpserver", "internal/httpapi/web"),
+	},
+	{
+		why:  "no surface builds on the console (the API hands it Google sign-ins through a function)",
+		from: under("internal/httpapi/apiv1", "internal/httpapi/agentv1", "internal/httpapi/mcpserver", "internal/httpapi/web"),
+		to:   under("internal/httpapi/console"),
+	},
+	{
 		why:  "the domain knows no HTTP status, request or casing",
 		from: is("internal/market", "internal/idempotency"),
 		to:   is("net/http"),
@@ -120,6 +131,11 @@ func TestLayeringRulesCatchForbiddenEdges(t *testing.T) {
 		{"marketplace/internal/api", "marketplace/internal/store", true},
 		{"marketplace/internal/httpapi", "marketplace/internal/api", false},
 		{"marketplace/internal/api", "marketplace/internal/offers", false},
+		{"marketplace/internal/httpapi/console", "marketplace/internal/store", true},
+		{"marketplace/internal/httpapi/console", "marketplace/internal/httpapi/apiv1", true},
+		{"marketplace/internal/httpapi/apiv1", "marketplace/internal/httpapi/console", true},
+		{"marketplace/internal/httpapi/console", "marketplace/internal/api", false},
+		{"marketplace/internal/httpapi/console", "marketplace/internal/httpapi", false},
 	} {
 		got := len(forbiddenEdges(map[string][]string{c.from: {c.to}})) > 0
 		if got != c.bad {

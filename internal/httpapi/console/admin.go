@@ -2,7 +2,6 @@ package console
 
 import (
 	"net/http"
-	"strconv"
 
 	"marketplace/internal/admin/users"
 	"marketplace/internal/audit"
@@ -66,48 +65,11 @@ func (c *Console) adminPage(v *visit) error {
 	return c.render(v, http.StatusOK, "admin", o)
 }
 
-// pager is where a list page stands, with links to the pages beside it
-// that keep the page's filters.
-type pager struct {
-	From, To, Total int
-	Capped          bool // a filtered total counted only so far (market.CountBound)
-	Prev, Next      string
-}
-
-// pageOf is the pager of a page of n items at offset out of total; a
-// filtered total past offset+market.CountBound means "more".
-func pageOf(r *http.Request, n, total, limit, offset int) pager {
-	p := pager{From: offset + 1, To: offset + n, Total: total, Capped: total > offset+market.CountBound}
-	if n == 0 {
-		p.From = offset
-	}
-	link := func(off int) string {
-		q := r.URL.Query()
-		q.Set("offset", strconv.Itoa(off))
-		q.Set("limit", strconv.Itoa(limit))
-		return r.URL.Path + "?" + q.Encode()
-	}
-	if offset > 0 {
-		p.Prev = link(max(offset-limit, 0))
-	}
-	if offset+n < total {
-		p.Next = link(offset + limit)
-	}
+// adminPage is the pager of an admin list: its links keep every filter of
+// the query, and it says where the page stands. bounded: the list's
+// filtered total is counted only to market.CountBound past the offset.
+func adminPage(r *http.Request, n, total, limit, offset int, bounded bool) pager {
+	p := pageOf(n, total, limit, offset, pageLinks(r.URL.Path, r.URL.Query(), limit))
+	p.Count, p.Capped = true, bounded && total > offset+market.CountBound
 	return p
-}
-
-// choice is one choice of a filter's select, and whether it is chosen.
-type choice struct {
-	Value, Label string
-	Selected     bool
-}
-
-// choices are the choices of a filter's select: first "any" (the empty
-// value), then each of values, current selected.
-func choices(current string, values ...string) []choice {
-	out := []choice{{Value: "", Label: "any", Selected: current == ""}}
-	for _, v := range values {
-		out = append(out, choice{Value: v, Label: v, Selected: v == current})
-	}
-	return out
 }

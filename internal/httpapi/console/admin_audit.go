@@ -14,8 +14,8 @@ import (
 type adminAuditData struct {
 	Entries []auditRow
 	Query   audit.Query
-	Actors  []choice
-	Results []choice
+	Actors  []option
+	Results []option
 	Page    pager
 }
 
@@ -38,7 +38,7 @@ func (c *Console) adminAuditPage(v *visit) error {
 	if err != nil {
 		return err
 	}
-	d := adminAuditData{Query: aq, Page: pageOf(v.r, len(es), total, limit, offset),
+	d := adminAuditData{Query: aq, Page: adminPage(v.r, len(es), total, limit, offset, true),
 		Actors:  choices(aq.ActorType, "user", "agent", "admin", "system", "anonymous"),
 		Results: choices(aq.Result, string(audit.Allowed), string(audit.Refused), string(audit.Failed))}
 	for _, e := range es {

@@ -17,7 +17,7 @@ import (
 
 type adminDisputesData struct {
 	Disputes []api.Dispute
-	Statuses []choice
+	Statuses []option
 	Page     pager
 }
 
@@ -36,7 +36,7 @@ func (c *Console) adminDisputesPage(v *visit) error {
 		st[i] = string(s)
 	}
 	return c.render(v, http.StatusOK, "admin_disputes", adminDisputesData{Disputes: ds, Statuses: choices(status, st...),
-		Page: pageOf(v.r, len(ds), total, limit, offset)})
+		Page: adminPage(v.r, len(ds), total, limit, offset, false)})
 }
 
 // adminDisputeData is one dispute as the admin decides it.
@@ -82,13 +82,5 @@ func (c *Console) adminResolveDispute(v *visit) error {
 		_, err = c.Ops.Orders.ResolveDispute(v.r.Context(), v.caller().Actor, id, orders.DisputeDecision{
 			Resolution: f.Get("resolution"), Amount: amount, Note: f.Get("note")})
 	}
-	if err != nil {
-		e := refusal(err)
-		if e == nil || e.Code == market.CodeNotFound {
-			return err
-		}
-		return c.showDispute(v, httpapi.Status(e.Code), e)
-	}
-	http.Redirect(v.w, v.r, "/admin/disputes/"+id, http.StatusSeeOther)
-	return nil
+	return c.answer(v, err, "/admin/disputes/"+id, c.showDispute)
 }

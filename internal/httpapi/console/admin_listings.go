@@ -39,32 +39,21 @@ func (c *Console) showHeld(v *visit, status int, refusal *market.Error) error {
 	if err != nil {
 		return err
 	}
-	return c.render(v, status, "admin_listings", adminListingsData{Listings: views, Page: pageOf(v.r, len(ls), total, limit, offset),
+	return c.render(v, status, "admin_listings", adminListingsData{Listings: views, Page: adminPage(v.r, len(ls), total, limit, offset, false),
 		Error: refusal})
 }
 
-// adminApproveListing makes a held listing active.
+// adminApproveListing makes a held listing active; then back to the held
+// listings, or a refusal there (a listing no longer held). An unknown
+// listing is the 404 page.
 func (c *Console) adminApproveListing(v *visit) error {
 	_, err := c.Ops.Listings.Approve(v.r.Context(), v.caller().Actor, httpapi.PathEntity(v.r, "listing"))
-	return c.decided(v, err)
+	return c.answer(v, err, "/admin/listings", c.showHeld)
 }
 
-// adminRejectListing removes a held listing, with a reason.
+// adminRejectListing removes a held listing, with a reason (refused
+// without one), as adminApproveListing answers.
 func (c *Console) adminRejectListing(v *visit) error {
 	_, err := c.Ops.Listings.Reject(v.r.Context(), v.caller().Actor, httpapi.PathEntity(v.r, "listing"), v.r.PostForm.Get("reason"))
-	return c.decided(v, err)
-}
-
-// decided goes back to the held listings, or shows a refusal there (no
-// reason, a listing no longer held); an unknown listing is the 404 page.
-func (c *Console) decided(v *visit, err error) error {
-	if err != nil {
-		e := refusal(err)
-		if e == nil || e.Code == market.CodeNotFound {
-			return err
-		}
-		return c.showHeld(v, httpapi.Status(e.Code), e)
-	}
-	http.Redirect(v.w, v.r, "/admin/listings", http.StatusSeeOther)
-	return nil
+	return c.answer(v, err, "/admin/listings", c.showHeld)
 }

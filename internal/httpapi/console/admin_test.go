@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -13,15 +12,6 @@ import (
 	"marketplace/internal/shipping"
 	"marketplace/internal/testkit"
 )
-
-// admSignIn signs u in through the sign-in page.
-func admSignIn(t *testing.T, s *testkit.Server, u *testkit.User) *browser {
-	t.Helper()
-	b := newBrowser(t, s)
-	b.get("/signin")
-	b.post("/signin", "email", u.Email, "password", u.Password, "next", "/admin").redirect(t, "/admin")
-	return b
-}
 
 // admAudit is the API's audit entries made by action (for entityID, unless
 // it is empty), newest first.
@@ -50,7 +40,7 @@ func TestAdminUsers(t *testing.T) {
 		target := s.Register("target")
 		key := s.NewKey(target, "buy_sell")
 		s.Do("PATCH", "/api/v1/auth/me", map[string]any{"displayName": `<b>Target</b> & co`}, target.Auth()).Want(t, http.StatusOK, "")
-		b := admSignIn(t, s, adm)
+		b := signIn(t, s, adm, "/admin")
 
 		b.get("/admin").want(t, http.StatusOK, "<h1>Admin</h1>", `href="/admin/users"`, "Held listings", "Disputes", "Config and flags",
 			"Audit", "Finance")
@@ -133,7 +123,7 @@ func TestAdminRefusals(t *testing.T) {
 		// An admin's bearer token is no session on a page.
 		guest.get("/admin/users", adm.Auth()).redirect(t, "/signin?next=%2Fadmin%2Fusers")
 
-		b := admSignIn(t, s, adm)
+		b := signIn(t, s, adm, "/admin")
 		b.get("/admin/users/"+target.ID).want(t, http.StatusOK, `href="/admin"`)
 		for _, tok := range []string{"", "forged"} {
 			b.do("POST", "/admin/users/"+target.ID+"/suspend", url.Values{"csrf": {tok}, "reason": {"x"}}).
@@ -170,7 +160,7 @@ func TestAdminHeldListings(t *testing.T) {
 		good := hold("walnut side table with one drawer", `<script>alert("x")</script> table`)
 		bad := hold("brass desk lamp with a green shade", "Brass lamp")
 
-		b := admSignIn(t, s, adm)
+		b := signIn(t, s, adm, "/admin")
 		p := b.get("/admin/listings").want(t, http.StatusOK, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; table", "Brass lamp",
 			"$20.00", "heldseller", "/admin/listings/"+good+"/approve", "/admin/listings/"+bad+"/reject")
 		if strings.Contains(p.body, `<script>alert`) {
@@ -202,7 +192,7 @@ func TestAdminConfig(t *testing.T) {
 	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		adm := s.Admin()
-		b := admSignIn(t, s, adm)
+		b := signIn(t, s, adm, "/admin")
 		b.get("/admin/config").want(t, http.StatusOK, "offers.max_rounds", `value="5"`, "Feature flags", "Switch off offers")
 
 		b.post("/admin/config/offers.max_rounds", "value", "7").redirect(t, "/admin/config#config-offers.max_rounds")
@@ -241,8 +231,6 @@ func TestAdminConfig(t *testing.T) {
 	})
 }
 
-var disputeLink = regexp.MustCompile(`href="/admin/disputes/([0-9a-f-]+)"`)
-
 // TestAdminDisputesAndFinance: an open dispute is listed and shown with its
 // order; the admin resolves it with a partial refund in dollars and cents,
 // and the money moves as through the API; the finance page sums the order.
@@ -262,14 +250,10 @@ func TestAdminDisputesAndFinance(t *testing.T) {
 		s.Do("POST", "/api/v1/disputes", map[string]any{"orderId": order, "reason": "damaged",
 			"description": `The top is split <img src=x onerror=alert(1)>`}, buyer.Auth()).Want(t, http.StatusCreated, "")
 
-		b := admSignIn(t, s, adm)
+		b := signIn(t, s, adm, "/admin")
 		b.get("/admin").want(t, http.StatusOK, "Disputes</a> (1 open)")
 		p := b.get("/admin/disputes?status=open").want(t, http.StatusOK, order, "damaged")
-		m := disputeLink.FindStringSubmatch(p.body)
-		if m == nil {
-			t.Fatalf("no dispute link:\n%s", p.body)
-		}
-		id := m[1]
+		id := p.find(t, `href="/admin/disputes/([0-9a-f-]+)"`, "dispute link")
 		b.get("/admin/disputes?status=resolved").want(t, http.StatusOK, "No dispute matches.")
 		b.get("/admin/disputes/"+id).want(t, http.StatusOK, "The top is split &lt;img src=x onerror=alert(1)&gt;", "$100.00",
 			"frozen", "Resolve dispute")

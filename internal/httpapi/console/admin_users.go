@@ -19,7 +19,7 @@ import (
 type adminUsersData struct {
 	Users                  []api.User
 	Search                 string
-	Statuses, Tiers, Roles []choice
+	Statuses, Tiers, Roles []option
 	Page                   pager
 }
 
@@ -36,7 +36,7 @@ func (c *Console) adminUsersPage(v *visit) error {
 		return err
 	}
 	d := adminUsersData{Search: f.Search, Statuses: choices(f.Status, "active", "suspended", "banned"),
-		Tiers: choices(f.TrustTier, "new", "verified", "trusted", "partner"), Roles: choices(f.Role, "user", "admin"), Users: make([]api.User, len(us)), Page: pageOf(v.r, len(us), total, limit, offset)}
+		Tiers: choices(f.TrustTier, "new", "verified", "trusted", "partner"), Roles: choices(f.Role, "user", "admin"), Users: make([]api.User, len(us)), Page: adminPage(v.r, len(us), total, limit, offset, true)}
 	for i := range us {
 		d.Users[i] = *api.UserOf(&us[i])
 	}
@@ -52,6 +52,26 @@ type adminUserData struct {
 	PaymentMethods []api.PaymentMethod
 	Spending       *api.SpendingStatus
 	Error          *market.Error
+}
+
+// moderation is an action of the user's page, with its button's words and
+// class.
+type moderation struct{ Action, Button, Class string }
+
+// Moderations are the actions the user's status allows: suspend an active
+// user, ban one not banned, reinstate one not active.
+func (d adminUserData) Moderations() []moderation {
+	var out []moderation
+	if d.User.Status == "active" {
+		out = append(out, moderation{"suspend", "Suspend", "warn"})
+	}
+	if d.User.Status != "banned" {
+		out = append(out, moderation{"ban", "Ban", "danger"})
+	}
+	if d.User.Status != "active" {
+		out = append(out, moderation{"reinstate", "Reinstate", ""})
+	}
+	return out
 }
 
 func (c *Console) adminUserPage(v *visit) error {
@@ -79,14 +99,7 @@ func (c *Console) adminModerateUser(action string) pageFunc {
 		"suspend": c.Admin.Users.Suspend, "ban": c.Admin.Users.Ban, "reinstate": c.Admin.Users.Reinstate}[action]
 	return func(v *visit) error {
 		id := httpapi.PathEntity(v.r, "user")
-		if _, err := do(v.r.Context(), v.caller().Actor, id, v.r.PostForm.Get("reason")); err != nil {
-			e := refusal(err)
-			if e == nil || e.Code == market.CodeNotFound {
-				return err
-			}
-			return c.showAdminUser(v, httpapi.Status(e.Code), e)
-		}
-		http.Redirect(v.w, v.r, "/admin/users/"+id, http.StatusSeeOther)
-		return nil
+		_, err := do(v.r.Context(), v.caller().Actor, id, v.r.PostForm.Get("reason"))
+		return c.answer(v, err, "/admin/users/"+id, c.showAdminUser)
 	}
 }

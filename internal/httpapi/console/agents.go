@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -127,7 +128,7 @@ func (c *Console) keyPage(v *visit) error {
 
 // capsOf reads the four caps of a form (a key's own, or the account's);
 // an empty one is nil.
-func capsOf(check *market.Check, f map[string][]string) agents.Limits {
+func capsOf(check *market.Check, f url.Values) agents.Limits {
 	return agents.Limits{
 		PerTransaction: cents(check, f, "perTransactionLimit", "Per-transaction limit"),
 		Daily:          cents(check, f, "dailyLimit", "Daily limit"),
@@ -138,12 +139,8 @@ func capsOf(check *market.Check, f map[string][]string) agents.Limits {
 
 // cents reads an amount in dollars and cents ("150", "150.5", "150.00",
 // "$1,500.00") as cents, exactly; empty is nil.
-func cents(check *market.Check, f map[string][]string, field, label string) *int64 {
-	var s string
-	if vs := f[field]; len(vs) > 0 {
-		s = vs[0]
-	}
-	s = strings.TrimPrefix(strings.ReplaceAll(strings.TrimSpace(s), ",", ""), "$")
+func cents(check *market.Check, f url.Values, field, label string) *int64 {
+	s := strings.TrimPrefix(strings.ReplaceAll(strings.TrimSpace(f.Get(field)), ",", ""), "$")
 	if s == "" {
 		return nil
 	}

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"marketplace/internal/api"
-	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
 )
@@ -68,14 +67,5 @@ func (c *Console) decide(v *visit) error {
 	default:
 		return market.Errorf(market.CodeNotFound, "no such page")
 	}
-	if err != nil {
-		// Another owner's approval is the 404 page, not a refusal here.
-		e := refusal(err)
-		if e == nil || e.Code == market.CodeNotFound {
-			return err
-		}
-		return c.showApprovals(v, httpapi.Status(e.Code), e)
-	}
-	http.Redirect(v.w, v.r, "/approvals", http.StatusSeeOther)
-	return nil
+	return c.answer(v, err, "/approvals", c.showApprovals)
 }

@@ -28,21 +28,12 @@ func (c *Console) buyingRoutes(rt *httpapi.Router) {
 // listingCard is a listing as the cards and the listing page show it.
 type listingCard struct{ *api.Listing }
 
-// conditionWords are the stored conditions in words.
-var conditionWords = map[string]string{
-	"new_with_tags": "New with tags", "new_without_tags": "New without tags", "like_new": "Like new",
-	"good": "Good", "fair": "Fair", "poor": "Poor",
-}
-
 // ConditionText is the listing's condition in words, "" when it has none.
 func (l listingCard) ConditionText() string {
 	if l.Condition == nil {
 		return ""
 	}
-	if w, ok := conditionWords[*l.Condition]; ok {
-		return w
-	}
-	return *l.Condition
+	return labelOf(conditions, *l.Condition)
 }
 
 // ShippingText is how the item reaches the buyer, in words.
@@ -80,15 +71,13 @@ func cardsOf(p api.ListingPage) []listingCard {
 // searchLimit is the cards on a page of search results.
 const searchLimit = 24
 
-// option is one choice of a select.
-type option struct{ Value, Label string }
-
 var (
 	// "" is the API's default: relevance with text, else newest.
-	searchSorts = []option{{"", "Best match"}, {"newest", "Newest first"}, {"price_asc", "Price: low to high"},
-		{"price_desc", "Price: high to low"}}
-	searchConditions = []option{{"", "Any condition"}, {"new", "New"}, {"like_new", "Like new"}, {"good", "Good"},
-		{"fair", "Fair"}, {"poor", "Poor"}}
+	searchSorts = []option{{Value: "", Label: "Best match"}, {Value: "newest", Label: "Newest first"},
+		{Value: "price_asc", Label: "Price: low to high"}, {Value: "price_desc", Label: "Price: high to low"}}
+	searchConditions = []option{{Value: "", Label: "Any condition"}, {Value: "new", Label: "New"},
+		{Value: "like_new", Label: "Like new"}, {Value: "good", Label: "Good"}, {Value: "fair", Label: "Fair"},
+		{Value: "poor", Label: "Poor"}}
 )
 
 // searchForm is the search as typed: prices in dollars and cents.
@@ -100,10 +89,10 @@ type searchData struct {
 	Form              searchForm
 	Sorts, Conditions []option
 	Categories        []option
-	Listings          []listingCard
+	Listings          cardGrid
 	Searched          bool
-	Page              int
-	PrevURL, NextURL  string
+	Number            int // the page's number, from 1
+	Page              pager
 	Error             *market.Error
 }
 
@@ -115,24 +104,26 @@ func (c *Console) searchPage(v *visit) error {
 	q := v.r.URL.Query()
 	f := searchForm{Q: q.Get("q"), Category: q.Get("category"), Condition: q.Get("condition"),
 		MinPrice: q.Get("minPrice"), MaxPrice: q.Get("maxPrice"), Sort: q.Get("sort")}
-	d := searchData{Form: f, Sorts: searchSorts, Conditions: searchConditions, Page: 1}
+	d := searchData{Form: f, Sorts: choose(searchSorts, f.Sort), Conditions: choose(searchConditions, f.Condition), Number: 1,
+		Page: pager{Label: "Result pages"}}
 	var err error
 	if d.Categories, d.Form.Category, err = c.categoryOptions(v, f.Category); err != nil {
 		return err
 	}
 	f = d.Form
+	d.Categories = choose(d.Categories, f.Category)
 	cursor, trail, p, err := searchParams(q)
 	if err == nil {
 		var page api.ListingPage
 		if page, err = c.Ops.ListingOps().Search(v.r.Context(), v.callerOrNil(), p); err == nil {
-			d.Listings, d.Searched = cardsOf(page), true
-			d.Page = len(trail) + 1
+			d.Listings, d.Searched = cardGrid{Cards: cardsOf(page), Condition: true}, true
+			d.Number = len(trail) + 1
 			if cursor != "" {
-				d.Page++
+				d.Number++
 				if len(trail) > 0 {
-					d.PrevURL = f.url(trail[len(trail)-1], trail[:len(trail)-1])
+					d.Page.Prev = f.url(trail[len(trail)-1], trail[:len(trail)-1])
 				} else {
-					d.PrevURL = f.url("", nil)
+					d.Page.Prev = f.url("", nil)
 				}
 			}
 			if page.Cursor != "" {
@@ -140,7 +131,7 @@ func (c *Console) searchPage(v *visit) error {
 				if cursor != "" {
 					next = append(next[:len(next):len(next)], cursor)
 				}
-				d.NextURL = f.url(page.Cursor, next)
+				d.Page.Next = f.url(page.Cursor, next)
 			}
 		}
 	}
@@ -220,7 +211,7 @@ func (c *Console) categoryOptions(v *visit, current string) ([]option, string, e
 	if err != nil {
 		return nil, "", err
 	}
-	out := []option{{"", "Any category"}}
+	out := []option{{Value: "", Label: "Any category"}}
 	want := strings.ToLower(strings.TrimSpace(current))
 	var walk func([]api.Category)
 	walk = func(cats []api.Category) {
@@ -230,7 +221,7 @@ func (c *Console) categoryOptions(v *visit, current string) ([]option, string, e
 				current = cat.Slug
 			}
 			if cat.Depth <= 1 || asked {
-				out = append(out, option{cat.Slug, cat.Path})
+				out = append(out, option{Value: cat.Slug, Label: cat.Path})
 			}
 			walk(cat.Children)
 		}
@@ -252,9 +243,9 @@ func (v *visit) callerOrNil() *api.Caller {
 const watchLimit = 24
 
 type watchingData struct {
-	Listings         []listingCard
-	Page             int
-	PrevURL, NextURL string
+	Listings cardGrid
+	Number   int // the page's number, from 1
+	Page     pager
 }
 
 // watchingPage is GET /watching: the listings the person watches, most
@@ -271,12 +262,10 @@ func (c *Console) watchingPage(v *visit) error {
 	if err != nil {
 		return err
 	}
-	d := watchingData{Listings: cardsOf(p), Page: n}
-	if n > 1 {
-		d.PrevURL = "/watching?page=" + strconv.Itoa(n-1)
-	}
-	if n*watchLimit < p.Total {
-		d.NextURL = "/watching?page=" + strconv.Itoa(n+1)
-	}
+	d := watchingData{Listings: cardGrid{Cards: cardsOf(p), Condition: true}, Number: n,
+		Page: pageOf(len(p.Listings), p.Total, watchLimit, (n-1)*watchLimit, func(off int) string {
+			return "/watching?page=" + strconv.Itoa(off/watchLimit+1)
+		})}
+	d.Page.Label = "Watched pages"
 	return c.render(v, http.StatusOK, "listings_watching", d)
 }

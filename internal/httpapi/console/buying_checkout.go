@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -20,15 +21,9 @@ type addressForm struct {
 	Name, Line1, Line2, City, State, Zip, Country string
 }
 
-func addressFormOf(f map[string][]string) addressForm {
-	get := func(k string) string {
-		if vs := f[k]; len(vs) > 0 {
-			return vs[0]
-		}
-		return ""
-	}
-	return addressForm{Name: get("name"), Line1: get("line1"), Line2: get("line2"), City: get("city"), State: get("state"),
-		Zip: get("zip"), Country: get("country")}
+func addressFormOf(f url.Values) addressForm {
+	return addressForm{Name: f.Get("name"), Line1: f.Get("line1"), Line2: f.Get("line2"), City: f.Get("city"),
+		State: f.Get("state"), Zip: f.Get("zip"), Country: f.Get("country")}
 }
 
 // savedAddressForm is a saved address, to fill the form with.
@@ -56,16 +51,9 @@ type buyData struct {
 // rateOption is a quoted shipping rate to choose.
 type rateOption struct{ ID, Label string }
 
-// carrierNames are the carriers as people write them.
-var carrierNames = map[string]string{"usps": "USPS", "ups": "UPS", "fedex": "FedEx", "dhl": "DHL"}
-
 // rateLabel is a rate in words: "UPS ground: $12.40, about 5 days".
 func rateLabel(r shipping.Rate) string {
-	carrier := r.Carrier
-	if n, ok := carrierNames[carrier]; ok {
-		carrier = n
-	}
-	s := carrier + " " + strings.ReplaceAll(r.Service, "_", " ") + ": $" + shipping.FormatCents(r.Amount) +
+	s := carrierName(r.Carrier) + " " + strings.ReplaceAll(r.Service, "_", " ") + ": $" + shipping.FormatCents(r.Amount) +
 		", about " + strconv.Itoa(r.EstimatedDays) + " days"
 	if r.Preferred {
 		s += " (the seller's choice)"

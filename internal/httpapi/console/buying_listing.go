@@ -163,16 +163,10 @@ func (c *Console) makeOffer(v *visit) error {
 // formFields is e with its fields named as the console's forms (and the
 // API's camelCase surface) name them: "offerPrice", not "offer_price".
 func formFields(e *market.Error) *market.Error {
-	if len(e.Fields) == 0 {
-		return e
-	}
-	out := *e
-	out.Fields = make([]market.FieldError, len(e.Fields))
-	for i, f := range e.Fields {
-		if !f.AsSent {
-			f.Field = httpapi.CamelCase(f.Field)
+	return renamed(e, func(f market.FieldError) string {
+		if f.AsSent {
+			return f.Field
 		}
-		out.Fields[i] = f
-	}
-	return &out
+		return httpapi.CamelCase(f.Field)
+	})
 }

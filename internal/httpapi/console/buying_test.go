@@ -20,15 +20,6 @@ func buyListing(t *testing.T, s *testkit.Server, seller *testkit.User, title str
 	return id
 }
 
-// buySignIn signs u in through the sign-in page.
-func buySignIn(t *testing.T, s *testkit.Server, u *testkit.User) *browser {
-	t.Helper()
-	b := newBrowser(t, s)
-	b.get("/signin")
-	b.post("/signin", "email", u.Email, "password", u.Password, "next", "/search").redirect(t, "/search")
-	return b
-}
-
 // before fails unless a comes before b in the page.
 func (p page) before(t *testing.T, a, b string) {
 	t.Helper()
@@ -97,7 +88,7 @@ func TestBuyingSearch(t *testing.T) {
 		for i := range 25 {
 			buyListing(t, s, seller, fmt.Sprintf("Brass candlestick number %d", i+1), int64(1000+i), nil)
 		}
-		member := buySignIn(t, s, seller)
+		member := signIn(t, s, seller, "/search")
 		p = member.get("/search?q=brass&sort=price_asc&maxPrice=100").want(t, http.StatusOK, "Brass candlestick number 1<", "Next page")
 		if p.pagerLink("prev") != "" || strings.Contains(p.body, "Brass telescope") {
 			t.Fatalf("the first page has a Previous link or the 28th-cheapest listing:\n%s", p.body)
@@ -143,11 +134,8 @@ func TestBuyingListingPage(t *testing.T) {
 		}
 		g.get("/search?q=lamp").want(t, http.StatusOK, "&lt;script&gt;x&lt;/script&gt; lamp")
 		// Its category links to a search of that category, chosen in the form.
-		cat := regexp.MustCompile(`href="/search\?category=([0-9a-f-]+)"`).FindStringSubmatch(p.body)
-		if cat == nil {
-			t.Fatalf("no category link:\n%s", p.body)
-		}
-		g.get("/search?category="+cat[1]).want(t, http.StatusOK, "&lt;script&gt;x&lt;/script&gt; lamp", `" selected>`)
+		cat := p.find(t, `href="/search\?category=([0-9a-f-]+)"`, "category link")
+		g.get("/search?category="+cat).want(t, http.StatusOK, "&lt;script&gt;x&lt;/script&gt; lamp", `" selected>`)
 		// The members' pages send a guest to sign in, and back.
 		g.get("/listings/"+id+"/buy").redirect(t, "/signin?next="+url.QueryEscape("/listings/"+id+"/buy"))
 		g.get("/watching").redirect(t, "/signin?next=%2Fwatching")
@@ -156,7 +144,7 @@ func TestBuyingListingPage(t *testing.T) {
 		g.get("/signin?next=/listings/"+id).want(t, http.StatusOK, `value="/listings/`+id+`"`)
 
 		// The seller: an edit link, no buying.
-		sb := buySignIn(t, s, seller)
+		sb := signIn(t, s, seller, "/search")
 		p = sb.get("/listings/"+id).want(t, http.StatusOK, `href="/selling/`+id+`"`)
 		for _, no := range []string{`/buy"`, `/watch"`, `/offer"`} {
 			if strings.Contains(p.body, no) {
@@ -167,7 +155,7 @@ func TestBuyingListingPage(t *testing.T) {
 		s.Do("DELETE", "/api/v1/listings/"+id, nil, seller.Auth()).Want(t, http.StatusOK, "")
 		sb.get("/listings/"+id).want(t, http.StatusOK, "archived", `href="/selling/`+id+`"`)
 		g.get("/listings/"+id).want(t, http.StatusNotFound, "Not found")
-		other := buySignIn(t, s, s.Register("stranger"))
+		other := signIn(t, s, s.Register("stranger"), "/search")
 		other.get("/listings/"+id).want(t, http.StatusNotFound)
 		other.get("/listings/"+id+"/buy").want(t, http.StatusNotFound)
 		other.get("/search")
@@ -186,7 +174,7 @@ func TestBuyingWatchAndOffer(t *testing.T) {
 		seller := s.VerifiedOwner("offerseller")
 		id := buyListing(t, s, seller, "Walnut chess set", 6000, map[string]any{"acceptOffers": true})
 		buyer := s.Register("offerbuyer")
-		b := buySignIn(t, s, buyer)
+		b := signIn(t, s, buyer, "/search")
 
 		// CSRF first: nothing changes without a valid token.
 		b.get("/listings/"+id).want(t, http.StatusOK, ">Watch<", "Make an offer", "Your offer")
@@ -268,7 +256,7 @@ func TestBuyingBuyNow(t *testing.T) {
 		first := buyListing(t, s, seller, "Copper kettle", 3000, map[string]any{"shippingType": "flat_rate", "shippingCost": 500})
 		second := buyListing(t, s, seller, "Enamel teapot", 2000, nil)
 		buyer := s.Register("buynowbuyer")
-		b := buySignIn(t, s, buyer)
+		b := signIn(t, s, buyer, "/search")
 
 		// No saved address: the buy page asks for one.
 		b.get("/listings/" + first)
@@ -311,11 +299,8 @@ func TestBuyingBuyNow(t *testing.T) {
 		third := buyListing(t, s, seller, "Cast iron skillet", 2500, map[string]any{"shippingType": "calculated"})
 		b.get("/listings/" + third)
 		p := b.post("/listings/"+third+"/buy", "expectedPrice", "2500").want(t, http.StatusOK, "Shipping rate", `value="Portland"`)
-		rate := regexp.MustCompile(`name="shippingRateId" value="([^"]+)" required checked`).FindStringSubmatch(p.body)
-		if rate == nil {
-			t.Fatalf("no rate to choose:\n%s", p.body)
-		}
-		order3 := b.post("/listings/"+third+"/buy", append(addr, "expectedPrice", "2500", "shippingRateId", rate[1])...).checkoutOf(t)
+		rate := p.find(t, `name="shippingRateId" value="([^"]+)" required checked`, "rate to choose")
+		order3 := b.post("/listings/"+third+"/buy", append(addr, "expectedPrice", "2500", "shippingRateId", rate)...).checkoutOf(t)
 		o = s.Do("GET", "/api/v1/orders/"+order3, nil, buyer.Auth()).Want(t, http.StatusOK, "").Data()
 		if testkit.Num(t, testkit.Obj(t, o, "fees"), "shippingCost") <= 0 || o["status"] != "pending_payment" {
 			t.Fatalf("the calculated-shipping order is %v", o)

@@ -293,12 +293,7 @@ func (p page) Path() string { return p.Visit.r.URL.Path }
 var funcs = template.FuncMap{
 	"dollars":      func(c int64) string { return "$" + shipping.FormatCents(c) },
 	"dollarsPlain": shipping.FormatCents,
-	"amount": func(c *int64) string {
-		if c == nil {
-			return ""
-		}
-		return shipping.FormatCents(*c)
-	},
+	"amount":       amount,
 	"when": func(t any) string {
 		switch t := t.(type) {
 		case time.Time:
@@ -312,9 +307,18 @@ var funcs = template.FuncMap{
 	},
 }
 
+// amount is an optional amount in dollars and cents, as a form's field
+// holds it: "" for none.
+func amount(c *int64) string {
+	if c == nil {
+		return ""
+	}
+	return shipping.FormatCents(*c)
+}
+
 // shared are the template files every page has: the layout and the parts
 // pages include.
-var shared = []string{"templates/layout.html", "templates/refusal.html"}
+var shared = []string{"templates/layout.html", "templates/refusal.html", "templates/parts.html"}
 
 // parsePages parses each page with the layout around it.
 func parsePages() map[string]*template.Template {
@@ -329,6 +333,37 @@ func parsePages() map[string]*template.Template {
 		out[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFiles, n))
 	}
 	return out
+}
+
+// answer ends the post of a page's form: done (err nil), the browser goes
+// to next; refused, the form's page is shown again by show, at the API's
+// status, with the refusal. An internal error, or something not found
+// (another person's, as on the API), is the error page.
+func (c *Console) answer(v *visit, err error, next string, show func(v *visit, status int, refusal *market.Error) error) error {
+	if err != nil {
+		e := refusal(err)
+		if e == nil || e.Code == market.CodeNotFound {
+			return err
+		}
+		return show(v, httpapi.Status(e.Code), e)
+	}
+	http.Redirect(v.w, v.r, next, http.StatusSeeOther)
+	return nil
+}
+
+// renamed is a copy of e with each field named by name (e may be shared);
+// e itself when it names no field.
+func renamed(e *market.Error, name func(market.FieldError) string) *market.Error {
+	if e == nil || len(e.Fields) == 0 {
+		return e
+	}
+	out := *e
+	out.Fields = make([]market.FieldError, len(e.Fields))
+	for i, f := range e.Fields {
+		f.Field = name(f)
+		out.Fields[i] = f
+	}
+	return &out
 }
 
 // refusal is err as a refusal to show on the page it came from, or nil for

@@ -39,19 +39,26 @@ type page struct {
 
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
+// do sends form (none for nil) urlencoded.
 func (b *browser) do(method, path string, form url.Values, extra ...testkit.Header) page {
 	b.t.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
+	if form == nil {
+		return b.send(method, path, nil, "", extra...)
 	}
+	return b.send(method, path, strings.NewReader(form.Encode()), "application/x-www-form-urlencoded", extra...)
+}
+
+// send sends body as contentType ("" for no body) and reads the answer,
+// keeping its CSRF token.
+func (b *browser) send(method, path string, body io.Reader, contentType string, extra ...testkit.Header) page {
+	b.t.Helper()
 	req, err := http.NewRequest(method, b.s.URL+path, body)
 	if err != nil {
 		b.t.Fatal(err)
 	}
 	req.Header.Set("Accept", "text/html")
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	for _, h := range extra {
 		req.Header.Set(h.Name, h.Value)
@@ -103,6 +110,52 @@ func (p page) redirect(t *testing.T, to string) {
 	}
 }
 
+// find is the first group of pattern's first match in the page; the test
+// fails without one, saying what it looked for.
+func (p page) find(t *testing.T, pattern, what string) string {
+	t.Helper()
+	m := regexp.MustCompile(pattern).FindStringSubmatch(p.body)
+	if m == nil {
+		t.Fatalf("no %s in the page:\n%s", what, p.body)
+	}
+	return m[1]
+}
+
+// signIn is a browser that signed u in through the sign-in page and opened
+// next (which gives it the session's CSRF token).
+func signIn(t *testing.T, s *testkit.Server, u *testkit.User, next string) *browser {
+	t.Helper()
+	b := newBrowser(t, s)
+	b.get("/signin")
+	b.post("/signin", "email", u.Email, "password", u.Password, "next", next).redirect(t, next)
+	b.get(next).want(t, http.StatusOK)
+	return b
+}
+
+// withSession is a browser whose session cookie is value.
+func withSession(t *testing.T, s *testkit.Server, value string) *browser {
+	b := newBrowser(t, s)
+	b.c.Jar.SetCookies(mustURL(t, s.URL), []*http.Cookie{{Name: console.SessionCookie, Value: value}})
+	return b
+}
+
+// sessionCookie is the browser's console session secret, "" for none.
+func sessionCookie(t *testing.T, b *browser) string {
+	for _, c := range b.c.Jar.Cookies(mustURL(t, b.s.URL)) {
+		if c.Name == console.SessionCookie {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+// apiToken is a bearer token for email, from the API's login.
+func apiToken(t *testing.T, s *testkit.Server, email, password string) testkit.Header {
+	t.Helper()
+	r := s.Do("POST", "/api/v1/auth/login", map[string]any{"email": email, "password": password}).Want(t, http.StatusOK, "")
+	return testkit.Bearer(r.Data()["accessToken"].(string))
+}
+
 // signUp opens an account through the sign-up page and returns the browser,
 // signed in.
 func signUp(t *testing.T, s *testkit.Server, name, email string) *browser {
@@ -114,9 +167,6 @@ func signUp(t *testing.T, s *testkit.Server, name, email string) *browser {
 	return b
 }
 
-// keyAction finds the id in the first Freeze form of an agents page.
-var keyAction = regexp.MustCompile(`action="/agents/keys/([0-9a-f-]+)/freeze"`)
-
 func TestAgentsPage(t *testing.T) {
 	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
@@ -126,11 +176,7 @@ func TestAgentsPage(t *testing.T) {
 		// Create a key with its own caps: the secret is shown once.
 		p = b.post("/agents/keys", "label", "Shopping bot", "scope", "buy_only", "dailyLimit", "150.00", "acceptAgentTerms", "on").
 			want(t, http.StatusCreated, "Shopping bot", "mk_test_", "daily $150.00")
-		m := keyAction.FindStringSubmatch(p.body)
-		if m == nil {
-			t.Fatalf("no Freeze button:\n%s", p.body)
-		}
-		key := m[1]
+		key := p.find(t, `action="/agents/keys/([0-9a-f-]+)/freeze"`, "Freeze button")
 		if p := b.get("/agents"); strings.Contains(p.body, "mk_test_") && !strings.Contains(p.body, "…") {
 			t.Fatal("the secret is shown again")
 		}
@@ -178,13 +224,8 @@ func TestSecurity(t *testing.T) {
 		if p.header.Get("X-Frame-Options") != "DENY" {
 			t.Errorf("X-Frame-Options = %q", p.header.Get("X-Frame-Options"))
 		}
-		var session *http.Cookie
-		for _, c := range b.c.Jar.Cookies(mustURL(t, s.URL)) {
-			if c.Name == console.SessionCookie {
-				session = c
-			}
-		}
-		if session == nil {
+		session := sessionCookie(t, b)
+		if session == "" {
 			t.Fatal("no session cookie")
 		}
 
@@ -219,7 +260,7 @@ func TestSecurity(t *testing.T) {
 		guest.get("/agents", other.Auth()).redirect(t, "/signin?next=%2Fagents")
 		guest.get("/agents", otherKey.Auth()).redirect(t, "/signin?next=%2Fagents")
 		req, _ := http.NewRequest("GET", s.URL+"/api/v1/auth/me", nil)
-		req.AddCookie(session)
+		req.AddCookie(&http.Cookie{Name: console.SessionCookie, Value: session})
 		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("the console cookie on the API: %v %v", resp.StatusCode, err)
 		} else {
@@ -242,38 +283,26 @@ func TestSecurity(t *testing.T) {
 		// Session fixation: a session value planted before sign-in is
 		// replaced at sign-in, and the planted value signs nobody in.
 		for _, planted := range []string{randomish()} {
-			f := newBrowser(t, s)
-			f.c.Jar.SetCookies(mustURL(t, s.URL), []*http.Cookie{{Name: console.SessionCookie, Value: planted}})
+			f := withSession(t, s, planted)
 			f.get("/signin")
 			f.post("/signin", "email", "eve-console@example.com", "password", "correct-horse-1", "next", "/agents").redirect(t, "/agents")
-			var got string
-			for _, c := range f.c.Jar.Cookies(mustURL(t, s.URL)) {
-				if c.Name == console.SessionCookie {
-					got = c.Value
-				}
-			}
-			if got == "" || got == planted {
+			if got := sessionCookie(t, f); got == "" || got == planted {
 				t.Fatalf("sign-in kept the planted session %q (now %q)", planted, got)
 			}
-			attacker := newBrowser(t, s)
-			attacker.c.Jar.SetCookies(mustURL(t, s.URL), []*http.Cookie{{Name: console.SessionCookie, Value: planted}})
-			attacker.get("/agents").redirect(t, "/signin?next=%2Fagents")
+			withSession(t, s, planted).get("/agents").redirect(t, "/signin?next=%2Fagents")
 		}
 
 		// Sign out ends that session only; the old cookie signs nobody in.
 		b.get("/agents")
 		b.post("/signout").redirect(t, "/")
 		b.get("/agents").redirect(t, "/signin?next=%2Fagents")
-		stale := newBrowser(t, s)
-		stale.c.Jar.SetCookies(mustURL(t, s.URL), []*http.Cookie{{Name: console.SessionCookie, Value: session.Value}})
-		stale.get("/agents").redirect(t, "/signin?next=%2Fagents")
+		withSession(t, s, session).get("/agents").redirect(t, "/signin?next=%2Fagents")
 		g.get("/agents").want(t, http.StatusOK)
 
 		// A password change ends every console session of the user.
-		tok := s.Do("POST", "/api/v1/auth/login", map[string]any{"email": "eve-console@example.com", "password": "correct-horse-1"}).
-			Want(t, http.StatusOK, "").Data()["accessToken"].(string)
+		tok := apiToken(t, s, "eve-console@example.com", "correct-horse-1")
 		s.Do("POST", "/api/v1/auth/set-password", map[string]any{"currentPassword": "correct-horse-1", "newPassword": "correct-horse-2"},
-			testkit.Bearer(tok)).Want(t, http.StatusOK, "")
+			tok).Want(t, http.StatusOK, "")
 		g.get("/agents").redirect(t, "/signin?next=%2Fagents")
 	})
 }
@@ -288,8 +317,6 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
-
-var approveAction = regexp.MustCompile(`action="/approvals/([0-9a-f-]+)/approve"`)
 
 // TestApprovals: an agent's purchase over the owner's threshold waits on the
 // approvals page with its order and key; the owner approves it there and
@@ -311,29 +338,20 @@ func TestApprovals(t *testing.T) {
 		}
 		order, title := buy("walnut side table with one drawer")
 
-		b := newBrowser(t, s)
-		b.get("/signin?next=/approvals")
-		b.post("/signin", "email", owner.Email, "password", owner.Password, "next", "/approvals").redirect(t, "/approvals")
+		b := signIn(t, s, owner.User, "/approvals")
 		p := b.get("/approvals").want(t, http.StatusOK, "Waiting for you", template.HTMLEscapeString(title), "$25.00", "test buy_sell", order, "Approve", "Reject")
-		m := approveAction.FindStringSubmatch(p.body)
-		if m == nil {
-			t.Fatalf("no Approve button:\n%s", p.body)
-		}
-		b.post("/approvals/"+m[1]+"/approve").redirect(t, "/approvals")
+		approval := p.find(t, `action="/approvals/([0-9a-f-]+)/approve"`, "Approve button")
+		b.post("/approvals/"+approval+"/approve").redirect(t, "/approvals")
 		b.get("/approvals").want(t, http.StatusOK, "Nothing is waiting for you", "approved")
 		if st := s.Do("GET", "/api/v1/orders/"+order, nil, owner.Auth()).Want(t, http.StatusOK, "").Data()["status"]; st != "paid" {
 			t.Fatalf("the approved order is %v, want paid", st)
 		}
 		// Approving it again is refused on the page, as on the API.
-		b.post("/approvals/"+m[1]+"/approve").want(t, http.StatusConflict)
+		b.post("/approvals/"+approval+"/approve").want(t, http.StatusConflict)
 
 		order2, _ := buy("brass desk lamp with a green shade")
-		p = b.get("/approvals")
-		m = regexp.MustCompile(`action="/approvals/([0-9a-f-]+)/reject"`).FindStringSubmatch(p.body)
-		if m == nil {
-			t.Fatalf("no Reject button:\n%s", p.body)
-		}
-		b.post("/approvals/"+m[1]+"/reject", "reason", "too dear").redirect(t, "/approvals")
+		rejected := b.get("/approvals").find(t, `action="/approvals/([0-9a-f-]+)/reject"`, "Reject button")
+		b.post("/approvals/"+rejected+"/reject", "reason", "too dear").redirect(t, "/approvals")
 		b.get("/approvals").want(t, http.StatusOK, "rejected: too dear")
 		if st := s.Do("GET", "/api/v1/orders/"+order2, nil, owner.Auth()).Want(t, http.StatusOK, "").Data()["status"]; st != "cancelled" {
 			t.Fatalf("the rejected order is %v, want cancelled", st)

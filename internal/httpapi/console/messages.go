@@ -31,7 +31,7 @@ func (c *Console) messagesPage(v *visit) error {
 	if err != nil {
 		return err
 	}
-	names := &sellingNames{c: c, ctx: ctx, known: map[string]string{v.user.ID: v.user.DisplayName}}
+	names := c.displayNames(v, "a member")
 	d := messagesData{Unread: unread.UnreadCount, Paged: cursor != ""}
 	for _, t := range p.Threads {
 		other := t.BuyerID
@@ -75,7 +75,7 @@ func (c *Console) showThread(v *visit, status int, reply string, refusal *market
 		return err
 	}
 	t := conv.Thread
-	names := &sellingNames{c: c, ctx: ctx, known: map[string]string{v.user.ID: v.user.DisplayName}}
+	names := c.displayNames(v, "a member")
 	d := threadData{ID: t.ID, ListingID: t.ListingID, Seller: t.SellerID == v.user.ID, Reply: reply,
 		Error: sellingRelabel(refusal), ListingTitle: c.offersTitle(v, t.ListingID, map[string]string{})}
 	other := t.SellerID
@@ -104,17 +104,12 @@ func (c *Console) showThread(v *visit, status int, reply string, refusal *market
 func (c *Console) messagesReply(v *visit) error {
 	id, content := v.r.PathValue("threadId"), v.r.PostForm.Get("content")
 	httpapi.Entity(v.r, "thread", id)
-	if _, err := c.Ops.MessageOps().Reply(v.r.Context(), v.caller(), id, messaging.Input{Content: content}); err != nil {
-		e := refusal(err)
-		if e == nil || e.Code == market.CodeNotFound {
-			return err
-		}
-		return c.showThread(v, httpapi.Status(e.Code), content, e)
-	}
+	_, err := c.Ops.MessageOps().Reply(v.r.Context(), v.caller(), id, messaging.Input{Content: content})
 	next := safeNext(v.r.PostForm.Get("next"))
 	if next == "/" {
 		next = "/messages/" + id
 	}
-	http.Redirect(v.w, v.r, next, http.StatusSeeOther)
-	return nil
+	return c.answer(v, err, next, func(v *visit, status int, refusal *market.Error) error {
+		return c.showThread(v, status, content, refusal)
+	})
 }

@@ -15,12 +15,10 @@ import (
 const offersPageSize = 20
 
 // offersSide is one party's offers: received (as seller) or made (as
-// buyer), with paging links.
+// buyer), with their pager.
 type offersSide struct {
-	Label      string
-	Rows       []sellingOfferRow
-	Total      int
-	Prev, Next string
+	Rows []sellingOfferRow
+	Page pager
 }
 
 type offersData struct {
@@ -51,7 +49,7 @@ func (c *Console) offersShow(v *visit, status int, refusal *market.Error) error 
 	if err := check.Err(); err != nil {
 		return err
 	}
-	names := &sellingNames{c: c, ctx: v.r.Context(), known: map[string]string{v.user.ID: v.user.DisplayName}}
+	names := c.displayNames(v, "a member")
 	titles := map[string]string{}
 	link := func(rec, md int) string {
 		q := url.Values{}
@@ -71,20 +69,15 @@ func (c *Console) offersShow(v *visit, status int, refusal *market.Error) error 
 		if err != nil {
 			return offersSide{}, err
 		}
-		s := offersSide{Label: "Offers you made", Total: total}
+		s := offersSide{Page: pageOf(len(os), total, offersPageSize, off, page)}
+		s.Page.Label = "Offers you made pages"
 		if role == offers.Seller {
-			s.Label = "Offers you received"
+			s.Page.Label = "Offers you received pages"
 		}
 		for _, o := range os {
 			row := offerRow(v, o, "/offers", names)
 			row.ListingTitle = c.offersTitle(v, o.ListingID, titles)
 			s.Rows = append(s.Rows, row)
-		}
-		if off > 0 {
-			s.Prev = page(max(0, off-offersPageSize))
-		}
-		if off+len(os) < total {
-			s.Next = page(off + offersPageSize)
 		}
 		return s, nil
 	}
@@ -141,17 +134,9 @@ func (c *Console) offersAnswer(v *visit) error {
 	default:
 		return market.Errorf(market.CodeNotFound, "no such page")
 	}
-	if err != nil {
-		e := refusal(err)
-		if e == nil || e.Code == market.CodeNotFound {
-			return err
-		}
-		return c.offersShow(v, httpapi.Status(e.Code), e)
-	}
 	next := safeNext(f.Get("next"))
 	if next == "/" {
 		next = "/offers"
 	}
-	http.Redirect(v.w, v.r, next, http.StatusSeeOther)
-	return nil
+	return c.answer(v, err, next, c.offersShow)
 }

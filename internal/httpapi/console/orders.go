@@ -1,7 +1,6 @@
 package console
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -34,24 +33,29 @@ type orderRow struct {
 }
 
 // ordersData is a page of the visitor's orders; Role and Status are the
-// filters, Prev and Next the neighbouring pages ("" at either end).
+// filters.
 type ordersData struct {
 	Role, Status string
-	Statuses     []orders.Status
+	Statuses     []option
 	Rows         []orderRow
-	Total        int
-	From, To     int
-	Prev, Next   string
+	Page         pager
 }
 
-// Words is a status as people write it.
-func (ordersData) Words(s orders.Status) string { return strings.ReplaceAll(string(s), "_", " ") }
+// orderStatuses are the statuses to filter by, in words, after "Any".
+func orderStatuses(current string) []option {
+	var opts []option
+	for _, s := range orders.AllStatuses {
+		opts = append(opts, option{Value: string(s), Label: strings.ReplaceAll(string(s), "_", " ")})
+	}
+	return append([]option{{Value: "", Label: "Any"}}, choose(opts, current)...)
+}
 
 // ordersPage lists the visitor's orders as GET /agent/orders does: role
 // buyer, seller or both, a status, limit and offset from the query.
 func (c *Console) ordersPage(v *visit) error {
 	q := v.r.URL.Query()
-	d := ordersData{Role: q.Get("role"), Status: q.Get("status"), Statuses: orders.AllStatuses}
+	d := ordersData{Role: q.Get("role"), Status: q.Get("status")}
+	d.Statuses = orderStatuses(d.Status)
 	limit, offset, err := httpapi.Page(v.r)
 	if err != nil {
 		return err
@@ -60,60 +64,17 @@ func (c *Console) ordersPage(v *visit) error {
 	if err != nil {
 		return err
 	}
-	names := c.names(v.r.Context())
+	names := c.displayNames(v, "a former member")
 	for _, o := range os {
 		other := o.BuyerID
 		if o.Role == "buyer" {
 			other = o.SellerID
 		}
-		d.Rows = append(d.Rows, orderRow{Order: o, Other: names(other)})
+		d.Rows = append(d.Rows, orderRow{Order: o, Other: names.of(other)})
 	}
-	d.Total = total
-	if len(os) > 0 {
-		d.From, d.To = offset+1, offset+len(os)
-	}
-	page := func(off int) string {
-		p := url.Values{}
-		for k, v := range map[string]string{"role": d.Role, "status": d.Status} {
-			if v != "" {
-				p.Set(k, v)
-			}
-		}
-		if limit != httpapi.DefaultLimit {
-			p.Set("limit", strconv.Itoa(limit))
-		}
-		if off > 0 {
-			p.Set("offset", strconv.Itoa(off))
-		}
-		if len(p) == 0 {
-			return "/orders"
-		}
-		return "/orders?" + p.Encode()
-	}
-	if offset > 0 {
-		d.Prev = page(max(0, offset-limit))
-	}
-	if offset+len(os) < total {
-		d.Next = page(offset + limit)
-	}
+	d.Page = pageOf(len(os), total, limit, offset, pageLinks("/orders", url.Values{"role": {d.Role}, "status": {d.Status}}, limit))
+	d.Page.PrevText, d.Page.NextText = "Newer", "Older"
 	return c.render(v, http.StatusOK, "orders", d)
-}
-
-// names looks people up by id for display, once each per page; someone
-// gone is "a former member".
-func (c *Console) names(ctx context.Context) func(id string) string {
-	seen := map[string]string{}
-	return func(id string) string {
-		if n, ok := seen[id]; ok {
-			return n
-		}
-		n := "a former member"
-		if u, err := c.Ops.Accounts.User(ctx, id); err == nil && u.DisplayName != "" {
-			n = u.DisplayName
-		}
-		seen[id] = n
-		return n
-	}
 }
 
 // orderData is one order's page: the order as the visitor sees it, its
@@ -200,8 +161,8 @@ func (c *Console) showOrder(v *visit, status int, refusal *market.Error) error {
 		return err
 	}
 	d := orderData{Order: o, Error: refusal}
-	names := c.names(ctx)
-	d.Buyer, d.Seller = names(o.BuyerID), names(o.SellerID)
+	names := c.displayNames(v, "a former member")
+	d.Buyer, d.Seller = names.of(o.BuyerID), names.of(o.SellerID)
 	if d.Shipment, err = ops.Shipment(ctx, caller, o.ID); err != nil {
 		return err
 	}

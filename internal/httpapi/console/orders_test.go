@@ -3,7 +3,6 @@ package console_test
 import (
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -31,17 +30,8 @@ func orderPaid(t *testing.T, s *testkit.Server, name string) orderScene {
 	buyer := s.NewShopper(name+"buyer", "pm_card_visa")
 	o := s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": listing, "maxPrice": 2500,
 		"shippingAddress": testkit.Address()}, buyer.Key.Auth()).Want(t, http.StatusCreated, "")
-	return orderScene{seller: seller, buyer: buyer.User, sellerB: orderSignIn(t, s, seller), buyerB: orderSignIn(t, s, buyer.User),
+	return orderScene{seller: seller, buyer: buyer.User, sellerB: signIn(t, s, seller, "/orders"), buyerB: signIn(t, s, buyer.User, "/orders"),
 		order: o.Data()["id"].(string)}
-}
-
-// orderSignIn signs u in to the console through the sign-in page.
-func orderSignIn(t *testing.T, s *testkit.Server, u *testkit.User) *browser {
-	t.Helper()
-	b := newBrowser(t, s)
-	b.get("/signin")
-	b.post("/signin", "email", u.Email, "password", u.Password, "next", "/orders").redirect(t, "/orders")
-	return b
 }
 
 func orderAPIStatus(t *testing.T, s *testkit.Server, sc orderScene) any {
@@ -145,7 +135,8 @@ func TestOrdersPages(t *testing.T) {
 	})
 }
 
-var orderRefundID = regexp.MustCompile(`name="refundId" value="([0-9a-f-]+)"`)
+// orderRefundID finds the refund the seller's refund forms answer.
+const orderRefundID = `name="refundId" value="([0-9a-f-]+)"`
 
 // TestOrdersRefundsAndDisputes: the buyer asks for a refund, the seller
 // declines and then approves a smaller one; the buyer opens a dispute and
@@ -176,20 +167,14 @@ func TestOrdersRefundsAndDisputes(t *testing.T) {
 		// The seller declines, then the buyer asks again and the seller
 		// approves less.
 		p = sc.sellerB.get(page).want(t, http.StatusOK, "The buyer asks for a refund of $5.00", "Approve refund", "Decline refund")
-		m := orderRefundID.FindStringSubmatch(p.body)
-		if m == nil {
-			t.Fatalf("no refund form:\n%s", p.body)
-		}
-		sc.buyerB.post(page+"/refund-answer", "refundId", m[1], "decision", "approve").want(t, http.StatusForbidden, "FORBIDDEN")
-		sc.sellerB.post(page+"/refund-answer", "refundId", m[1], "decision", "decline", "message", "it was like that").redirect(t, page)
+		refund := p.find(t, orderRefundID, "refund form")
+		sc.buyerB.post(page+"/refund-answer", "refundId", refund, "decision", "approve").want(t, http.StatusForbidden, "FORBIDDEN")
+		sc.sellerB.post(page+"/refund-answer", "refundId", refund, "decision", "decline", "message", "it was like that").redirect(t, page)
 		sc.buyerB.get(page).want(t, http.StatusOK, "Refund declined", "it was like that")
 		sc.buyerB.post(page+"/refund", "reason", "still scratched", "amount", "5").redirect(t, page)
-		m = orderRefundID.FindStringSubmatch(sc.sellerB.get(page).body)
-		if m == nil {
-			t.Fatal("no refund form for the second request")
-		}
-		sc.sellerB.post(page+"/refund-answer", "refundId", m[1], "decision", "approve", "amount", "6.00").want(t, http.StatusBadRequest)
-		sc.sellerB.post(page+"/refund-answer", "refundId", m[1], "decision", "approve", "amount", "3.00").redirect(t, page)
+		refund = sc.sellerB.get(page).find(t, orderRefundID, "refund form for the second request")
+		sc.sellerB.post(page+"/refund-answer", "refundId", refund, "decision", "approve", "amount", "6.00").want(t, http.StatusBadRequest)
+		sc.sellerB.post(page+"/refund-answer", "refundId", refund, "decision", "approve", "amount", "3.00").redirect(t, page)
 		sc.buyerB.get(page).want(t, http.StatusOK, "Refund approved: $3.00", "Refunded")
 		refunds := s.Do("GET", "/api/v1/purchases/"+sc.order+"/refunds", nil, sc.buyer.Auth()).Want(t, http.StatusOK, "").List()
 		if len(refunds) != 2 || refunds[1].(map[string]any)["amount"].(float64) != 300 {
@@ -205,21 +190,18 @@ func TestOrdersRefundsAndDisputes(t *testing.T) {
 		}
 		sc.buyerB.post(page+"/dispute", "reason", "other", "description", "twice").want(t, http.StatusConflict, "INVALID_STATE")
 		p = sc.sellerB.get(page).want(t, http.StatusOK, "Answer the dispute")
-		id := regexp.MustCompile(`name="disputeId" value="([0-9a-f-]+)"`).FindStringSubmatch(p.body)
-		if id == nil {
-			t.Fatalf("no dispute answer form:\n%s", p.body)
-		}
-		sc.buyerB.post(page+"/dispute-response", "disputeId", id[1], "response", "I am the buyer").want(t, http.StatusForbidden, "FORBIDDEN")
-		sc.sellerB.post(page+"/dispute-response", "disputeId", id[1], "response", "It is solid teak.").redirect(t, page)
+		dispute := p.find(t, `name="disputeId" value="([0-9a-f-]+)"`, "dispute answer form")
+		sc.buyerB.post(page+"/dispute-response", "disputeId", dispute, "response", "I am the buyer").want(t, http.StatusForbidden, "FORBIDDEN")
+		sc.sellerB.post(page+"/dispute-response", "disputeId", dispute, "response", "It is solid teak.").redirect(t, page)
 		sc.buyerB.get(page).want(t, http.StatusOK, "The seller says", "It is solid teak.", "seller_responded")
-		if st := s.Do("GET", "/api/v1/disputes/"+id[1], nil, sc.seller.Auth()).Want(t, http.StatusOK, "").Data()["status"]; st != "seller_responded" {
+		if st := s.Do("GET", "/api/v1/disputes/"+dispute, nil, sc.seller.Auth()).Want(t, http.StatusOK, "").Data()["status"]; st != "seller_responded" {
 			t.Fatalf("the dispute is %v", st)
 		}
 
 		// Another order of the same seller: cancelled before shipping, and
 		// this order's dispute answered from that order's page is not found.
 		other := orderPaid(t, s, "ocancel")
-		sc.sellerB.post("/orders/"+other.order+"/dispute-response", "disputeId", id[1], "response", "x").want(t, http.StatusNotFound)
+		sc.sellerB.post("/orders/"+other.order+"/dispute-response", "disputeId", dispute, "response", "x").want(t, http.StatusNotFound)
 		other.sellerB.get("/orders/" + other.order)
 		other.sellerB.post("/orders/"+other.order+"/cancel", "reason", "broke it").redirect(t, "/orders/"+other.order)
 		other.buyerB.get("/orders/"+other.order).want(t, http.StatusOK, "cancelled", "Cancelled: broke it")
@@ -238,11 +220,8 @@ func TestOrdersPayoutAccount(t *testing.T) {
 		b.do("POST", "/payouts/connect", url.Values{}).want(t, http.StatusForbidden)
 		b.post("/payouts/connect").redirect(t, "/payouts")
 		p := b.get("/payouts").want(t, http.StatusOK, "pending", "Verify your identity")
-		m := regexp.MustCompile(`href="([^"]+)">Verify your identity`).FindStringSubmatch(p.body)
-		if m == nil {
-			t.Fatalf("no verification link:\n%s", p.body)
-		}
-		s.Do("POST", s.Path(strings.ReplaceAll(m[1], "&amp;", "&")), nil).Want(t, http.StatusOK, "")
+		verify := p.find(t, `href="([^"]+)">Verify your identity`, "verification link")
+		s.Do("POST", s.Path(strings.ReplaceAll(verify, "&amp;", "&")), nil).Want(t, http.StatusOK, "")
 		if p := b.get("/payouts").want(t, http.StatusOK, "verified", "payouts enabled"); strings.Contains(p.body, "Verify your identity") {
 			t.Fatal("a verified account is still sent to verify")
 		}

@@ -2,7 +2,6 @@ package console
 
 import (
 	"net/http"
-	"strconv"
 
 	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
@@ -15,13 +14,11 @@ import (
 // before one is opened), where the money stands as GET /seller/dashboard
 // says, and a page of sales with each one's payout.
 type payoutsData struct {
-	Account    *api.PayoutAccount
-	Money      *orders.Dashboard
-	Sales      []api.Order
-	Total      int
-	From, To   int
-	Prev, Next string
-	Error      *market.Error
+	Account *api.PayoutAccount
+	Money   *orders.Dashboard
+	Sales   []api.Order
+	Page    pager
+	Error   *market.Error
 }
 
 // Verified is whether the processor pays this seller out.
@@ -48,24 +45,12 @@ func (c *Console) showPayouts(v *visit, status int, refusal *market.Error) error
 	if err != nil {
 		return err
 	}
-	if d.Sales, d.Total, err = c.Ops.OrderOps().List(ctx, caller, "seller", "", limit, offset); err != nil {
+	var total int
+	if d.Sales, total, err = c.Ops.OrderOps().List(ctx, caller, "seller", "", limit, offset); err != nil {
 		return err
 	}
-	if len(d.Sales) > 0 {
-		d.From, d.To = offset+1, offset+len(d.Sales)
-	}
-	page := func(off int) string {
-		if off == 0 {
-			return "/payouts"
-		}
-		return "/payouts?offset=" + strconv.Itoa(off) + "&limit=" + strconv.Itoa(limit)
-	}
-	if offset > 0 {
-		d.Prev = page(max(0, offset-limit))
-	}
-	if offset+len(d.Sales) < d.Total {
-		d.Next = page(offset + limit)
-	}
+	d.Page = pageOf(len(d.Sales), total, limit, offset, pageLinks("/payouts", nil, limit))
+	d.Page.PrevText, d.Page.NextText = "Newer", "Older"
 	return c.render(v, status, "payouts", d)
 }
 

@@ -3,7 +3,6 @@ package console
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 
 	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
@@ -25,15 +24,9 @@ func (c *Console) sellingRoutes(rt *httpapi.Router) {
 	rt.Handle("POST", "/messages/{threadId}", httpapi.Public, c.member(c.messagesReply))
 }
 
-// sellingOption is one choice of a select.
-type sellingOption struct {
-	Value, Label string
-	Selected     bool
-}
-
 // sellingStatuses are the statuses a seller's listings can have, in the
 // order the filter shows them, with the words the pages use.
-var sellingStatuses = []sellingOption{
+var sellingStatuses = []option{
 	{Value: string(listings.StatusActive), Label: "On sale"},
 	{Value: string(listings.StatusPendingAI), Label: "Being written"},
 	{Value: string(listings.StatusHeld), Label: "Waiting for review"},
@@ -47,12 +40,7 @@ func sellingStatusLabel(status string) string {
 	if status == "processing" { // the API's other name for pending_ai
 		status = string(listings.StatusPendingAI)
 	}
-	for _, s := range sellingStatuses {
-		if s.Value == status {
-			return s.Label
-		}
-	}
-	return status
+	return labelOf(sellingStatuses, status)
 }
 
 // sellingRow is one of the seller's listings in the list.
@@ -71,9 +59,7 @@ type sellingData struct {
 	Rows        []sellingRow
 	Filters     []sellingLink
 	StatusLabel string
-	Total, From int
-	To          int
-	Prev, Next  string
+	Page        pager
 	Unverified  bool
 }
 
@@ -90,40 +76,18 @@ func (c *Console) sellingPage(v *visit) error {
 	if err != nil {
 		return err
 	}
-	d := sellingData{Total: p.Total, From: offset + 1, To: offset + len(p.Listings)}
+	// The pages of the listings with status st (every one for "").
+	links := func(st string) func(off int) string { return pageLinks("/selling", url.Values{"status": {st}}, limit) }
+	d := sellingData{Page: pageOf(len(p.Listings), p.Total, limit, offset, links(status))}
 	if status != "" {
 		d.StatusLabel = sellingStatusLabel(status)
 	}
-	for _, l := range p.Listings {
-		if lv, ok := l.(api.ListingView); ok {
-			d.Rows = append(d.Rows, sellingRow{Listing: lv.Base(), StatusLabel: sellingStatusLabel(lv.Base().Status)})
-		}
+	for _, l := range cardsOf(p) {
+		d.Rows = append(d.Rows, sellingRow{Listing: l.Listing, StatusLabel: sellingStatusLabel(l.Status)})
 	}
-	link := func(st string, off int) string {
-		q := url.Values{}
-		if st != "" {
-			q.Set("status", st)
-		}
-		if off > 0 {
-			q.Set("offset", strconv.Itoa(off))
-		}
-		if limit != httpapi.DefaultLimit {
-			q.Set("limit", strconv.Itoa(limit))
-		}
-		if len(q) == 0 {
-			return "/selling"
-		}
-		return "/selling?" + q.Encode()
-	}
-	d.Filters = append(d.Filters, sellingLink{Label: "All", Href: link("", 0), Current: status == ""})
+	d.Filters = append(d.Filters, sellingLink{Label: "All", Href: links("")(0), Current: status == ""})
 	for _, s := range sellingStatuses {
-		d.Filters = append(d.Filters, sellingLink{Label: s.Label, Href: link(s.Value, 0), Current: status == s.Value})
-	}
-	if offset > 0 {
-		d.Prev = link(status, max(0, offset-limit))
-	}
-	if offset+len(p.Listings) < p.Total {
-		d.Next = link(status, offset+limit)
+		d.Filters = append(d.Filters, sellingLink{Label: s.Label, Href: links(s.Value)(0), Current: status == s.Value})
 	}
 	// The console lets an unverified person list; the page says what the
 	// API refuses their agents and why.

@@ -65,7 +65,7 @@ func uploadReader(v *visit) *multipart.Reader {
 // so they are chosen again after a refusal) and why it was refused.
 type sellingNewData struct {
 	Brief, Price, ShippingCost string
-	Conditions, Shipping       []sellingOption
+	Conditions, Shipping       []option
 	Error                      *market.Error
 }
 
@@ -73,18 +73,11 @@ func (c *Console) sellingNewPage(v *visit) error {
 	return c.render(v, http.StatusOK, "selling_new", sellingNewForm(map[string][]string{}, nil))
 }
 
-func sellingNewForm(f map[string][]string, refusal *market.Error) sellingNewData {
-	get := func(k string) string {
-		if vs := f[k]; len(vs) > 0 {
-			return vs[0]
-		}
-		return ""
-	}
-	return sellingNewData{Brief: get("description"), Price: get("price"), ShippingCost: get("shippingCost"),
-		Conditions: append([]sellingOption{{Value: "", Label: "Let the AI judge from the photos"}},
-			sellingChoices(sellingConditions, get("condition"))...),
-		Shipping: sellingChoices(sellingShipping, sellingOr(get("shippingType"), string(listings.ShipFree))),
-		Error:    sellingRelabel(refusal)}
+func sellingNewForm(f url.Values, refusal *market.Error) sellingNewData {
+	return sellingNewData{Brief: f.Get("description"), Price: f.Get("price"), ShippingCost: f.Get("shippingCost"),
+		Conditions: append([]option{{Value: "", Label: "Let the AI judge from the photos"}}, choose(conditions, f.Get("condition"))...),
+		Shipping:   choose(sellingShipping, sellingOr(f.Get("shippingType"), string(listings.ShipFree))),
+		Error:      sellingRelabel(refusal)}
 }
 
 // sellingCreate creates a listing from photos and a brief as the API's
@@ -209,11 +202,8 @@ func sellingPhotoError(err error, i int, name string) error {
 	return market.Invalid(market.FieldError{Field: "photos", Message: label + ": " + msg})
 }
 
-func sellingField(f map[string][]string, k string) string {
-	if vs := f[k]; len(vs) > 0 {
-		return strings.TrimSpace(vs[0])
-	}
-	return ""
+func sellingField(f url.Values, k string) string {
+	return strings.TrimSpace(f.Get(k))
 }
 
 func sellingOr(s, def string) string {

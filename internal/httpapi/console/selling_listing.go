@@ -1,7 +1,6 @@
 package console
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -15,14 +14,15 @@ import (
 	"marketplace/internal/shipping"
 )
 
-// The words the pages give the stored conditions and shipping types.
+// The words the pages give the stored conditions (the cards' and the
+// listing page's too) and shipping types.
 var (
-	sellingConditions = []sellingOption{
+	conditions = []option{
 		{Value: "new_with_tags", Label: "New with tags"}, {Value: "new_without_tags", Label: "New without tags"},
 		{Value: "like_new", Label: "Like new"}, {Value: "good", Label: "Good"}, {Value: "fair", Label: "Fair"},
 		{Value: "poor", Label: "Poor"},
 	}
-	sellingShipping = []sellingOption{
+	sellingShipping = []option{
 		{Value: string(listings.ShipFree), Label: "Free shipping"},
 		{Value: string(listings.ShipFlatRate), Label: "Flat rate (the shipping cost below)"},
 		{Value: string(listings.ShipCalculated), Label: "Calculated for the buyer's address"},
@@ -30,16 +30,6 @@ var (
 		{Value: string(listings.ShipBoth), Label: "Flat rate or local pickup"},
 	}
 )
-
-// sellingChoices are opts with selected chosen.
-func sellingChoices(opts []sellingOption, selected string) []sellingOption {
-	out := make([]sellingOption, len(opts))
-	for i, o := range opts {
-		o.Selected = o.Value == selected
-		out[i] = o
-	}
-	return out
-}
 
 // sellingLabels are the page's names of the fields the operations name in
 // their refusals.
@@ -55,21 +45,16 @@ var sellingLabels = map[string]string{
 // sellingRelabel is e with its fields named as the form labels them (a
 // copy: e may be shared).
 func sellingRelabel(e *market.Error) *market.Error {
-	if e == nil || len(e.Fields) == 0 {
-		return e
-	}
-	out := *e
-	if e.Code == market.CodeValidation {
+	out := renamed(e, func(f market.FieldError) string {
+		if l, ok := sellingLabels[f.Field]; ok {
+			return l
+		}
+		return f.Field
+	})
+	if out != e && e.Code == market.CodeValidation {
 		out.Message = "Please correct the form:" // the fields say what
 	}
-	out.Fields = make([]market.FieldError, len(e.Fields))
-	for i, f := range e.Fields {
-		if l, ok := sellingLabels[f.Field]; ok {
-			f.Field = l
-		}
-		out.Fields[i] = f
-	}
-	return &out
+	return out
 }
 
 // sellingNotFound turns the refusal of another seller's listing (FORBIDDEN
@@ -103,14 +88,8 @@ type sellingForm struct {
 }
 
 func sellingFormOf(l *api.OwnListing) sellingForm {
-	amt := func(c *int64) string {
-		if c == nil {
-			return ""
-		}
-		return shipping.FormatCents(*c)
-	}
 	f := sellingForm{Title: l.Title, Description: l.Description, Price: shipping.FormatCents(l.Price),
-		ShippingCost: amt(l.ShippingCost), MinOffer: amt(l.MinOfferAmount), Floor: amt(l.FloorPrice),
+		ShippingCost: amount(l.ShippingCost), MinOffer: amount(l.MinOfferAmount), Floor: amount(l.FloorPrice),
 		ShippingType: l.ShippingType, AcceptOffers: l.AcceptOffers}
 	if l.Brand != nil {
 		f.Brand = *l.Brand
@@ -164,7 +143,7 @@ var offerStatusLabels = map[string]string{
 	"withdrawn": "Withdrawn", "expired": "Expired",
 }
 
-func offerRow(v *visit, o api.Offer, next string, names *sellingNames) sellingOfferRow {
+func offerRow(v *visit, o api.Offer, next string, names *displayNames) sellingOfferRow {
 	row := sellingOfferRow{Offer: o, StatusLabel: offerStatusLabels[o.Status], Next: next, CSRF: v.csrf}
 	viewer := v.user.ID
 	open := o.Status == "pending" || o.Status == "countered"
@@ -193,7 +172,7 @@ type sellingListingData struct {
 	Editable, Archivable, Saved      bool
 	AIPrice                          bool // the AI step set the price
 	Form                             sellingForm
-	Conditions, Shipping, Categories []sellingOption
+	Conditions, Shipping, Categories []option
 	Offers                           []sellingOfferRow
 	Threads                          []sellingThreadRow
 	Error                            *market.Error
@@ -234,15 +213,15 @@ func (c *Console) sellingShow(v *visit, status int, own *api.OwnListing, form *s
 		d.Form = sellingFormOf(own)
 	}
 	if d.Editable {
-		d.Conditions = sellingChoices(sellingConditions, d.Form.Condition)
-		d.Shipping = sellingChoices(sellingShipping, d.Form.ShippingType)
+		d.Conditions = choose(conditions, d.Form.Condition)
+		d.Shipping = choose(sellingShipping, d.Form.ShippingType)
 		tree, _, err := c.Ops.ListingOps().Categories(ctx)
 		if err != nil {
 			return err
 		}
 		d.Categories = sellingCategoryOptions(tree, d.Form.CategoryID, nil)
 	}
-	names := &sellingNames{c: c, ctx: ctx, known: map[string]string{v.user.ID: v.user.DisplayName}}
+	names := c.displayNames(v, "a member")
 	offersOn, err := c.sellingOffersOn(v, own.ID, names)
 	if err != nil {
 		return err
@@ -260,9 +239,9 @@ func (c *Console) sellingShow(v *visit, status int, own *api.OwnListing, form *s
 
 // sellingCategoryOptions flattens the category tree into choices named by
 // their paths.
-func sellingCategoryOptions(tree []api.Category, selected string, out []sellingOption) []sellingOption {
+func sellingCategoryOptions(tree []api.Category, selected string, out []option) []option {
 	for _, n := range tree {
-		out = append(out, sellingOption{Value: n.ID, Label: n.Path, Selected: n.ID == selected})
+		out = append(out, option{Value: n.ID, Label: n.Path, Selected: n.ID == selected})
 		out = sellingCategoryOptions(n.Children, selected, out)
 	}
 	return out
@@ -275,7 +254,7 @@ const sellingOfferPages = 5
 
 // sellingOffersOn are the offers on one of the seller's listings, newest
 // first.
-func (c *Console) sellingOffersOn(v *visit, listingID string, names *sellingNames) ([]sellingOfferRow, error) {
+func (c *Console) sellingOffersOn(v *visit, listingID string, names *displayNames) ([]sellingOfferRow, error) {
 	var out []sellingOfferRow
 	next := "/selling/" + listingID
 	for page := 0; page < sellingOfferPages; page++ {
@@ -293,25 +272,6 @@ func (c *Console) sellingOffersOn(v *visit, listingID string, names *sellingName
 		}
 	}
 	return out, nil
-}
-
-// sellingNames finds display names of the people a page shows, once each.
-type sellingNames struct {
-	c     *Console
-	ctx   context.Context
-	known map[string]string
-}
-
-func (n *sellingNames) of(id string) string {
-	if name, ok := n.known[id]; ok {
-		return name
-	}
-	name := "a member"
-	if u, err := n.c.Ops.Accounts.User(n.ctx, id); err == nil && u.DisplayName != "" {
-		name = u.DisplayName
-	}
-	n.known[id] = name
-	return name
 }
 
 // sellingUpdate saves the edit form as PATCH /listings/{id} does. Every

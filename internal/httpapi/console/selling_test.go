@@ -3,9 +3,6 @@ package console_test
 import (
 	"bytes"
 	"context"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -19,22 +16,6 @@ import (
 	"marketplace/internal/listings/generator"
 	"marketplace/internal/testkit"
 )
-
-// sellPNG is a small real PNG, made here.
-func sellPNG(t *testing.T) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 48, 36))
-	for y := range 36 {
-		for x := range 48 {
-			img.Set(x, y, color.RGBA{R: uint8(x * 5), G: uint8(y * 7), B: 90, A: 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 // sellPart is one field of a multipart form; a file when filename is set.
 type sellPart struct {
@@ -64,34 +45,7 @@ func sellUpload(b *browser, path string, parts ...sellPart) page {
 		_, _ = w.Write(p.data)
 	}
 	_ = mw.Close()
-	req, err := http.NewRequest("POST", b.s.URL+path, &body)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	req.Header.Set("Accept", "text/html")
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	resp, err := b.c.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	p := page{status: resp.StatusCode, header: resp.Header, body: string(raw)}
-	if m := csrfField.FindStringSubmatch(p.body); m != nil {
-		b.csrf = m[1]
-	}
-	return p
-}
-
-// sellSignIn signs u in through the sign-in page and opens Selling (which
-// gives the browser a CSRF token).
-func sellSignIn(t *testing.T, s *testkit.Server, u *testkit.User) *browser {
-	t.Helper()
-	b := newBrowser(t, s)
-	b.get("/signin")
-	b.post("/signin", "email", u.Email, "password", u.Password, "next", "/selling").redirect(t, "/selling")
-	b.get("/selling").want(t, http.StatusOK)
-	return b
+	return b.send("POST", path, &body, mw.FormDataContentType())
 }
 
 // sellStall holds the AI step of a create (bounded by the create's short
@@ -122,14 +76,14 @@ func TestSellingCreateEditArchive(t *testing.T) {
 		Generator: sellStall{next: generator.NewBuiltin(listings.DefaultTaxonomy(), nil)}}
 	testkit.Run(t, opts, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("Seller")
-		b := sellSignIn(t, s, seller)
+		b := signIn(t, s, seller, "/selling")
 		p := b.get("/selling").want(t, http.StatusOK, "<h1>Selling</h1>", `href="/selling/new"`, "Create a listing", "No listings")
 		if strings.Contains(p.body, "not verified") {
 			t.Fatal("a verified seller is told to verify")
 		}
 		b.get("/selling/new").want(t, http.StatusOK, `enctype="multipart/form-data"`, `type="file"`, "multiple", `accept="image/*"`,
 			`<label for="n-photos">Photos</label>`, `<label for="n-brief">Describe the item</label>`)
-		photo := sellPNG(t)
+		photo := testkit.JPEG(48, 36)
 		mine := func() int {
 			return len(s.Do("GET", "/api/v1/listings/seller/me", nil, seller.Auth()).Want(t, http.StatusOK, "").List())
 		}
@@ -139,7 +93,7 @@ func TestSellingCreateEditArchive(t *testing.T) {
 		other := newBrowser(t, s)
 		other.get("/signin")
 		for _, tok := range []string{"", "forged", other.csrf} {
-			parts := []sellPart{sellField("description", sellBrief), {name: "photos", filename: "jug.png", data: photo}}
+			parts := []sellPart{sellField("description", sellBrief), {name: "photos", filename: "jug.jpg", data: photo}}
 			if tok != "" {
 				parts = append([]sellPart{sellField("csrf", tok)}, parts...)
 			}
@@ -160,7 +114,7 @@ func TestSellingCreateEditArchive(t *testing.T) {
 		// The create: the AI step is still running when it answers.
 		p = sellUpload(b, "/selling/new", sellField("csrf", b.csrf), sellField("description", sellBrief),
 			sellField("price", ""), sellField("condition", ""), sellField("shippingType", "free"), sellField("shippingCost", ""),
-			sellPart{name: "photos", filename: "jug.png", data: photo})
+			sellPart{name: "photos", filename: "jug.jpg", data: photo})
 		m := sellCreated.FindStringSubmatch(p.header.Get("Location"))
 		if p.status != http.StatusSeeOther || m == nil {
 			t.Fatalf("create answered %d to %q:\n%s", p.status, p.header.Get("Location"), p.body)
@@ -222,7 +176,7 @@ func TestSellingCreateEditArchive(t *testing.T) {
 		b.get("/selling?status=bogus").want(t, http.StatusBadRequest, "unknown listing status")
 
 		// Another user: the listing's pages are not found; nothing changes.
-		intruder := sellSignIn(t, s, s.VerifiedOwner("Intruder"))
+		intruder := signIn(t, s, s.VerifiedOwner("Intruder"), "/selling")
 		intruder.get("/selling/"+id).want(t, http.StatusNotFound)
 		intruder.post("/selling/"+id, edit...).want(t, http.StatusNotFound)
 		intruder.post("/selling/"+id+"/archive").want(t, http.StatusNotFound)
@@ -247,7 +201,7 @@ func TestSellingCreateEditArchive(t *testing.T) {
 		guest.get("/selling/"+id).redirect(t, "/signin?next=%2Fselling%2F"+id)
 		guest.get("/signin")
 		sellUpload(guest, "/selling/new", sellField("csrf", guest.csrf), sellField("description", sellBrief),
-			sellPart{name: "photos", filename: "jug.png", data: photo}).want(t, http.StatusUnauthorized)
+			sellPart{name: "photos", filename: "jug.jpg", data: photo}).want(t, http.StatusUnauthorized)
 		if n := mine(); n != 1 {
 			t.Fatalf("%d listings, want the one created", n)
 		}
@@ -264,11 +218,6 @@ func TestSellingScript(t *testing.T) {
 		}
 	})
 }
-
-var (
-	sellCounterAction = regexp.MustCompile(`action="/offers/([0-9a-f-]{36})/counter"`)
-	sellThreadLink    = regexp.MustCompile(`href="/messages/([0-9a-f-]{36})"`)
-)
 
 // TestSellingOffersAndMessages: a buyer's offer, made through the API, is
 // countered by the seller on the listing's page and accepted by the buyer
@@ -290,7 +239,7 @@ func TestSellingOffersAndMessages(t *testing.T) {
 			buyer.Auth()).Want(t, http.StatusCreated, "")
 
 		// The seller sees both on the listing's page, escaped.
-		sb := sellSignIn(t, s, seller)
+		sb := signIn(t, s, seller, "/selling")
 		p := sb.get("/selling/"+listing).want(t, http.StatusOK, "$15.00</strong> from Buyer", "Waiting for an answer",
 			"&lt;i&gt;would you take&lt;/i&gt; 15?", "Counter amount", "Accept $15.00 from Buyer", "Decline",
 			"Conversation with Buyer", "unread", "&lt;script&gt;alert(1)&lt;/script&gt; Is it chipped?", "Reply to Buyer",
@@ -300,8 +249,8 @@ func TestSellingOffersAndMessages(t *testing.T) {
 				t.Fatalf("%q is not escaped:\n%s", raw, p.body)
 			}
 		}
-		if m := sellCounterAction.FindStringSubmatch(p.body); m == nil || m[1] != offerID {
-			t.Fatalf("no Counter form for the offer:\n%s", p.body)
+		if counter := p.find(t, `action="/offers/([0-9a-f-]{36})/counter"`, "Counter form"); counter != offerID {
+			t.Fatalf("the Counter form is for offer %s, want %s", counter, offerID)
 		}
 
 		// Counter on the page; a bad amount is refused first.
@@ -316,7 +265,7 @@ func TestSellingOffersAndMessages(t *testing.T) {
 		sb.post("/offers/"+offerID+"/accept", "next", "/selling/"+listing).want(t, http.StatusForbidden, "waits for the buyer")
 
 		// The buyer accepts the counter on Offers.
-		bb := sellSignIn(t, s, buyer)
+		bb := signIn(t, s, buyer, "/selling")
 		p = bb.get("/offers").want(t, http.StatusOK, "Offers you made", "$20.00", "Countered", "to Seller", "waiting for your answer",
 			`action="/offers/`+offerID+`/accept"`, "Withdraw", `href="/listings/`+listing+`"`, "&lt;b&gt;Jug&lt;/b&gt;")
 		bb.post("/offers/"+offerID+"/accept").redirect(t, "/offers")
@@ -331,7 +280,7 @@ func TestSellingOffersAndMessages(t *testing.T) {
 		sb.get("/offers").want(t, http.StatusOK, "Offers you received", "Accepted", "from Buyer", `href="/selling/`+listing+`"`)
 
 		// Someone else's offer is not found.
-		nosy := sellSignIn(t, s, s.Register("Nosy"))
+		nosy := signIn(t, s, s.Register("Nosy"), "/selling")
 		nosy.post("/offers/"+offerID+"/reject").want(t, http.StatusNotFound)
 		nosy.post("/offers/"+offerID+"/withdraw").want(t, http.StatusNotFound)
 
@@ -343,11 +292,7 @@ func TestSellingOffersAndMessages(t *testing.T) {
 		}
 		p = sb.get("/messages").want(t, http.StatusOK, "<h1>Messages</h1>", unread(seller), "with Buyer",
 			"&lt;b&gt;Jug&lt;/b&gt;")
-		m := sellThreadLink.FindStringSubmatch(p.body)
-		if m == nil {
-			t.Fatalf("no thread link:\n%s", p.body)
-		}
-		thread := m[1]
+		thread := p.find(t, `href="/messages/([0-9a-f-]{36})"`, "thread link")
 		// The seller answers from the listing's page, and reads the thread.
 		sb.get("/selling/" + listing)
 		sb.post("/messages/"+thread, "content", "No chips <b>at all</b>", "next", "/selling/"+listing).redirect(t, "/selling/"+listing)

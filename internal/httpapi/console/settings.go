@@ -40,6 +40,18 @@ type settingsData struct {
 	ShipFrom accounts.Address
 }
 
+// addressFields are the fields of an address form (templates/settings.html's
+// "address"), their ids starting with Prefix.
+type addressFields struct {
+	Prefix string
+	accounts.Address
+}
+
+// NewAddress is the new address form's fields; ShipFromFields the
+// ship-from form's.
+func (d settingsData) NewAddress() addressFields     { return addressFields{"a", d.Address} }
+func (d settingsData) ShipFromFields() addressFields { return addressFields{"sf", d.ShipFrom} }
+
 // addressRow is a saved address and whether it is the default.
 type addressRow struct {
 	api.Address

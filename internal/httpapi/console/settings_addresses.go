@@ -1,6 +1,8 @@
 package console
 
 import (
+	"net/url"
+
 	"marketplace/internal/accounts"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
@@ -11,15 +13,9 @@ import (
 // NOT_FOUND, as on the API.
 
 // addressOf reads an address form.
-func addressOf(f map[string][]string) accounts.Address {
-	get := func(k string) string {
-		if vs := f[k]; len(vs) > 0 {
-			return vs[0]
-		}
-		return ""
-	}
-	return accounts.Address{Name: get("name"), Line1: get("line1"), Line2: get("line2"), City: get("city"),
-		State: get("state"), Zip: get("zip"), Country: get("country"), Phone: get("phone")}
+func addressOf(f url.Values) accounts.Address {
+	return accounts.Address{Name: f.Get("name"), Line1: f.Get("line1"), Line2: f.Get("line2"), City: f.Get("city"),
+		State: f.Get("state"), Zip: f.Get("zip"), Country: f.Get("country"), Phone: f.Get("phone")}
 }
 
 // setShipFrom sets where the seller's labels ship from, as PUT
@@ -57,12 +53,7 @@ func (c *Console) addressAction(v *visit) error {
 	default:
 		return market.Errorf(market.CodeNotFound, "no such page")
 	}
-	if err != nil {
-		if e := refusal(err); e == nil || e.Code == market.CodeNotFound {
-			return err
-		}
-		return c.settingsRefused(v, err, settingsData{})
-	}
-	c.savedRedirect(v, "addresses")
-	return nil
+	return c.answer(v, err, "/settings?saved=addresses", func(v *visit, status int, refusal *market.Error) error {
+		return c.showSettings(v, status, settingsData{Error: refusal})
+	})
 }

@@ -3,19 +3,11 @@ package console_test
 import (
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 
 	"marketplace/internal/testkit"
 )
-
-// setToken is a bearer token for email, from the API's login.
-func setToken(t *testing.T, s *testkit.Server, email, password string) testkit.Header {
-	t.Helper()
-	r := s.Do("POST", "/api/v1/auth/login", map[string]any{"email": email, "password": password}).Want(t, http.StatusOK, "")
-	return testkit.Bearer(r.Data()["accessToken"].(string))
-}
 
 // TestSettingsProfile: the display name and username are saved as PATCH
 // /auth/me saves them; markup in a name is kept as written and shown as
@@ -25,7 +17,7 @@ func TestSettingsProfile(t *testing.T) {
 	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		b := signUp(t, s, "Grace", "grace-settings@example.com")
-		tok := setToken(t, s, "grace-settings@example.com", "correct-horse-1")
+		tok := apiToken(t, s, "grace-settings@example.com", "correct-horse-1")
 		b.get("/settings").want(t, http.StatusOK, "<h1>Settings</h1>", "Display name", `value="Grace"`, "Sign out")
 
 		name := `<script>alert("x")</script> Grace`
@@ -74,9 +66,7 @@ func TestSettingsPassword(t *testing.T) {
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		const email = "hopper-settings@example.com"
 		b := signUp(t, s, "Hopper", email)
-		other := newBrowser(t, s)
-		other.get("/signin")
-		other.post("/signin", "email", email, "password", "correct-horse-1", "next", "/settings").redirect(t, "/settings")
+		other := signIn(t, s, &testkit.User{Email: email, Password: "correct-horse-1"}, "/settings")
 		other.get("/settings").want(t, http.StatusOK, "Change password")
 
 		b.get("/settings").want(t, http.StatusOK, "Current password", "New password")
@@ -96,23 +86,11 @@ func TestSettingsPassword(t *testing.T) {
 		}
 		b.get("/settings?saved=password").want(t, http.StatusOK, "Your password is changed.")
 		other.get("/settings").redirect(t, "/signin?next=%2Fsettings")
-		stale := newBrowser(t, s)
-		stale.c.Jar.SetCookies(mustURL(t, s.URL), []*http.Cookie{{Name: "mk_session", Value: before}})
-		stale.get("/settings").redirect(t, "/signin?next=%2Fsettings")
+		withSession(t, s, before).get("/settings").redirect(t, "/signin?next=%2Fsettings")
 
 		s.Do("POST", "/api/v1/auth/login", map[string]any{"email": email, "password": "correct-horse-1"}).Want(t, http.StatusUnauthorized, "INVALID_CREDENTIALS")
-		setToken(t, s, email, "correct-horse-2")
+		apiToken(t, s, email, "correct-horse-2")
 	})
-}
-
-// sessionCookie is the browser's console session secret, "" for none.
-func sessionCookie(t *testing.T, b *browser) string {
-	for _, c := range b.c.Jar.Cookies(mustURL(t, b.s.URL)) {
-		if c.Name == "mk_session" {
-			return c.Value
-		}
-	}
-	return ""
 }
 
 // TestSettingsNotifications: the preferences show as the API has them (all
@@ -122,7 +100,7 @@ func TestSettingsNotifications(t *testing.T) {
 	t.Parallel()
 	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
 		b := signUp(t, s, "Lovelace", "lovelace-settings@example.com")
-		tok := setToken(t, s, "lovelace-settings@example.com", "correct-horse-1")
+		tok := apiToken(t, s, "lovelace-settings@example.com", "correct-horse-1")
 		p := b.get("/settings").want(t, http.StatusOK, "Notification preferences", `name="orders.email" type="checkbox" checked`)
 		if n := strings.Count(p.body, `type="checkbox" checked`); n != 10 {
 			t.Fatalf("%d boxes ticked by default, want 10", n)
@@ -147,8 +125,6 @@ func TestSettingsNotifications(t *testing.T) {
 	})
 }
 
-var addressAction = regexp.MustCompile(`action="/settings/addresses/([0-9a-f-]+)/default"`)
-
 // TestSettingsAddresses: addresses are added as POST /addresses adds them
 // (the first is the default), checked by the same rules, made the default
 // and removed; another user's address is not found.
@@ -165,21 +141,18 @@ func TestSettingsAddresses(t *testing.T) {
 		b.post("/settings/addresses", "line1", "2 Side St", "city", "Portland", "state", "OR", "zip", "97202").
 			redirect(t, "/settings?saved=addresses")
 		p := b.get("/settings").want(t, http.StatusOK, "2 Side St", "<td>no</td>")
-		m := addressAction.FindStringSubmatch(p.body)
-		if m == nil {
-			t.Fatalf("no Make default button:\n%s", p.body)
-		}
-		b.post("/settings/addresses/"+m[1]+"/default").redirect(t, "/settings?saved=addresses")
-		if p := b.get("/settings"); strings.Contains(p.body, "/settings/addresses/"+m[1]+"/default") {
+		address := p.find(t, `action="/settings/addresses/([0-9a-f-]+)/default"`, "Make default button")
+		b.post("/settings/addresses/"+address+"/default").redirect(t, "/settings?saved=addresses")
+		if p := b.get("/settings"); strings.Contains(p.body, "/settings/addresses/"+address+"/default") {
 			t.Fatal("the new default still offers to become the default")
 		}
 
 		other := signUp(t, s, "Other", "other-settings@example.com")
 		other.get("/settings")
-		other.post("/settings/addresses/"+m[1]+"/default").want(t, http.StatusNotFound)
-		other.post("/settings/addresses/"+m[1]+"/delete").want(t, http.StatusNotFound)
+		other.post("/settings/addresses/"+address+"/default").want(t, http.StatusNotFound)
+		other.post("/settings/addresses/"+address+"/delete").want(t, http.StatusNotFound)
 		b.get("/settings").want(t, http.StatusOK, "2 Side St")
-		b.post("/settings/addresses/"+m[1]+"/delete").redirect(t, "/settings?saved=addresses")
+		b.post("/settings/addresses/"+address+"/delete").redirect(t, "/settings?saved=addresses")
 		if p := b.get("/settings"); strings.Contains(p.body, "2 Side St") {
 			t.Fatal("the removed address is still listed")
 		}

@@ -25,7 +25,8 @@ import (
 // playwright-core and axe-core (.ci/run makes one), and Chromium at
 // MARKETPLACE_TEST_CHROMIUM (default /usr/bin/chromium). It skips without
 // them, except in CI, where it fails. MARKETPLACE_TEST_SCREENSHOTS names a
-// folder for the pages' screenshots (docs/screenshots keeps the README's).
+// folder for the pages' screenshots, absolute or from the repository's
+// root (docs/screenshots keeps the README's).
 func TestBrowserWalks(t *testing.T) {
 	t.Parallel()
 	dir := os.Getenv("MARKETPLACE_TEST_BROWSER")
@@ -41,7 +42,8 @@ func TestBrowserWalks(t *testing.T) {
 	}
 	// The script runs from dir, where its imports resolve to dir's
 	// node_modules: a copy of this checkout's.
-	src, err := os.ReadFile("../../../../scripts/browsercheck/walk.mjs")
+	const root = "../../../.."
+	src, err := os.ReadFile(filepath.Join(root, "scripts/browsercheck/walk.mjs"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,26 +58,54 @@ func TestBrowserWalks(t *testing.T) {
 			title := s.Do("GET", "/api/v1/listings/"+id, nil).Want(t, http.StatusOK, "").Data()["title"].(string)
 			return map[string]any{"id": id, "title": title, "price": price}
 		}
-		buy := listing("Blue enamel teapot, barely used, holds six cups", 3200)
+		buy := listing("Blue enamel teapot for six, barely used", 3200)
 		buy["word"] = "teapot"
 		person := func(name string) map[string]any {
 			u := s.Register(name)
 			return map[string]any{"name": name, "email": u.Email, "password": u.Password}
 		}
+		noScript := listing("Copper kettle with a wooden handle", 2800)
+		noScript["word"] = "kettle"
+		photo := filepath.Join(t.TempDir(), "planter.jpg")
+		if err := os.WriteFile(photo, testkit.JPEG(640, 480), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// A delivered order with an open dispute, and a buyer's question on
+		// a listing: the admin's dispute page and the seller's thread.
+		disputer := s.NewShopper("walkdisputer", "pm_card_visa")
+		disputed := listing("Oak bookcase with three shelves", 6000)
+		order := s.Do("POST", "/api/v1/agent/purchase", map[string]any{"listingId": disputed["id"], "maxPrice": 6000,
+			"shippingAddress": testkit.Address()}, disputer.Key.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
+		s.Do("POST", "/api/v1/orders/"+order+"/ship", map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"},
+			seller.Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", "/api/v1/orders/"+order+"/delivered", nil, disputer.Auth()).Want(t, http.StatusOK, "")
+		s.Do("POST", "/api/v1/disputes", map[string]any{"orderId": order, "reason": "damaged",
+			"description": "One shelf arrived split"}, disputer.Auth()).Want(t, http.StatusCreated, "")
+		s.Do("POST", "/api/v1/messages", map[string]any{"listingId": buy["id"], "content": "Does the lid fit tightly?"},
+			disputer.Auth()).Want(t, http.StatusCreated, "")
 		admin := s.Admin()
-		screenshots := ""
-		if strings.HasSuffix(t.Name(), "/sqlite") {
+		// The pages are the same on both engines: axe and the screenshots
+		// run on SQLite's walk, the walks themselves on both.
+		screenshots, audit := "", strings.HasSuffix(t.Name(), "/sqlite")
+		if audit {
 			screenshots = os.Getenv("MARKETPLACE_TEST_SCREENSHOTS")
+		}
+		if screenshots != "" && !filepath.IsAbs(screenshots) { // from the repository's root
+			screenshots, _ = filepath.Abs(filepath.Join(root, screenshots))
 		}
 		cfg := map[string]any{
 			"base":            s.URL,
 			"chromium":        chromium,
 			"screenshots":     screenshots,
-			"walks":           []string{"owner", "buyer", "keyboard", "seller", "admin", "phone"},
+			"audit":           audit,
+			"walks":           []string{"owner", "buyer", "keyboard", "noscript", "seller", "admin", "phone"},
 			"owner":           map[string]any{"email": "olive-walk@example.com", "password": "correct-horse-battery"},
 			"agentListing":    listing("Walnut side table with one drawer", 2500),
 			"buyListing":      buy,
 			"keyboardListing": listing("Brass desk lamp with a green glass shade", 4100),
+			"noScriptListing": noScript,
+			"noScriptBuyer":   person("walknoscript"),
+			"photos":          []string{photo},
 			"buyer":           person("walkbuyer"),
 			"keyboardBuyer":   person("walkkeys"),
 			"seller":          map[string]any{"email": seller.Email, "password": seller.Password},
