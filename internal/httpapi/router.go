@@ -492,6 +492,16 @@ func clientIP(r *http.Request) string {
 // ClientIP exposes the caller's address to handlers.
 func ClientIP(r *http.Request) string { return clientIP(r) }
 
+// FromPrivateNetwork refuses a request from outside a private network or
+// this host: setting a password is allowed only from there (the
+// interface specification's /auth/set-password).
+func FromPrivateNetwork(r *http.Request) error {
+	if ip := net.ParseIP(clientIP(r)); ip == nil || !(ip.IsLoopback() || ip.IsPrivate()) {
+		return market.Errorf(market.CodeForbidden, "setting a password is only possible from a private network")
+	}
+	return nil
+}
+
 // statusWriter remembers the status and size of a response.
 type statusWriter struct {
 	http.ResponseWriter

@@ -1,13 +1,11 @@
 package apiv1
 
 import (
-	"net"
 	"net/http"
 
 	"marketplace/internal/accounts"
 	"marketplace/internal/api"
 	"marketplace/internal/httpapi"
-	"marketplace/internal/market"
 )
 
 type registerBody struct {
@@ -107,9 +105,8 @@ type setPasswordBody struct {
 }
 
 func (a *API) setPassword(w http.ResponseWriter, r *http.Request) error {
-	ip := net.ParseIP(httpapi.ClientIP(r))
-	if ip == nil || !(ip.IsLoopback() || ip.IsPrivate()) {
-		return market.Errorf(market.CodeForbidden, "setting a password is only possible from a private network")
+	if err := httpapi.FromPrivateNetwork(r); err != nil {
+		return err
 	}
 	var b setPasswordBody
 	if err := httpapi.Decode(r, &b); err != nil {

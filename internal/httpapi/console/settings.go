@@ -1,7 +1,6 @@
 package console
 
 import (
-	"net"
 	"net/http"
 
 	"marketplace/internal/accounts"
@@ -144,8 +143,8 @@ func (c *Console) updateProfile(v *visit) error {
 func (c *Console) changePassword(v *visit) error {
 	f := v.r.PostForm
 	httpapi.Entity(v.r, "user", v.user.ID)
-	if ip := net.ParseIP(httpapi.ClientIP(v.r)); ip == nil || !(ip.IsLoopback() || ip.IsPrivate()) {
-		return c.settingsRefused(v, market.Errorf(market.CodeForbidden, "setting a password is only possible from a private network"), settingsData{})
+	if err := httpapi.FromPrivateNetwork(v.r); err != nil {
+		return c.settingsRefused(v, err, settingsData{})
 	}
 	if f.Get("newPassword") != f.Get("confirmPassword") {
 		return c.settingsRefused(v, market.Invalid(market.FieldError{Field: "confirmPassword", Message: "the two new passwords differ"}), settingsData{})
