@@ -430,3 +430,17 @@ func SafeText(s string, max int) string {
 	}
 	return out
 }
+
+// PhotoProblem is what is wrong with an uploaded photo the photo store
+// refused for its content (a VALIDATION_ERROR), for a message naming that
+// photo; ok is false for any other error, which is answered as it is.
+func PhotoProblem(err error) (problem string, ok bool) {
+	e := market.ErrorOf(err)
+	if e.Code != market.CodeValidation {
+		return "", false
+	}
+	if len(e.Fields) > 0 {
+		return e.Fields[0].Message, true
+	}
+	return "is not a usable image", true
+}

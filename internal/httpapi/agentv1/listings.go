@@ -190,13 +190,9 @@ func (a *API) storePhoto(ctx context.Context, owner string, i int, body io.Reade
 
 // renamePhotoError names the photo a content error is about.
 func renamePhotoError(err error, i int) error {
-	e := market.ErrorOf(err)
-	if e.Code != market.CodeValidation {
+	msg, ok := httpapi.PhotoProblem(err)
+	if !ok {
 		return err
-	}
-	msg := "is not a usable image"
-	if len(e.Fields) > 0 {
-		msg = e.Fields[0].Message
 	}
 	return market.Invalid(market.FieldError{Field: "photos[" + strconv.Itoa(i) + "]", Message: msg})
 }

@@ -187,13 +187,9 @@ func sellingMultipartError(err error) error {
 
 // sellingPhotoError names the photo a content error is about.
 func sellingPhotoError(err error, i int, name string) error {
-	e := market.ErrorOf(err)
-	if e.Code != market.CodeValidation {
+	msg, ok := httpapi.PhotoProblem(err)
+	if !ok {
 		return err
-	}
-	msg := "is not a usable image"
-	if len(e.Fields) > 0 {
-		msg = e.Fields[0].Message
 	}
 	label := "photo " + strconv.Itoa(i+1)
 	if name = strings.TrimSpace(name); name != "" && len(name) <= 200 && httpapi.TextProblem(name) == "" {
