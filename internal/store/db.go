@@ -50,6 +50,9 @@ type DB struct {
 	// commit, which users got new events (the feed's waiters).
 	hooks atomic.Pointer[eventHooks]
 	group group // InTxGrouped's batches (SQLite only)
+	// feedBegan, set by tests, runs when a feed read's snapshot
+	// transaction has begun, before its bound is read (PostgreSQL only).
+	feedBegan func(ctx context.Context, tx *sql.Tx)
 }
 
 type stmtKey struct {

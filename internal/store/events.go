@@ -188,28 +188,22 @@ func scanEvent(row scanner) (*events.Event, error) {
 // and wait for ever.
 func (db *DB) Feed(ctx context.Context, q events.FeedQuery) ([]events.FeedEntry, events.Cursor, error) {
 	tx := db.Read()
-	if db.dialect == Postgres {
-		sqlTx, err := db.read.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
-		if err != nil {
-			return nil, events.Cursor{}, wrap(err)
-		}
-		defer sqlTx.Rollback() //nolint:errcheck // read-only
-		tx = &Tx{db: db, ex: sqlTx}
-	}
-
 	// The head of the feed, for an empty first page, is read before the
 	// page: on SQLite the statements are not one snapshot, and a head read
 	// after the page could pass an event committed in between.
 	var head events.Cursor
-	var err error
-	if q.After == nil {
-		if db.dialect == Postgres {
-			err = tx.queryRow(ctx, `SELECT `+pgXmin+` - 1`).Scan(&head.TxID)
-			head.Seq = math.MaxInt64
-		} else {
-			err = tx.queryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM event_feed`).Scan(&head.Seq)
-		}
+	var bound int64
+	if db.dialect == Postgres {
+		sqlTx, b, err := db.pgFeedSnapshot(ctx)
 		if err != nil {
+			return nil, events.Cursor{}, err
+		}
+		defer sqlTx.Rollback() //nolint:errcheck // read-only
+		tx = &Tx{db: db, ex: sqlTx}
+		bound = b
+		head = events.Cursor{TxID: bound - 1, Seq: math.MaxInt64}
+	} else if q.After == nil {
+		if err := tx.queryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM event_feed`).Scan(&head.Seq); err != nil {
 			return nil, events.Cursor{}, wrap(fmt.Errorf("feed head: %w", err))
 		}
 	}
@@ -229,7 +223,8 @@ func (db *DB) Feed(ctx context.Context, q events.FeedQuery) ([]events.FeedEntry,
 		args = append(args, list)
 	}
 	if db.dialect == Postgres {
-		where = append(where, "f.txid < "+pgXmin)
+		where = append(where, "f.txid < ?")
+		args = append(args, bound)
 	}
 	args = append(args, q.Limit)
 	rows, err := tx.query(ctx, `SELECT f.txid, f.seq, e.id, e.type, e.actor_type, e.actor_id, e.entity_type, e.entity_id, e.data, e.created_at
@@ -288,6 +283,40 @@ const pgXmin = `(SELECT LEAST(pg_snapshot_xmax(pg_current_snapshot())::text::big
 	WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a
 		WHERE a.backend_xid::text::bigint = x::text::bigint % 4294967296
 			AND a.datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))`
+
+// pgFeedSnapshot begins the read-only snapshot a feed read runs in and
+// reads its bound (pgXmin). A bound held by an xid no backend shows is
+// most likely a transaction of another database that ended between the
+// snapshot and the look at pg_stat_activity: it cannot be placed, so it
+// bounds this read though it never wrote here, and a long poll whose first
+// read it cut short would wait for a wake that never comes (the poller
+// has already passed the entry). So the snapshot is taken again, a few
+// times; a bound that stays held (a prepared transaction) is kept.
+func (db *DB) pgFeedSnapshot(ctx context.Context) (*sql.Tx, int64, error) {
+	const attempts = 4
+	for i := 1; ; i++ {
+		sqlTx, err := db.read.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+		if err != nil {
+			return nil, 0, wrap(err)
+		}
+		if db.feedBegan != nil {
+			db.feedBegan(ctx, sqlTx)
+		}
+		var bound int64
+		var unplaced bool
+		err = sqlTx.QueryRowContext(ctx, `SELECT b.x, EXISTS (SELECT 1 FROM pg_snapshot_xip(pg_current_snapshot()) AS v
+			WHERE v::text::bigint = b.x AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+				WHERE a.backend_xid::text::bigint = b.x % 4294967296))
+			FROM (SELECT `+pgXmin+` AS x) b`).Scan(&bound, &unplaced)
+		if err == nil && (!unplaced || i == attempts) {
+			return sqlTx, bound, nil
+		}
+		_ = sqlTx.Rollback()
+		if err != nil {
+			return nil, 0, wrap(fmt.Errorf("feed bound: %w", err))
+		}
+	}
+}
 
 // FeedChanges reads the head of the feed and which of users have rows
 // after since up to it (events.FeedStore), in one statement, so one

@@ -2,11 +2,19 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 
 	"marketplace/internal/listings"
 )
+
+// SetFeedBegan has f run in each feed read's snapshot transaction as it
+// begins, before the read's bound is taken, until t ends.
+func SetFeedBegan(t testing.TB, db *DB, f func(ctx context.Context, tx *sql.Tx)) {
+	db.feedBegan = f
+	t.Cleanup(func() { db.feedBegan = nil })
+}
 
 // SetTitleWalk sets how many of the newest orders a common title search
 // looks through (titleWalk) until t ends.
