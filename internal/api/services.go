@@ -3,6 +3,7 @@ package api
 import (
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
+	"marketplace/internal/checkouts"
 	"marketplace/internal/events"
 	"marketplace/internal/listings"
 	"marketplace/internal/messaging"
@@ -32,6 +33,7 @@ type Services struct {
 	Notify    *notify.Service
 	Webhooks  *webhooks.Service
 	Feed      *events.FeedService
+	Checkouts *checkouts.Service
 	// PublicURL is where the service is reached (magic links, label URLs).
 	PublicURL string
 }

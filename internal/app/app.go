@@ -21,9 +21,11 @@ import (
 	"marketplace/internal/agents"
 	"marketplace/internal/api"
 	"marketplace/internal/audit"
+	"marketplace/internal/checkouts"
 	"marketplace/internal/config"
 	"marketplace/internal/events"
 	"marketplace/internal/httpapi"
+	"marketplace/internal/httpapi/acp"
 	"marketplace/internal/httpapi/agentv1"
 	"marketplace/internal/httpapi/apiv1"
 	"marketplace/internal/httpapi/console"
@@ -87,6 +89,8 @@ type App struct {
 	Webhooks *webhooks.Service
 	MCP      *mcpserver.Server
 	Feed     *events.FeedService
+	// Checkouts are outside agents' checkout sessions (ACP).
+	Checkouts *checkouts.Service
 
 	// The accounts area's avatar uploads and chat link.
 	Avatars   *accounts.Avatars
@@ -269,6 +273,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Offers = offers.NewService(store.Offers(db), a.Clock, offers.Options{
 		Settings: offerSettings{a.Settings}, Purchaser: purchases, Fees: a.Orders, Taxonomy: a.Listings, Log: a.Log})
 
+	a.Checkouts = checkouts.NewService(store.Checkouts(db), a.Orders, a.Listings, a.Shipping, a.Clock)
 	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
 	// Feed readers waiting on a user's feed wake when an event for the user
 	// commits here, or when the feed's poller sees one of another replica.
@@ -319,7 +324,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	// them with its casing.
 	shared := &api.Services{Accounts: a.Accounts, ChatLinks: a.ChatLinks, Agents: a.Agents, Payments: a.Payments,
 		Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages,
-		Offers: a.Offers, Notify: a.Notify, Webhooks: a.Webhooks, Feed: a.Feed, PublicURL: cfg.PublicURL}
+		Offers: a.Offers, Notify: a.Notify, Webhooks: a.Webhooks, Feed: a.Feed, Checkouts: a.Checkouts, PublicURL: cfg.PublicURL}
 	agentAPI := &agentv1.API{Ops: api.Ops{Services: shared, Casing: api.Snake}, Sandbox: cfg.Mode == config.Sandbox,
 		Clock: advancer, SandboxStore: db, Gate: func(ctx context.Context, flag string) error {
 			return a.Settings.Require(ctx, settings.Feature(flag))
@@ -358,6 +363,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	(&apiv1.API{Ops: api.Ops{Services: shared, Casing: api.Camel}, Google: googleSignIn, GoogleSession: webConsole.GoogleSession, Avatars: a.Avatars,
 		Activity: activity.NewService(db.Read(), a.Clock), Users: adminUsers, Audit: auditLog, Settings: a.Settings}).Register(a.Router)
 	agentAPI.Register(a.Router)
+	(&acp.Binding{Ops: api.Ops{Services: shared, Casing: api.Snake}, Sandbox: cfg.Mode == config.Sandbox}).Register(a.Router)
 	// The same catalogue over MCP (CONTRACT.md section 13): a request
 	// without a valid agent key is answered 401 before any MCP message.
 	a.MCP = &mcpserver.Server{Tools: tools, Version: version(), Audit: auditor, Clock: a.Clock, Log: a.Log}

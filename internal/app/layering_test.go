@@ -21,7 +21,7 @@ const module = "marketplace/"
 
 // domainAreas know neither the store, nor HTTP handlers, nor the wiring.
 var domainAreas = []string{
-	"internal/accounts", "internal/activity", "internal/admin", "internal/agents", "internal/events",
+	"internal/accounts", "internal/activity", "internal/admin", "internal/agents", "internal/checkouts", "internal/events",
 	"internal/listings", "internal/messaging", "internal/moderation", "internal/notify", "internal/offers", "internal/orders",
 	"internal/payments", "internal/sandbox", "internal/shipping", "internal/webhooks",
 }
@@ -51,6 +51,18 @@ var layerRules = []struct {
 		from: under("internal/httpapi/console"),
 		to: under("internal/store", "internal/app", "internal/jobs", "internal/httpapi/apiv1", "internal/httpapi/agentv1",
 			"internal/httpapi/mcpserver", "internal/httpapi/web"),
+	},
+	{
+		why: "the ACP binding maps the checkout sessions of internal/checkouts to ACP's wire shapes: it calls the " +
+			"operations, never the store or another surface",
+		from: under("internal/httpapi/acp"),
+		to: under("internal/store", "internal/app", "internal/jobs", "internal/httpapi/apiv1", "internal/httpapi/agentv1",
+			"internal/httpapi/mcpserver", "internal/httpapi/web", "internal/httpapi/console"),
+	},
+	{
+		why:  "checkout sessions know no protocol: each checkout protocol is a binding over them",
+		from: under("internal/checkouts"),
+		to:   under("internal/httpapi", "internal/api"),
 	},
 	{
 		why:  "no surface builds on the console (the API hands it Google sign-ins through a function)",

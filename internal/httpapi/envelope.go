@@ -113,6 +113,10 @@ var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 const keptBody = 64 << 10
 
+// WriteJSON writes body as JSON, no envelope: for surfaces whose wire
+// shapes are a protocol's own (ACP).
+func WriteJSON(w http.ResponseWriter, status int, body any) { writeJSON(w, status, body) }
+
 // writeJSON writes body as JSON and a newline (json.Encoder's bytes are
 // json.Marshal's, HTML escaped, plus the newline).
 func writeJSON(w http.ResponseWriter, status int, body any) {
@@ -139,6 +143,14 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 // the caller; their cause never reaches the client.
 func writeError(w http.ResponseWriter, r *http.Request, err error) *market.Error {
 	e := market.ErrorOf(err)
+	if s := surfaceOf(r); s.WriteError != nil {
+		shown := *e
+		if e.Code == market.CodeInternal {
+			shown.Message, shown.Details, shown.Fields = "internal error", nil, nil
+		}
+		s.WriteError(w, r, &shown)
+		return e
+	}
 	body := &errorBody{Code: e.Code, Message: e.Message}
 	if e.Code == market.CodeInternal {
 		body.Message = "internal error"

@@ -27,10 +27,53 @@ const IdempotencyTTL = market.IdempotencyTTL
 // Idempotency-Key header (also spelled idempotency_key) or a top-level
 // idempotencyKey / idempotency_key string in the JSON body.
 func (rt *Router) HandleIdempotent(method, path string, auth Auth, h HandlerFunc) {
-	route := method + " " + path
-	rt.Handle(method, path, auth, func(w http.ResponseWriter, r *http.Request) error {
-		return rt.idempotent(w, r, route, h)
-	})
+	rt.HandleIdempotentBy(method, path, auth, IdemRules{}, h)
+}
+
+// IdemRules are a surface's own idempotency rules, where they differ from
+// the interface's (the Agentic Commerce Protocol's, CONTRACT.md section
+// 18): the zero value is the interface's.
+type IdemRules struct {
+	// Required refuses a request without a key: VALIDATION_ERROR on the
+	// field "Idempotency-Key", with details {"idempotency": "required"}.
+	Required bool
+	// NoWait answers a key whose first request is still running at once,
+	// DUPLICATE_REQUEST with details {"idempotency": "in_flight"} and a
+	// Retry-After, instead of waiting for its answer. A key used with other
+	// parameters has details {"idempotency": "conflict"}.
+	NoWait bool
+	// HeaderOnly takes the key from the Idempotency-Key header alone: the
+	// body is all parameters.
+	HeaderOnly bool
+	// Owner scopes the keys (the caller's user when nil): ACP keys belong
+	// to the credential and the endpoint.
+	Owner func(r *http.Request, p *Principal) string
+}
+
+// HandleIdempotentBy is HandleIdempotent under a surface's own rules.
+func (rt *Router) HandleIdempotentBy(method, path string, auth Auth, rules IdemRules, h HandlerFunc) {
+	rt.Handle(method, path, auth, rt.Idempotent(method+" "+path, rules, h))
+}
+
+// Idempotent is h under rules for route ("METHOD /path"), for a surface
+// that checks something of its own first (ACP's API-Version).
+func (rt *Router) Idempotent(route string, rules IdemRules, h HandlerFunc) HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		return rt.idempotent(w, r, route, rules, h)
+	}
+}
+
+// refusal is DUPLICATE_REQUEST for what (conflict, in_flight): a
+// surface with rules of its own is told which, in the details.
+func (rules IdemRules) refusal(what, message string) *market.Error {
+	e := market.Errorf(market.CodeDuplicateRequest, "%s", message)
+	if rules.Required || rules.NoWait || rules.HeaderOnly || rules.Owner != nil {
+		e = e.WithDetails(map[string]any{"idempotency": what})
+		if what == "in_flight" {
+			e.Details["retry_after"] = int64(1)
+		}
+	}
+	return e
 }
 
 // bodyKeys are the body fields that carry a key; they are not part of the
@@ -54,7 +97,7 @@ var (
 	leaseRenew = 2 * time.Second
 )
 
-func (rt *Router) idempotent(w http.ResponseWriter, r *http.Request, route string, h HandlerFunc) error {
+func (rt *Router) idempotent(w http.ResponseWriter, r *http.Request, route string, rules IdemRules, h HandlerFunc) error {
 	p := PrincipalOf(r)
 	if p == nil || rt.idem == nil {
 		return h(w, r)
@@ -69,6 +112,16 @@ func (rt *Router) idempotent(w http.ResponseWriter, r *http.Request, route strin
 	}
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	key, params := idemKey(r, raw)
+	if rules.HeaderOnly {
+		key, params = r.Header.Get("Idempotency-Key"), raw
+		if canon, ok := canonicalJSON(raw); ok {
+			params = canon
+		}
+	}
+	if key == "" && rules.Required {
+		return market.Invalid(market.FieldError{Field: "Idempotency-Key", AsSent: true,
+			Message: "is required on every POST"}).WithDetails(map[string]any{"idempotency": "required"})
+	}
 	if key == "" {
 		return h(w, r)
 	}
@@ -77,7 +130,11 @@ func (rt *Router) idempotent(w http.ResponseWriter, r *http.Request, route strin
 	}
 	sum := sha256.Sum256(append([]byte(route+"\n"), params...))
 	now := rt.clock.Now()
-	rec := &idempotency.Record{OwnerID: p.User.ID, Key: key, Route: route, Hash: hex.EncodeToString(sum[:]), ExpiresAt: now.Add(IdempotencyTTL),
+	owner := p.User.ID
+	if rules.Owner != nil {
+		owner = rules.Owner(r, p)
+	}
+	rec := &idempotency.Record{OwnerID: owner, Key: key, Route: route, Hash: hex.EncodeToString(sum[:]), ExpiresAt: now.Add(IdempotencyTTL),
 		LeaseOwner: rt.instance, LeaseUntil: time.Now().Add(leaseTTL)}
 	ctx := r.Context()
 	prior, claimed, err := rt.idem.ClaimIdempotency(ctx, rec, now)
@@ -85,7 +142,7 @@ func (rt *Router) idempotent(w http.ResponseWriter, r *http.Request, route strin
 		return err
 	}
 	if !claimed {
-		if took, err := rt.replay(ctx, w, rec, prior); err != nil || !took {
+		if took, err := rt.replay(ctx, w, rec, prior, rules); err != nil || !took {
 			return err
 		}
 		// The claim's process died: this request runs it again. The
@@ -157,12 +214,14 @@ func (rt *Router) keepLease(ctx context.Context, rec *idempotency.Record) (stop 
 // answer once there is one, or 409 when the parameters differ or the first
 // request is still running after idemWait. It returns true, having written
 // nothing, when it took over a claim whose lease ran out.
-func (rt *Router) replay(ctx context.Context, w http.ResponseWriter, rec, prior *idempotency.Record) (bool, error) {
+func (rt *Router) replay(ctx context.Context, w http.ResponseWriter, rec, prior *idempotency.Record, rules IdemRules) (bool, error) {
 	deadline := time.Now().Add(idemWait)
+	if rules.NoWait {
+		deadline = time.Now()
+	}
 	for {
 		if prior.Route != rec.Route || prior.Hash != rec.Hash {
-			return false, market.Errorf(market.CodeDuplicateRequest,
-				"this idempotency key was used with different parameters; use a new key for a new request")
+			return false, rules.refusal("conflict", "this idempotency key was used with different parameters; use a new key for a new request")
 		}
 		if prior.Done {
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -178,8 +237,8 @@ func (rt *Router) replay(ctx context.Context, w http.ResponseWriter, rec, prior 
 				return took, err
 			}
 		}
-		if time.Now().After(deadline) {
-			return false, market.Errorf(market.CodeDuplicateRequest, "a request with this idempotency key is still in progress; retry shortly")
+		if !time.Now().Before(deadline) {
+			return false, rules.refusal("in_flight", "a request with this idempotency key is still in progress; retry shortly")
 		}
 		select {
 		case <-ctx.Done():
@@ -189,7 +248,7 @@ func (rt *Router) replay(ctx context.Context, w http.ResponseWriter, rec, prior 
 		next, err := rt.idem.IdempotencyRecord(ctx, rec.OwnerID, rec.Key)
 		if market.CodeOf(err) == market.CodeNotFound {
 			// The first request failed on our side and gave the key up.
-			return false, market.Errorf(market.CodeDuplicateRequest, "the first request with this idempotency key failed; retry it")
+			return false, rules.refusal("in_flight", "the first request with this idempotency key failed; retry it")
 		}
 		if err != nil {
 			return false, err
@@ -206,10 +265,8 @@ func idemKey(r *http.Request, raw []byte) (string, []byte) {
 	if key == "" {
 		key = r.Header.Get("Idempotency_Key")
 	}
-	var obj map[string]any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if len(bytes.TrimSpace(raw)) == 0 || dec.Decode(&obj) != nil || obj == nil {
+	obj, ok := jsonObject(raw)
+	if !ok {
 		return key, raw
 	}
 	for _, f := range bodyKeys {
@@ -223,6 +280,28 @@ func idemKey(r *http.Request, raw []byte) (string, []byte) {
 		return key, raw
 	}
 	return key, canon
+}
+
+// jsonObject decodes raw as a JSON object, numbers kept as written.
+func jsonObject(raw []byte) (map[string]any, bool) {
+	var obj map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if len(bytes.TrimSpace(raw)) == 0 || dec.Decode(&obj) != nil || obj == nil {
+		return nil, false
+	}
+	return obj, true
+}
+
+// canonicalJSON is a JSON object with its keys sorted, so two bodies that
+// differ only in key order (or spacing) are the same parameters.
+func canonicalJSON(raw []byte) ([]byte, bool) {
+	obj, ok := jsonObject(raw)
+	if !ok {
+		return nil, false
+	}
+	canon, err := json.Marshal(obj)
+	return canon, err == nil
 }
 
 func printable(s string) bool {

@@ -46,7 +46,7 @@ func (rt *Router) CallIdempotent(ctx context.Context, p *Principal, route string
 	}
 	if !claimed {
 		w := httptest.NewRecorder()
-		took, err := rt.replay(ctx, w, rec, prior)
+		took, err := rt.replay(ctx, w, rec, prior, IdemRules{})
 		if err != nil {
 			return nil, err
 		}

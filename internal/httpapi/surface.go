@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/http"
 	"strings"
 
 	"marketplace/internal/market"
@@ -19,6 +20,11 @@ type Surface struct {
 	// casing's ("photo_urls" -> "photos"). A key "METHOD /path name"
 	// applies on that route only.
 	Names map[string]string
+	// WriteError, when set, writes the surface's errors in a shape of its
+	// own (the Agentic Commerce Protocol's flat error) instead of the
+	// envelope. Its e is safe to show: an internal error's message is
+	// already the generic one.
+	WriteError func(w http.ResponseWriter, r *http.Request, e *market.Error)
 }
 
 // Casing is how a surface spells a canonical name.

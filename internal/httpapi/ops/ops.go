@@ -171,7 +171,7 @@ func (o *Ops) publishableKey(w http.ResponseWriter, r *http.Request) error {
 
 type manifestView struct {
 	APIVersion   string   `json:"apiVersion" doc:"The interface version."`
-	Capabilities []string `json:"capabilities" items.enum:"accounts,activity,addresses,admin,agent_guides,agent_keys,agent_onboarding,approvals,categories,console,discovery,disputes,events,health,identity_verification,listings,mcp,messages,notifications,offers,openai_tools,orders,payment_methods,payouts,photos,profiles,purchases,refunds,sandbox,search,seller_dashboard,shipping,spending_controls,watchlist,webhooks" doc:"The areas of the service this server offers, sorted: an area is named when the server serves a route of it or an agent tool (MCP, /v1/tools/openai) of it, so it says what this deployment runs (sandbox only in sandbox mode). Every served route belongs to at least one area."`
+	Capabilities []string `json:"capabilities" items.enum:"accounts,acp,activity,addresses,admin,agent_guides,agent_keys,agent_onboarding,approvals,categories,console,discovery,disputes,events,health,identity_verification,listings,mcp,messages,notifications,offers,openai_tools,orders,payment_methods,payouts,photos,profiles,purchases,refunds,sandbox,search,seller_dashboard,shipping,spending_controls,watchlist,webhooks" doc:"The areas of the service this server offers, sorted: an area is named when the server serves a route of it or an agent tool (MCP, /v1/tools/openai) of it, so it says what this deployment runs (sandbox only in sandbox mode). Every served route belongs to at least one area."`
 	Links        links    `json:"links"`
 	Name         string   `json:"name"`
 	Version      string   `json:"version" doc:"The service build."`

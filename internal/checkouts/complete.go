@@ -1,0 +1,193 @@
+package checkouts
+
+import (
+	"context"
+	"errors"
+
+	"marketplace/internal/market"
+	"marketplace/internal/orders"
+)
+
+// Payment handlers a session accepts.
+const (
+	// HandlerCard takes a delegated card token (vt_..., delegate_payment).
+	HandlerCard = "card"
+	// HandlerSavedCard charges the agent key owner's default saved card.
+	HandlerSavedCard = "saved_payment_method"
+)
+
+// Handlers are the payment handlers open to b.
+func Handlers(b Buyer) []string {
+	if b.Key != nil {
+		return []string{HandlerCard, HandlerSavedCard}
+	}
+	return []string{HandlerCard}
+}
+
+// Complete buys the session's item through the purchase path: one order,
+// the purchase's fees, caps, approvals and charge. A session completes
+// once; a refusal (sold, a cap, a declined card) answers the session, not
+// completed, with a message saying why, and nothing charged. A purchase
+// above the owner's approval threshold leaves the session pending_approval
+// until the owner decides.
+//
+// The purchase runs under the idempotency key of the session's attempt
+// (PurchaseKey) and marks the session completing in the transaction that
+// reserves the listing, so a retry after a crash finds the order and
+// finishes it, and two completes of one session never both reserve.
+func (s *Service) Complete(ctx context.Context, b Buyer, id string, pay PaymentChoice, requestID string) (*View, error) {
+	sess, err := s.owned(ctx, s.store.Read(), b, id)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case sess.State == StateCompleted || sess.State == StatePendingApproval || sess.State == StateCanceled || s.expired(sess):
+		return s.view(ctx, b, sess)
+	case sess.State == StateOpen:
+		v, err := s.view(ctx, b, sess)
+		if err != nil || v.Status != StatusReady {
+			return v, err
+		}
+		if price := v.Lines[0].UnitAmount; price != sess.SeenPrice {
+			// The buyer has not seen this price: they are shown it first.
+			return s.seePrice(ctx, b, sess, price)
+		}
+		if m := s.payable(b, pay); m != nil {
+			return s.view(ctx, b, sess, *m)
+		}
+	}
+	// Open and ready, or completing after a run that died: (re)run the
+	// purchase of the current attempt.
+	if sess.State == StateCompleting && sess.Payment != nil {
+		pay = *sess.Payment
+	}
+	in := purchaseInput(sess, sess.option(selectedID(sess)))
+	price := sess.SeenPrice
+	in.ExpectedPrice, in.RequestID = &price, requestID
+	if b.Key != nil {
+		in.MaxPrice = &price
+	}
+	in.PaymentMethodID = "" // the owner's default card (HandlerSavedCard)
+	attempt := sess.Attempt
+	in.Within = func(ctx context.Context, tx orders.Tx) error {
+		ct, ok := tx.(Tx)
+		if !ok {
+			return market.Internal(errors.New("checkouts: the purchase transaction is no checkouts.Tx"))
+		}
+		cur, err := ct.CheckoutByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		if cur.State != StateOpen || cur.Attempt != attempt {
+			return errRaced
+		}
+		cur.State, cur.Payment, cur.UpdatedAt = StateCompleting, &pay, s.clock.Now()
+		return ct.UpdateCheckout(ctx, cur)
+	}
+	o, perr := s.orders.Purchase(market.WithIdempotencyKey(ctx, sess.PurchaseKey()), b.purchaser(), in)
+	return s.settle(ctx, b, id, attempt, o, perr)
+}
+
+func selectedID(sess *Session) string {
+	for _, sel := range sess.Selected {
+		if sess.option(sel.OptionID) != nil {
+			return sel.OptionID
+		}
+	}
+	return ""
+}
+
+// payable checks the payment asked for before anything is reserved: a
+// message when it cannot be used, nil when it can.
+func (s *Service) payable(b Buyer, pay PaymentChoice) *Message {
+	for _, h := range Handlers(b) {
+		if h == pay.Handler && h == HandlerSavedCard {
+			return nil
+		}
+	}
+	m := errorMessage(CodePaymentDeclined, "$.payment_data.handler_id", Recoverable,
+		"This session takes payment through the handlers its capabilities list (%v).", Handlers(b))
+	return &m
+}
+
+// seePrice records that the buyer has been shown the item's new price.
+func (s *Service) seePrice(ctx context.Context, b Buyer, sess *Session, price int64) (*View, error) {
+	old := sess.SeenPrice
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		cur, err := tx.CheckoutByID(ctx, sess.ID)
+		if err != nil {
+			return err
+		}
+		if cur.State == StateOpen {
+			cur.SeenPrice, cur.UpdatedAt = price, s.clock.Now()
+			if err := tx.UpdateCheckout(ctx, cur); err != nil {
+				return err
+			}
+		}
+		sess = cur
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.view(ctx, b, sess, Message{Kind: MessageInfo, Param: "$.line_items[0]",
+		Content: "The price changed from " + formatCents(old) + " to " + formatCents(price) + " before payment; nothing was charged. Complete again to buy at the new price."})
+}
+
+// settle records the purchase's outcome on the session and answers it.
+func (s *Service) settle(ctx context.Context, b Buyer, id string, attempt int, o *orders.Order, perr error) (*View, error) {
+	var msgs []Message
+	to := StateOpen
+	switch {
+	case errors.Is(perr, errRaced):
+		sess, err := s.owned(ctx, s.store.Read(), b, id)
+		if err != nil {
+			return nil, err
+		}
+		return s.view(ctx, b, sess)
+	case perr == nil && o != nil && o.Status != orders.StatusCancelled && o.Status != orders.StatusExpired:
+		to = StateCompleted
+	case market.CodeOf(perr) == market.CodeApprovalRequired && o != nil:
+		to = StatePendingApproval
+	case perr == nil:
+		// A run that died after a declined charge: its order was released.
+		msgs = []Message{errorMessage(CodePaymentDeclined, "$.payment_data", Recoverable,
+			"The payment was declined; nothing was charged.")}
+	default:
+		if msgs = messageOf(perr); msgs == nil {
+			// No business answer (a frozen key, a failure of ours): a
+			// refusal came before the reservation committed; after it, the
+			// session stays completing and a retry finishes the attempt.
+			return nil, perr
+		}
+	}
+	var sess *Session
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		cur, err := tx.CheckoutByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		sess = cur
+		if cur.Attempt != attempt || cur.State != StateCompleting {
+			return nil // nothing was reserved for this attempt (or it was settled)
+		}
+		cur.State, cur.UpdatedAt = to, s.clock.Now()
+		switch to {
+		case StateOpen:
+			cur.Attempt++ // the next attempt purchases under a new key
+			cur.Payment = nil
+		case StatePendingApproval:
+			cur.OrderID = o.ID
+			if e := market.ErrorOf(perr); e != nil {
+				cur.ApprovalID, _ = e.Details["approval_id"].(string)
+			}
+		default:
+			cur.OrderID = o.ID
+		}
+		return tx.UpdateCheckout(ctx, cur)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.view(ctx, b, sess, msgs...)
+}
