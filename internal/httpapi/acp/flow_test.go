@@ -1,7 +1,9 @@
 package acp_test
 
 import (
+	"context"
 	"net/http"
+	"sync"
 	"testing"
 
 	"marketplace/internal/testkit"
@@ -117,5 +119,41 @@ func TestACPIdempotency(t *testing.T) {
 		}
 		c.version = "2025-09-29"
 		c.send("GET", "/acp/checkout_sessions/"+first.id(), "", nil).want(t, http.StatusBadRequest, "unsupported_api_version")
+	})
+}
+
+// TestACPInFlight: a retry with the key of a complete still running is
+// answered at once, 409 idempotency_in_flight with a Retry-After; once the
+// first answers, the retry replays its answer and nothing is charged
+// twice.
+func TestACPInFlight(t *testing.T) {
+	t.Parallel()
+	testkit.RunDB(t, func(t *testing.T, start func(testkit.Options) *testkit.Server) {
+		// The first charge waits until the retry has been answered.
+		charging, release := make(chan struct{}), make(chan struct{})
+		var hold sync.Once
+		s := start(testkit.Options{BeforeCharge: func(ctx context.Context, orderID, listingID string) {
+			hold.Do(func() { close(charging); <-release })
+		}})
+		seller := s.VerifiedOwner("Selma")
+		buyer := s.NewShopper("Bruno", "pm_card_visa")
+		c := newClient(t, s, buyer.Key.Secret)
+		id := c.open(s.ActiveListing(seller, "brass desk lamp with a green glass shade", 2500), true).id()
+		first := make(chan *answer)
+		go func() { first <- c.send("POST", "/acp/checkout_sessions/"+id+"/complete", "k-complete", savedCard()) }()
+		<-charging
+		busy := c.send("POST", "/acp/checkout_sessions/"+id+"/complete", "k-complete", savedCard()).
+			want(t, http.StatusConflict, "idempotency_in_flight")
+		if busy.Header.Get("Retry-After") == "" {
+			t.Error("no Retry-After on idempotency_in_flight")
+		}
+		close(release)
+		if a := <-first; a.Status != http.StatusOK || a.status() != "completed" {
+			t.Fatalf("the first complete: %s", a.Body)
+		}
+		replay := c.send("POST", "/acp/checkout_sessions/"+id+"/complete", "k-complete", savedCard()).want(t, http.StatusOK, "")
+		if replay.Header.Get("Idempotent-Replayed") != "true" || replay.status() != "completed" || s.Charges() != 1 {
+			t.Fatalf("the retry after it: %s (%d charges)", replay.Body, s.Charges())
+		}
 	})
 }
