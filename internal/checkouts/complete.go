@@ -113,19 +113,12 @@ func (s *Service) payable(b Buyer, pay PaymentChoice) *Message {
 // seePrice records that the buyer has been shown the item's new price.
 func (s *Service) seePrice(ctx context.Context, b Buyer, sess *Session, price int64) (*View, error) {
 	old := sess.SeenPrice
-	err := s.store.InTx(ctx, func(tx Tx) error {
-		cur, err := tx.CheckoutByID(ctx, sess.ID)
-		if err != nil {
-			return err
+	sess, err := s.amend(ctx, sess.ID, func(cur *Session) bool {
+		if cur.State != StateOpen {
+			return false
 		}
-		if cur.State == StateOpen {
-			cur.SeenPrice, cur.UpdatedAt = price, s.clock.Now()
-			if err := tx.UpdateCheckout(ctx, cur); err != nil {
-				return err
-			}
-		}
-		sess = cur
-		return nil
+		cur.SeenPrice = price
+		return true
 	})
 	if err != nil {
 		return nil, err
@@ -161,17 +154,11 @@ func (s *Service) settle(ctx context.Context, b Buyer, id string, attempt int, o
 			return nil, perr
 		}
 	}
-	var sess *Session
-	err := s.store.InTx(ctx, func(tx Tx) error {
-		cur, err := tx.CheckoutByID(ctx, id)
-		if err != nil {
-			return err
-		}
-		sess = cur
+	sess, err := s.amend(ctx, id, func(cur *Session) bool {
 		if cur.Attempt != attempt || cur.State != StateCompleting {
-			return nil // nothing was reserved for this attempt (or it was settled)
+			return false // nothing was reserved for this attempt (or it was settled)
 		}
-		cur.State, cur.UpdatedAt = to, s.clock.Now()
+		cur.State = to
 		switch to {
 		case StateOpen:
 			cur.Attempt++ // the next attempt purchases under a new key
@@ -184,7 +171,7 @@ func (s *Service) settle(ctx context.Context, b Buyer, id string, attempt int, o
 		default:
 			cur.OrderID = o.ID
 		}
-		return tx.UpdateCheckout(ctx, cur)
+		return true
 	})
 	if err != nil {
 		return nil, err

@@ -87,17 +87,14 @@ func (s *Service) Update(ctx context.Context, b Buyer, id string, in Input) (*Vi
 	if err := s.apply(ctx, b, sess, in); err != nil {
 		return nil, err
 	}
-	err = s.store.InTx(ctx, func(tx Tx) error {
-		cur, err := tx.CheckoutByID(ctx, id)
-		if err != nil {
-			return err
-		}
+	sess, err = s.amend(ctx, id, func(cur *Session) bool {
 		if cur.State != StateOpen {
-			sess = cur // a complete got there first: the session as it is
-			return nil
+			return false // a complete got there first: the session as it is
 		}
-		sess.Attempt, sess.UpdatedAt = cur.Attempt, s.clock.Now()
-		return tx.UpdateCheckout(ctx, sess)
+		attempt := cur.Attempt
+		*cur = *sess
+		cur.Attempt = attempt
+		return true
 	})
 	if err != nil {
 		return nil, err
@@ -137,6 +134,26 @@ func (s *Service) Cancel(ctx context.Context, b Buyer, id string) (*View, error)
 		return nil, err
 	}
 	return s.view(ctx, b, sess)
+}
+
+// amend changes session id in a transaction that locks it: change edits
+// the session as stored and reports whether to write it (with a new
+// UpdatedAt). It answers the session as it is after.
+func (s *Service) amend(ctx context.Context, id string, change func(cur *Session) bool) (*Session, error) {
+	var out *Session
+	err := s.store.InTx(ctx, func(tx Tx) error {
+		cur, err := tx.CheckoutByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		out = cur
+		if !change(cur) {
+			return nil
+		}
+		cur.UpdatedAt = s.clock.Now()
+		return tx.UpdateCheckout(ctx, cur)
+	})
+	return out, err
 }
 
 // owned reads session id for b; another credential's session is NOT_FOUND.

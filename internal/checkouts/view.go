@@ -195,20 +195,18 @@ func (s *Service) decided(ctx context.Context, b Buyer, sess *Session) error {
 	default:
 		to = StateCompleted
 	}
-	return s.store.InTx(ctx, func(tx Tx) error {
-		cur, err := tx.CheckoutByID(ctx, sess.ID)
-		if err != nil {
-			return err
+	cur, err := s.amend(ctx, sess.ID, func(cur *Session) bool {
+		if cur.State != StatePendingApproval {
+			return false
 		}
-		if cur.State == StatePendingApproval {
-			cur.State, cur.UpdatedAt = to, s.clock.Now()
-			if err := tx.UpdateCheckout(ctx, cur); err != nil {
-				return err
-			}
-		}
-		*sess = *cur
-		return nil
+		cur.State = to
+		return true
 	})
+	if err != nil {
+		return err
+	}
+	*sess = *cur
+	return nil
 }
 
 // lines fills v's line items from their listings.

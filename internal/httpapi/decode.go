@@ -18,15 +18,25 @@ const MaxBody = 1 << 20
 // JSON and wrong types are VALIDATION_ERROR naming the field; bodies over
 // MaxBody are PAYLOAD_TOO_LARGE.
 func Decode(r *http.Request, dst any) error {
+	body, err := ReadBody(r)
+	if err != nil {
+		return err
+	}
+	return DecodeBytes(body, dst)
+}
+
+// ReadBody reads a request body of at most MaxBody bytes: a larger one is
+// PAYLOAD_TOO_LARGE, one that cannot be read VALIDATION_ERROR on "body".
+func ReadBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return market.Errorf(market.CodePayloadTooLarge, "the request body is larger than 1 MiB")
+			return nil, market.Errorf(market.CodePayloadTooLarge, "the request body is larger than 1 MiB")
 		}
-		return market.Invalid(market.FieldError{Field: "body", Message: "could not be read"})
+		return nil, market.Invalid(market.FieldError{Field: "body", Message: "could not be read"})
 	}
-	return DecodeBytes(body, dst)
+	return body, nil
 }
 
 // DecodeBytes is Decode on bytes already read; fuzz tests drive it.
@@ -91,13 +101,9 @@ func jsonKind(kind, got string) string {
 // DecodeOptional is Decode for a body that may be left out: an empty body
 // leaves dst as it is.
 func DecodeOptional(r *http.Request, dst any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBody))
+	body, err := ReadBody(r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return market.Errorf(market.CodePayloadTooLarge, "the request body is larger than 1 MiB")
-		}
-		return market.Invalid(market.FieldError{Field: "body", Message: "could not be read"})
+		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil

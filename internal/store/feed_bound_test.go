@@ -31,19 +31,7 @@ func TestFeedBoundUnplaced(t *testing.T) {
 	}
 	// Another database's transaction takes an xid, then this one's entry
 	// commits with a later one.
-	written, release, done := make(chan error, 1), make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = other.InTx(ctx, func(tx *store.Tx) error {
-			err := appendEvent(tx, market.NewID())
-			written <- err
-			<-release
-			return err
-		})
-	}()
-	if err := <-written; err != nil {
-		t.Fatal(err)
-	}
+	release := storetest.HoldWrite(t, other)
 	user := market.NewID()
 	if err := db.InTx(ctx, func(tx *store.Tx) error { return appendEvent(tx, user) }); err != nil {
 		t.Fatal(err)
@@ -58,8 +46,7 @@ func TestFeedBoundUnplaced(t *testing.T) {
 		if err := tx.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil { // the snapshot, with the other running
 			t.Error(err)
 		}
-		close(release)
-		<-done // it ends before the read's bound looks for it
+		release() // it ends before the read's bound looks for it
 	})
 	page, _, err := db.Feed(ctx, events.FeedQuery{UserID: user, Since: now.Add(-time.Hour), Limit: 10})
 	if err != nil {

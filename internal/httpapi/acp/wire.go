@@ -135,13 +135,9 @@ const (
 // decode reads an ACP request body into dst, refusing unknown fields
 // (unless bodyOpen); a problem names its JSONPath as the param.
 func decode(r *http.Request, dst any, rule bodyRule) error {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, httpapi.MaxBody))
+	body, err := httpapi.ReadBody(r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return market.Errorf(market.CodePayloadTooLarge, "the request body is larger than 1 MiB")
-		}
-		return invalid("$", "the request body could not be read")
+		return err
 	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 && rule&bodyOptional != 0 {

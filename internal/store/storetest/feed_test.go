@@ -433,24 +433,6 @@ func TestFeedOtherDatabase(t *testing.T) {
 		return tx.AppendEvent(ctx, &events.Event{ID: market.NewID(), Type: "listing.updated", ActorType: market.ActorSystem,
 			EntityType: "listing", EntityID: "l1", Data: map[string]any{}, CreatedAt: now, Recipients: []string{user}})
 	}
-	// hold opens a transaction on s that has written (so holds an xid) and
-	// keeps it open until the returned func is called.
-	hold := func(s *store.DB) func() {
-		written, release, done := make(chan error, 1), make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(done)
-			_ = s.InTx(ctx, func(tx *store.Tx) error {
-				err := appendEvent(tx, market.NewID())
-				written <- err
-				<-release
-				return err
-			})
-		}()
-		if err := <-written; err != nil {
-			t.Fatal(err)
-		}
-		return func() { close(release); <-done }
-	}
 	read := func(user string) int {
 		t.Helper()
 		page, _, err := db.Feed(ctx, events.FeedQuery{UserID: user, Since: now.Add(-time.Hour), Limit: 10})
@@ -479,7 +461,7 @@ func TestFeedOtherDatabase(t *testing.T) {
 		}
 	}
 
-	release := hold(other)
+	release := HoldWrite(t, other)
 	user := market.NewID()
 	if err := db.InTx(ctx, func(tx *store.Tx) error { return appendEvent(tx, user) }); err != nil {
 		t.Fatal(err)
@@ -489,7 +471,7 @@ func TestFeedOtherDatabase(t *testing.T) {
 	}
 	release()
 
-	release = hold(db)
+	release = HoldWrite(t, db)
 	later := market.NewID()
 	if err := db.InTx(ctx, func(tx *store.Tx) error { return appendEvent(tx, later) }); err != nil {
 		t.Fatal(err)
