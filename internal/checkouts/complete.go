@@ -3,25 +3,23 @@ package checkouts
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"marketplace/internal/market"
 	"marketplace/internal/orders"
 )
 
-// Payment handlers a session accepts.
-const (
-	// HandlerCard takes a delegated card token (vt_..., delegate_payment).
-	HandlerCard = "card"
-	// HandlerSavedCard charges the agent key owner's default saved card.
-	HandlerSavedCard = "saved_payment_method"
-)
+// HandlerSavedCard is the payment handler that charges the agent key
+// owner's default saved card.
+const HandlerSavedCard = "saved_payment_method"
 
-// Handlers are the payment handlers open to b.
+// Handlers are the payment handlers open to b: the saved card for an
+// agent key (delegated card tokens are still to come).
 func Handlers(b Buyer) []string {
 	if b.Key != nil {
-		return []string{HandlerCard, HandlerSavedCard}
+		return []string{HandlerSavedCard}
 	}
-	return []string{HandlerCard}
+	return nil
 }
 
 // Complete buys the session's item through the purchase path: one order,
@@ -106,7 +104,7 @@ func (s *Service) payable(b Buyer, pay PaymentChoice) *Message {
 		}
 	}
 	m := errorMessage(CodePaymentDeclined, "$.payment_data.handler_id", Recoverable,
-		"This session takes payment through the handlers its capabilities list (%v).", Handlers(b))
+		"This session takes payment through the handlers its capabilities list (%s).", strings.Join(Handlers(b), ", "))
 	return &m
 }
 

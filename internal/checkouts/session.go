@@ -147,8 +147,8 @@ type Selection struct {
 	ItemIDs  []string `json:"item_ids"`
 }
 
-// PaymentChoice is what a complete asked to charge: a delegated card token
-// (vt_...) or, for an agent key, the owner's saved card.
+// PaymentChoice is what a complete asked to charge: the handler, and the
+// credential's token where the handler takes one.
 type PaymentChoice struct {
 	Handler string `json:"handler"`
 	Token   string `json:"token,omitempty"`

@@ -165,9 +165,17 @@ func (s *Service) view(ctx context.Context, b Buyer, sess *Session, extra ...Mes
 	if v.Totals == (Totals{}) {
 		v.Totals = s.itemTotals(ctx, v)
 	}
+	// A declined payment leaves the cart ready for another payment; every
+	// other refusal of this call stops it.
+	var stops []Message
+	for _, m := range extra {
+		if m.Code != CodePaymentDeclined {
+			stops = append(stops, m)
+		}
+	}
 	v.Messages = append(v.Messages, extra...)
 	switch {
-	case hasError(v.Messages):
+	case hasError(v.Messages[:len(v.Messages)-len(extra)]) || hasError(stops):
 		v.Status = StatusNotReady
 	case len(needs) > 0:
 		v.Status = StatusIncomplete

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"marketplace/internal/testkit"
 )
@@ -131,23 +132,37 @@ func TestACPInFlight(t *testing.T) {
 	testkit.RunDB(t, func(t *testing.T, start func(testkit.Options) *testkit.Server) {
 		// The first charge waits until the retry has been answered.
 		charging, release := make(chan struct{}), make(chan struct{})
-		var hold sync.Once
+		var hold, let sync.Once
+		letGo := func() { let.Do(func() { close(release) }) }
+		defer letGo() // a failure below must not leave the charge waiting
 		s := start(testkit.Options{BeforeCharge: func(ctx context.Context, orderID, listingID string) {
-			hold.Do(func() { close(charging); <-release })
+			hold.Do(func() {
+				close(charging)
+				select {
+				case <-release:
+				case <-time.After(time.Minute):
+				}
+			})
 		}})
 		seller := s.VerifiedOwner("Selma")
 		buyer := s.NewShopper("Bruno", "pm_card_visa")
 		c := newClient(t, s, buyer.Key.Secret)
 		id := c.open(s.ActiveListing(seller, "brass desk lamp with a green glass shade", 2500), true).id()
-		first := make(chan *answer)
+		first := make(chan *answer, 1)
 		go func() { first <- c.send("POST", "/acp/checkout_sessions/"+id+"/complete", "k-complete", savedCard()) }()
-		<-charging
+		select {
+		case <-charging:
+		case a := <-first:
+			t.Fatalf("the first complete answered before it charged: %s", a.Body)
+		case <-time.After(time.Minute):
+			t.Fatal("the first complete never reached its charge")
+		}
 		busy := c.send("POST", "/acp/checkout_sessions/"+id+"/complete", "k-complete", savedCard()).
 			want(t, http.StatusConflict, "idempotency_in_flight")
 		if busy.Header.Get("Retry-After") == "" {
 			t.Error("no Retry-After on idempotency_in_flight")
 		}
-		close(release)
+		letGo()
 		if a := <-first; a.Status != http.StatusOK || a.status() != "completed" {
 			t.Fatalf("the first complete: %s", a.Body)
 		}

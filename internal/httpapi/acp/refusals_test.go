@@ -93,6 +93,17 @@ func TestACPRefusals(t *testing.T) {
 				t.Fatalf("complete at the new price: %s", a.Body)
 			}
 		})
+		t.Run("unknown handler", func(t *testing.T) {
+			charged := s.Charges()
+			l := s.ActiveListing(seller, "a pair of brass candlesticks", 1800)
+			a := c.send("POST", "/acp/checkout_sessions/"+c.open(l, true).id()+"/complete", "new", map[string]any{
+				"payment_data": map[string]any{"handler_id": "card_tokenized", "instrument": map[string]any{"type": "card",
+					"credential": map[string]any{"type": "spt", "token": "spt_123"}}}}).want(t, http.StatusOK, "")
+			a.wantMessage(t, "payment_declined", "$.payment_data.handler_id", "recoverable")
+			if a.status() != "ready_for_payment" || s.Charges() != charged {
+				t.Fatalf("an unknown handler: %s", a.Body)
+			}
+		})
 		t.Run("frozen", func(t *testing.T) {
 			charged := s.Charges()
 			l := s.ActiveListing(seller, "a set of six linen napkins", 1200)

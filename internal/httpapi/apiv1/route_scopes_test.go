@@ -3,6 +3,7 @@ package apiv1_test
 import (
 	"net/http"
 	"regexp"
+	"slices"
 	"testing"
 
 	"marketplace/internal/agents"
@@ -31,6 +32,9 @@ func TestRouteScopes(t *testing.T) {
 		for _, rt := range s.App.Router.Routes() {
 			if rt.Scope == agents.OpRead || (rt.Auth != httpapi.Agent && rt.Auth != httpapi.Either) {
 				continue
+			}
+			if slices.Contains(rt.Areas, "acp") {
+				continue // ACP's flat errors: acp.TestACPAuthorization asks its routes with a sell_only key
 			}
 			scoped[rt.Method+" "+rt.Pattern] = rt.Scope
 			path := param.ReplaceAllString(rt.Pattern, market.NewID())

@@ -46,7 +46,7 @@ func TestCheckoutsStore(t *testing.T) {
 				return err
 			}
 			cur.State, cur.Attempt, cur.OrderID, cur.ApprovalID, cur.UpdatedAt = checkouts.StatePendingApproval, 2, market.NewID(), market.NewID(), later
-			cur.Payment = &checkouts.PaymentChoice{Handler: checkouts.HandlerCard, Token: "vt_1"}
+			cur.Payment = &checkouts.PaymentChoice{Handler: checkouts.HandlerSavedCard, Token: "pm_1"}
 			s = cur
 			return tx.UpdateCheckout(ctx, cur)
 		})
