@@ -137,8 +137,6 @@ type Option struct {
 	Days    int         `json:"days,omitempty"`
 	// RateID is the signed shipping rate the purchase redeems.
 	RateID string `json:"rate_id,omitempty"`
-	// Pickup: where the seller hands the item over (their city).
-	Place string `json:"place,omitempty"`
 }
 
 // Selection is an option chosen for some of the line items.

@@ -167,15 +167,13 @@ func (s *Service) view(ctx context.Context, b Buyer, sess *Session, extra ...Mes
 	}
 	// A declined payment leaves the cart ready for another payment; every
 	// other refusal of this call stops it.
-	var stops []Message
+	blocked := hasError(v.Messages)
 	for _, m := range extra {
-		if m.Code != CodePaymentDeclined {
-			stops = append(stops, m)
-		}
+		blocked = blocked || m.Kind == MessageError && m.Code != CodePaymentDeclined
 	}
 	v.Messages = append(v.Messages, extra...)
 	switch {
-	case hasError(v.Messages[:len(v.Messages)-len(extra)]) || hasError(stops):
+	case blocked:
 		v.Status = StatusNotReady
 	case len(needs) > 0:
 		v.Status = StatusIncomplete
