@@ -325,10 +325,13 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	shared := &api.Services{Accounts: a.Accounts, ChatLinks: a.ChatLinks, Agents: a.Agents, Payments: a.Payments,
 		Listings: a.Listings, Photos: a.Photos, Shipping: a.Shipping, Orders: a.Orders, Messages: a.Messages,
 		Offers: a.Offers, Notify: a.Notify, Webhooks: a.Webhooks, Feed: a.Feed, Checkouts: a.Checkouts, PublicURL: cfg.PublicURL}
+	// ACP's checkout sessions: REST under /acp, and the same operations as
+	// MCP tools in the catalogue (ACP's MCP binding).
+	acpBinding := &acp.Binding{Ops: api.Ops{Services: shared, Casing: api.Snake}, Sandbox: cfg.Mode == config.Sandbox}
 	agentAPI := &agentv1.API{Ops: api.Ops{Services: shared, Casing: api.Snake}, Sandbox: cfg.Mode == config.Sandbox,
 		Clock: advancer, SandboxStore: db, Gate: func(ctx context.Context, flag string) error {
 			return a.Settings.Require(ctx, settings.Feature(flag))
-		}}
+		}, Extra: acpTools(acpBinding)}
 	// The tool catalogue: served over MCP, counted in its classes by the
 	// rate limits, listed by the manifest and the agent guides.
 	tools := agentAPI.Tools()
@@ -363,7 +366,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	(&apiv1.API{Ops: api.Ops{Services: shared, Casing: api.Camel}, Google: googleSignIn, GoogleSession: webConsole.GoogleSession, Avatars: a.Avatars,
 		Activity: activity.NewService(db.Read(), a.Clock), Users: adminUsers, Audit: auditLog, Settings: a.Settings}).Register(a.Router)
 	agentAPI.Register(a.Router)
-	(&acp.Binding{Ops: api.Ops{Services: shared, Casing: api.Snake}, Sandbox: cfg.Mode == config.Sandbox}).Register(a.Router)
+	acpBinding.Register(a.Router)
 	// The same catalogue over MCP (CONTRACT.md section 13): a request
 	// without a valid agent key is answered 401 before any MCP message.
 	a.MCP = &mcpserver.Server{Tools: tools, Version: version(), Audit: auditor, Clock: a.Clock, Log: a.Log}

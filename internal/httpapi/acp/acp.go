@@ -30,6 +30,8 @@ const Prefix = "/acp"
 type Binding struct {
 	Ops     api.Ops
 	Sandbox bool // discovery lists delegate_payment only in sandbox mode
+
+	routes *httpapi.Router // the routes' router, kept by Register for the MCP tools (mcp.go)
 }
 
 // Surface answers errors in ACP's flat shape.
@@ -39,6 +41,7 @@ var Surface = &httpapi.Surface{Prefix: Prefix, Casing: httpapi.Snake, WriteError
 func (b *Binding) Register(rt *httpapi.Router) {
 	rt = rt.Mount(Surface).In("acp")
 	buy := rt.Scope(agents.OpBuy)
+	b.routes = buy
 	rules := httpapi.IdemRules{Required: true, NoWait: true, HeaderOnly: true, Owner: idemOwner}
 	post := func(path string, h httpapi.HandlerFunc) {
 		buy.Handle("POST", path, httpapi.Agent, versioned(buy.Idempotent("POST "+path, rules, h)))

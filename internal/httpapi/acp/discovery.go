@@ -29,13 +29,16 @@ type discoveryCaps struct {
 }
 
 // discovery is GET /.well-known/acp.json: the protocol, where its REST
-// binding lives, and the services offered.
+// binding lives, its transports and the services offered. "mcp" says the
+// checkout tools of ACP's MCP binding are served; their endpoint (/mcp,
+// with an agent key) is told out of band, as the binding has it: the
+// document has no field for it.
 func (b *Binding) discovery(w http.ResponseWriter, r *http.Request) error {
 	echo(w, r)
 	httpapi.WriteJSON(w, http.StatusOK, discovery{
 		Protocol:   discoveryProtocol{Name: "acp", Version: Version, SupportedVersions: SupportedVersions},
 		APIBaseURL: b.Ops.PublicURL + Prefix,
-		Transports: []string{"rest"},
+		Transports: []string{"rest", "mcp"},
 		Capabilities: discoveryCaps{Services: []string{"checkout"}, SupportedCurrencies: []string{"usd"},
 			SupportedLocales: []string{"en-US"}},
 	})

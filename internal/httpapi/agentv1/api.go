@@ -43,6 +43,9 @@ type API struct {
 	SandboxStore sandbox.Store
 	// Gate answers FEATURE_DISABLED while a feature flag is off (ToolFlags).
 	Gate func(ctx context.Context, flag string) error
+	// Extra are tools other bindings define (RawTool), in the catalogue
+	// beside ours: app adds ACP's checkout tools.
+	Extra []Tool
 
 	router *httpapi.Router // Variant B's routes, for tools that share their idempotency records
 }

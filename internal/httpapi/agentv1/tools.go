@@ -46,6 +46,33 @@ type Tool struct {
 	schema apidoc.Schema // its JSON Schema
 	call   func(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error)
 	gate   func(ctx context.Context) error // the feature flag's check, if any (ToolFlags)
+	// Of a tool another binding defines (RawTool): its call reads and
+	// checks the arguments itself, and refuse shapes its refusals.
+	raw    bool
+	refuse func(err error) any
+}
+
+// RawTool is a tool another binding defines, served in the catalogue beside
+// ours: ACP's checkout tools (acp.Binding.Tools), which speak ACP's shapes
+// rather than Variant B's. schema is its input schema and call its run. The
+// arguments reach call as sent, not checked against schema first, so its
+// refusals name the fields in its own terms. refuse is the structured
+// content of any refusal of the tool (ACP's flat error), including the
+// checks of Call before the binding runs (scope, size).
+func RawTool(t Tool, schema apidoc.Schema, call func(ctx context.Context, p *httpapi.Principal, args json.RawMessage) (any, error),
+	refuse func(err error) any) Tool {
+	t.schema, t.call, t.raw, t.refuse = schema, call, true, refuse
+	return t
+}
+
+// Refusal is the structured content of a refused call of t, in the tool's
+// own shape (RawTool); nil for every tool of ours, which answer the
+// contract's {code, message, details}.
+func (t *Tool) Refusal(err error) any {
+	if t.refuse == nil {
+		return nil
+	}
+	return t.refuse(err)
 }
 
 // DefaultToolArgBytes bounds a tool's arguments unless the tool says
@@ -91,8 +118,10 @@ func (t *Tool) Call(ctx context.Context, p *httpapi.Principal, args json.RawMess
 	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		args = json.RawMessage("{}")
 	}
-	if err := t.validate(args); err != nil {
-		return nil, err
+	if !t.raw {
+		if err := t.validate(args); err != nil {
+			return nil, err
+		}
 	}
 	out, err := t.call(ctx, p, args)
 	if err != nil {
@@ -227,6 +256,7 @@ func (a *API) tools() []Tool {
 		a.buyingTools(), a.offerTools(), a.messageTools(),
 		a.orderTools(), a.onboardingTools(), a.eventTools(),
 		a.listingTools(),
+		a.Extra,
 	} {
 		out = append(out, group...)
 	}

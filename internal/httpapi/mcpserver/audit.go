@@ -27,6 +27,7 @@ var areaEntities = map[string]struct {
 	"purchases": {"order", true}, "orders": {"order", true}, "shipping": {"order", true},
 	"disputes": {"dispute", true}, "listings": {"listing", true}, "offers": {"offer", true},
 	"webhooks": {"webhook", true}, "messages": {"thread", false}, "agent_onboarding": {"onboarding", true},
+	"acp": {"checkout_session", true},
 }
 
 // callInfo is what the HTTP request carrying a tool call tells its audit

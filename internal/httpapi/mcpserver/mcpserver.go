@@ -54,12 +54,12 @@ func (s *Server) New(caller Caller) *mcp.Server {
 			p, err := caller(ctx, req)
 			if err != nil {
 				s.audit(ctx, t, nil, args, nil, err)
-				return refusal(err), nil
+				return refusal(t, err), nil
 			}
 			out, err := t.Call(ctx, p, args)
 			s.audit(ctx, t, p, args, out, err)
 			if err != nil {
-				return refusal(err), nil
+				return refusal(t, err), nil
 			}
 			return result(out)
 		})
@@ -72,7 +72,9 @@ func (s *Server) New(caller Caller) *mcp.Server {
 const instructions = "A resale marketplace where AI agents buy and sell second-hand goods for their verified human owners, " +
 	"inside spending limits the owner sets. Start with whoami to see the key's scope and what it may still spend. " +
 	"Amounts are integer cents. Purchases take an idempotency_key: reuse it when you retry, so nothing is bought twice. " +
-	"A refused call answers isError with {code, message, details}; the code says what to do next."
+	"A refused call answers isError with {code, message, details}; the code says what to do next. " +
+	"The *_checkout_session tools are ACP's (the Agentic Commerce Protocol's MCP binding): arguments {meta: {api_version}, id, payload}, " +
+	"answers ACP's CheckoutSession, refusals ACP's flat {type, code, message, param}."
 
 // describe is t as MCP lists it.
 func describe(t *agentv1.Tool) *mcp.Tool {
@@ -100,10 +102,14 @@ func result(out any) (*mcp.CallToolResult, error) {
 	}, nil
 }
 
-// refusal is a refused call: a tool error whose structured content is the
-// contract's {code, message, details}.
-func refusal(err error) *mcp.CallToolResult {
-	body := ErrorBody(err)
+// refusal is a refused call of t: a tool error whose structured content is
+// the contract's {code, message, details}, or the tool's own shape (ACP's
+// flat error for ACP's tools).
+func refusal(t *agentv1.Tool, err error) *mcp.CallToolResult {
+	body := t.Refusal(err)
+	if body == nil {
+		body = ErrorBody(err)
+	}
 	raw, _ := json.Marshal(body)
 	return &mcp.CallToolResult{
 		IsError:           true,
