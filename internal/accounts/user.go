@@ -15,6 +15,10 @@ type Role string
 const (
 	RoleUser  Role = "user"
 	RoleAdmin Role = "admin"
+	// RoleGuest is a buyer an agent platform brought, known only by an
+	// e-mail: no password, no sign-in, no public profile. The person may
+	// register the same e-mail later and claim the guest's orders.
+	RoleGuest Role = "guest"
 )
 
 // Status is active, or suspended/banned (refused on every call).
@@ -70,6 +74,9 @@ func (u *User) Blocked() bool { return u.Status != StatusActive }
 // IsAdmin reports whether the user may use the admin surface.
 func (u *User) IsAdmin() bool { return u.Role == RoleAdmin }
 
+// IsGuest reports whether the user is a guest buyer (RoleGuest).
+func (u *User) IsGuest() bool { return u.Role == RoleGuest }
+
 // Address is a postal address: a saved shipping address, or the seller's
 // ship-from address (which has no ID).
 type Address struct {
@@ -93,7 +100,10 @@ type Tx interface {
 	CreateUser(ctx context.Context, u *User) error
 	UpdateUser(ctx context.Context, u *User) error
 	UserByID(ctx context.Context, id string) (*User, error)
+	// UserByEmail finds an account (never a guest) by e-mail.
 	UserByEmail(ctx context.Context, email string) (*User, error)
+	// GuestByEmail finds the guest buyer of an e-mail.
+	GuestByEmail(ctx context.Context, email string) (*User, error)
 	UserByUsername(ctx context.Context, username string) (*User, error)
 	// LockUser serialises changes to one account's addresses.
 	LockUser(ctx context.Context, userID string) error

@@ -23,6 +23,9 @@ type Caller struct {
 	Actor market.Actor
 	User  *accounts.User // the human, or the agent's owner
 	Key   *agents.Key    // set for agents
+	// PlatformID is the agent platform calling with its own credential
+	// (ACP): no User, no Key.
+	PlatformID string
 }
 
 // Allow refuses, with INSUFFICIENT_SCOPE, an agent whose key's scope does

@@ -72,6 +72,8 @@ func TestAdminAgentKey(t *testing.T) {
 		hook := s.Do("POST", "/v1/agent/webhooks", map[string]any{"url": "http://127.0.0.1:9/a", "events": []string{"*"}},
 			buyer.Key.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
 
+		platform := s.Do("POST", "/api/v1/admin/acp-platforms", map[string]any{"name": "Key Agents", "webhookUrl": "http://127.0.0.1:9/acp"},
+			admin.Auth()).Want(t, http.StatusCreated, "").Data()["id"].(string)
 		ship := map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"}
 		const a, b = "/api/v1", "/v1"
 		type row struct {
@@ -89,6 +91,7 @@ func TestAdminAgentKey(t *testing.T) {
 			{"GET", a + "/admin/audit/actor/{actorType}/{actorId}", a + "/admin/audit/actor/user/" + buyer.ID, nil, false},
 			{"GET", a + "/admin/audit/entity/{entityType}/{entityId}", a + "/admin/audit/entity/order/" + order, nil, false},
 			{"PATCH", a + "/admin/categories/{id}", a + "/admin/categories/electronics", map[string]any{"active": false}, false},
+			{"DELETE", a + "/admin/acp-platforms/{id}", a + "/admin/acp-platforms/" + platform, nil, false},
 			{"PATCH", a + "/admin/config/{key}", a + "/admin/config/fees.buyer_rate_bps", map[string]any{"value": 1}, false},
 			{"PATCH", a + "/admin/feature-flags/{key}", a + "/admin/feature-flags/offers", map[string]any{"enabled": false}, false},
 			{"GET", a + "/admin/disputes/{id}", a + "/admin/disputes/" + dispute, nil, false},

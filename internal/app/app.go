@@ -243,6 +243,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if err != nil {
 		return nil, err
 	}
+	// The sandbox processor is also the PSP of ACP's delegate_payment.
+	vault, _ := proc.(*payments.Sandbox)
 	if opts.Gateway != nil {
 		gateway = opts.Gateway
 	}
@@ -273,7 +275,6 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Offers = offers.NewService(store.Offers(db), a.Clock, offers.Options{
 		Settings: offerSettings{a.Settings}, Purchaser: purchases, Fees: a.Orders, Taxonomy: a.Listings, Log: a.Log})
 
-	a.Checkouts = checkouts.NewService(store.Checkouts(db), a.Orders, a.Listings, a.Shipping, a.Clock)
 	a.Messages = messaging.NewService(store.Messaging(db), a.Clock)
 	// Feed readers waiting on a user's feed wake when an event for the user
 	// commits here, or when the feed's poller sees one of another replica.
@@ -291,6 +292,8 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Webhooks = webhooks.NewService(store.Webhooks(db), a.Clock, webhooks.Options{Live: cfg.Mode == config.Live,
 		AllowPrivate: cfg.WebhookPrivateAllowed(), RetryDelays: cfg.WebhookRetryDelays, Log: a.Log, Scheduler: q})
 	db.OnEvent("webhooks", func(ctx context.Context, tx *store.Tx, e *events.Event) error { return a.Webhooks.Sink(ctx, tx, e) })
+	a.Checkouts = checkouts.NewService(store.Checkouts(db), store.Platforms(db), a.Orders, a.Listings, a.Shipping, a.Clock,
+		checkouts.Options{Guests: a.Accounts, CheckURL: a.Webhooks.Guard().CheckURL, Changes: audit.Notes{}})
 	db.OnAnyEvent("audit", auditMoneyMoves)
 
 	if err := q.Work(jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Offers: a.Offers, Idempotency: db,
@@ -327,7 +330,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Offers: a.Offers, Notify: a.Notify, Webhooks: a.Webhooks, Feed: a.Feed, Checkouts: a.Checkouts, PublicURL: cfg.PublicURL}
 	// ACP's checkout sessions: REST under /acp, and the same operations as
 	// MCP tools in the catalogue (ACP's MCP binding).
-	acpBinding := &acp.Binding{Ops: api.Ops{Services: shared, Casing: api.Snake}, Sandbox: cfg.Mode == config.Sandbox}
+	acpBinding := &acp.Binding{Ops: api.Ops{Services: shared, Casing: api.Snake}, Sandbox: cfg.Mode == config.Sandbox, Vault: vault}
 	agentAPI := &agentv1.API{Ops: api.Ops{Services: shared, Casing: api.Snake}, Sandbox: cfg.Mode == config.Sandbox,
 		Clock: advancer, SandboxStore: db, Gate: func(ctx context.Context, flag string) error {
 			return a.Settings.Require(ctx, settings.Feature(flag))
@@ -339,7 +342,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	if !opts.NoRouteLimits {
 		limits = a.routeLimits(limiter, requests, tools)
 	}
-	a.Router = httpapi.NewRouter(httpapi.Services{Accounts: a.Accounts, Agents: a.Agents}, auditor, a.Log, a.Clock, mx,
+	a.Router = httpapi.NewRouter(httpapi.Services{Accounts: a.Accounts, Agents: a.Agents, Platforms: a.Checkouts}, auditor, a.Log, a.Clock, mx,
 		httpapi.RouterOptions{Idempotency: db, Limits: limits})
 	publishable := cfg.PublishableKey()
 	opsAPI := &ops.Ops{

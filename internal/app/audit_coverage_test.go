@@ -312,6 +312,17 @@ func TestAdminChangesAudited(t *testing.T) {
 					"parentId": listings.CategoryID("keyboards-mice")}, entityType: "category",
 					entityID: listings.CategoryID("audit-keyboards"), field: "slug"}
 			},
+			"POST " + a + "/acp-platforms": func() adminChange {
+				// The id is the answer's (entityID "").
+				return adminChange{path: a + "/acp-platforms", body: map[string]any{"name": "Audit Agents",
+					"webhookUrl": "http://127.0.0.1:9/acp"}, entityType: "acp_platform"}
+			},
+			"DELETE " + a + "/acp-platforms/{id}": func() adminChange {
+				p := s.Do("POST", a+"/acp-platforms", map[string]any{"name": "Gone Agents", "webhookUrl": "http://127.0.0.1:9/acp"},
+					adm.Auth()).Want(t, http.StatusCreated, "").Data()
+				id := p["id"].(string)
+				return adminChange{path: a + "/acp-platforms/" + id, entityType: "acp_platform", entityID: id, field: "deletedAt"}
+			},
 			"PATCH " + a + "/categories/{id}": func() adminChange {
 				return adminChange{path: a + "/categories/computers", body: map[string]any{"name": "Computing"},
 					entityType: "category", entityID: listings.CategoryID("computers"), field: "name"}
@@ -447,6 +458,9 @@ func TestAdminChangesAudited(t *testing.T) {
 				t.Errorf("%s: %d %s", route, r.Status, r.Body)
 				continue
 			}
+			if c.entityID == "" {
+				c.entityID, _ = r.Data()["id"].(string)
+			}
 			rid := r.Header.Get("X-Request-Id")
 			es := log.find(t, map[string]string{"requestId": rid, "actorType": "admin"})
 			if len(es) != 1 {
@@ -467,7 +481,7 @@ func TestAdminChangesAudited(t *testing.T) {
 				continue
 			}
 			if before == nil { // a creation
-				if method != http.MethodPost || !strings.HasSuffix(route, "/categories") {
+				if method != http.MethodPost || !strings.HasSuffix(route, "/categories") && !strings.HasSuffix(route, "/acp-platforms") {
 					t.Errorf("%s: before is null, but the route creates nothing", route)
 				}
 				continue

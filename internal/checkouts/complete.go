@@ -9,17 +9,22 @@ import (
 	"marketplace/internal/orders"
 )
 
-// HandlerSavedCard is the payment handler that charges the agent key
-// owner's default saved card.
-const HandlerSavedCard = "saved_payment_method"
+// The payment handlers. HandlerCard charges a card the agent platform
+// delegated to the processor (ACP's delegate_payment: a vt_ token of the
+// sandbox vault, or a Stripe shared payment token); HandlerSavedCard the
+// agent key owner's default saved card.
+const (
+	HandlerCard      = "card_tokenized"
+	HandlerSavedCard = "saved_payment_method"
+)
 
-// Handlers are the payment handlers open to b: the saved card for an
-// agent key (delegated card tokens are still to come).
+// Handlers are the payment handlers open to b: a delegated card for
+// everyone, the saved card for an agent key.
 func Handlers(b Buyer) []string {
 	if b.Key != nil {
-		return []string{HandlerSavedCard}
+		return []string{HandlerCard, HandlerSavedCard}
 	}
-	return nil
+	return []string{HandlerCard}
 }
 
 // Complete buys the session's item through the purchase path: one order,
@@ -61,11 +66,17 @@ func (s *Service) Complete(ctx context.Context, b Buyer, id string, pay PaymentC
 	}
 	in := purchaseInput(sess, sess.option(selectedID(sess)))
 	price := sess.SeenPrice
-	in.ExpectedPrice, in.RequestID = &price, requestID
+	in.ExpectedPrice, in.RequestID, in.CheckoutSessionID = &price, requestID, sess.ID
 	if b.Key != nil {
 		in.MaxPrice = &price
 	}
-	in.PaymentMethodID = "" // the owner's default card (HandlerSavedCard)
+	if pay.Handler == HandlerCard {
+		in.PaymentToken = pay.Token
+	} // else the owner's default card (HandlerSavedCard)
+	buyer, err := s.purchaserOf(ctx, b, sess)
+	if err != nil {
+		return nil, err
+	}
 	attempt := sess.Attempt
 	in.Within = func(ctx context.Context, tx orders.Tx) error {
 		ct, ok := tx.(Tx)
@@ -79,10 +90,10 @@ func (s *Service) Complete(ctx context.Context, b Buyer, id string, pay PaymentC
 		if cur.State != StateOpen || cur.Attempt != attempt {
 			return errRaced
 		}
-		cur.State, cur.Payment, cur.UpdatedAt = StateCompleting, &pay, s.clock.Now()
+		cur.State, cur.Payment, cur.UserID, cur.UpdatedAt = StateCompleting, &pay, buyer.User.ID, s.clock.Now()
 		return ct.UpdateCheckout(ctx, cur)
 	}
-	o, perr := s.orders.Purchase(market.WithIdempotencyKey(ctx, sess.PurchaseKey()), b.purchaser(), in)
+	o, perr := s.orders.Purchase(market.WithIdempotencyKey(ctx, sess.PurchaseKey()), buyer, in)
 	return s.settle(ctx, b, id, attempt, o, perr)
 }
 
@@ -95,11 +106,36 @@ func selectedID(sess *Session) string {
 	return ""
 }
 
+// purchaserOf is who buys the session's item: the key's owner, or the
+// guest buyer of the session's e-mail for a platform.
+func (s *Service) purchaserOf(ctx context.Context, b Buyer, sess *Session) (orders.Buyer, error) {
+	if b.Key != nil {
+		return b.purchaser(sess), nil
+	}
+	if sess.Buyer == nil || sess.Buyer.Email == "" || s.opts.Guests == nil {
+		return orders.Buyer{}, market.Errorf(market.CodeInvalidState, "the session has no buyer e-mail")
+	}
+	g, err := s.opts.Guests.Guest(ctx, sess.Buyer.Email, sess.Buyer.Name())
+	if err != nil {
+		return orders.Buyer{}, err
+	}
+	if g.Blocked() {
+		return orders.Buyer{}, market.Errorf(market.CodeAccountSuspended, "this buyer's account is %s", g.Status)
+	}
+	b.User = g
+	return b.purchaser(sess), nil
+}
+
 // payable checks the payment asked for before anything is reserved: a
 // message when it cannot be used, nil when it can.
 func (s *Service) payable(b Buyer, pay PaymentChoice) *Message {
+	if pay.Handler == HandlerCard && pay.Token == "" {
+		m := errorMessage(CodeInvalid, "$.payment_data.instrument.credential.token", Recoverable,
+			"The card handler takes the token delegate_payment answered.")
+		return &m
+	}
 	for _, h := range Handlers(b) {
-		if h == pay.Handler && h == HandlerSavedCard {
+		if h == pay.Handler {
 			return nil
 		}
 	}

@@ -14,18 +14,41 @@ import (
 )
 
 // Service runs checkout sessions over the listing, shipping and purchase
-// services.
+// services, and the agent platforms that open them for guests.
 type Service struct {
-	store    Store
-	orders   *orders.Service
-	listings *listings.Service
-	shipping *shipping.Service
-	clock    market.Clock
+	store     Store
+	platforms PlatformStore
+	orders    *orders.Service
+	listings  *listings.Service
+	shipping  *shipping.Service
+	clock     market.Clock
+	opts      Options
+}
+
+// Options are the service's ties to other areas.
+type Options struct {
+	// Guests finds or makes the guest buyer of an e-mail (accounts).
+	Guests interface {
+		Guest(ctx context.Context, email, name string) (*accounts.User, error)
+	}
+	// CheckURL validates a platform's webhook URL as webhooks do: a
+	// VALIDATION_ERROR on field url when refused.
+	CheckURL func(ctx context.Context, raw string) error
+	// Changes notes an admin's change for the request's audit entry.
+	Changes interface {
+		NoteChange(ctx context.Context, before, after any, details map[string]any)
+	}
+}
+
+// PlatformStore opens transactions and read handles over PlatformTx.
+type PlatformStore interface {
+	InTx(ctx context.Context, fn func(PlatformTx) error) error
+	Read() PlatformTx
 }
 
 // NewService builds the checkout service.
-func NewService(st Store, o *orders.Service, l *listings.Service, sh *shipping.Service, clock market.Clock) *Service {
-	return &Service{store: st, orders: o, listings: l, shipping: sh, clock: clock}
+func NewService(st Store, pt PlatformStore, o *orders.Service, l *listings.Service, sh *shipping.Service, clock market.Clock, opts Options) *Service {
+	return &Service{store: st, platforms: pt, orders: o, listings: l, shipping: sh, clock: clock, opts: opts}
 }
 
 // Buyer is who opened a session: an agent key acting for its owner, or an
@@ -44,8 +67,26 @@ func (b Buyer) owns(s *Session) bool {
 	return b.PlatformID != "" && s.PlatformID == b.PlatformID
 }
 
-func (b Buyer) purchaser() orders.Buyer {
-	return orders.Buyer{Actor: b.Actor, User: b.User, Key: b.Key}
+// purchaser is who buys a session's item: the key's owner, or for a
+// platform the guest of the session's buyer e-mail once it has one (a
+// stand-in before, for estimates).
+func (b Buyer) purchaser(sess *Session) orders.Buyer {
+	if b.Key != nil {
+		return orders.Buyer{Actor: b.Actor, User: b.User, Key: b.Key}
+	}
+	if b.User != nil {
+		return orders.Buyer{Actor: market.Actor{Type: market.ActorUser, UserID: b.User.ID}, User: b.User}
+	}
+	return orders.Buyer{Actor: b.actor(sess), User: &accounts.User{ID: sess.UserID, Role: accounts.RoleGuest}}
+}
+
+// actor is who reads a session's order and listings: the key's owner, or
+// for a platform the session's guest once it has one.
+func (b Buyer) actor(sess *Session) market.Actor {
+	if b.Key == nil && sess.UserID != "" {
+		return market.Actor{Type: market.ActorUser, UserID: sess.UserID}
+	}
+	return b.Actor
 }
 
 // Input is the cart a create or an update gives; a nil field is left as
@@ -241,7 +282,7 @@ func (s *Service) quote(ctx context.Context, b Buyer, sess *Session) {
 	if len(sess.Items) != 1 {
 		return
 	}
-	l, _, err := s.listings.GetWithSeller(ctx, b.Actor, sess.Items[0].ListingID)
+	l, _, err := s.listings.GetWithSeller(ctx, b.actor(sess), sess.Items[0].ListingID)
 	if err != nil {
 		return
 	}

@@ -122,7 +122,7 @@ func (s *Service) view(ctx context.Context, b Buyer, sess *Session, extra ...Mes
 	switch sess.State {
 	case StateCompleted, StatePendingApproval, StateCompleting:
 		if sess.OrderID != "" {
-			o, err := s.orders.Get(ctx, b.Actor, sess.OrderID)
+			o, err := s.orders.Get(ctx, b.actor(sess), sess.OrderID)
 			if err != nil {
 				return nil, err
 			}
@@ -188,7 +188,7 @@ func (s *Service) view(ctx context.Context, b Buyer, sess *Session, extra ...Mes
 // approval: an approval that went through completes the session, a
 // rejection (or an expired queue) cancels it.
 func (s *Service) decided(ctx context.Context, b Buyer, sess *Session) error {
-	o, err := s.orders.Get(ctx, b.Actor, sess.OrderID)
+	o, err := s.orders.Get(ctx, b.actor(sess), sess.OrderID)
 	if err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ func (s *Service) decided(ctx context.Context, b Buyer, sess *Session) error {
 func (s *Service) lines(ctx context.Context, b Buyer, v *View) {
 	for _, it := range v.Items {
 		ln := Line{Item: it}
-		if l, seller, err := s.listings.GetWithSeller(ctx, b.Actor, it.ListingID); err == nil {
+		if l, seller, err := s.listings.GetWithSeller(ctx, b.actor(v.Session), it.ListingID); err == nil {
 			ln.Found, ln.Title, ln.Description, ln.PhotoIDs, ln.Category, ln.UnitAmount =
 				true, l.Title, l.Description, l.PhotoIDs, l.CategoryID, l.Price
 			ln.SellerName = seller.DisplayName
@@ -302,7 +302,7 @@ func (s *Service) price(ctx context.Context, b Buyer, v *View) (Totals, error) {
 	if opt == nil {
 		return s.itemTotals(ctx, v), nil
 	}
-	o, err := s.orders.Estimate(ctx, b.purchaser(), purchaseInput(v.Session, opt))
+	o, err := s.orders.Estimate(ctx, b.purchaser(v.Session), purchaseInput(v.Session, opt))
 	if err != nil {
 		return Totals{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"marketplace/internal/accounts"
 	"marketplace/internal/agents"
 	"marketplace/internal/api"
+	"marketplace/internal/checkouts"
 	"marketplace/internal/market"
 )
 
@@ -24,12 +25,16 @@ func PrincipalOf(r *http.Request) *Principal {
 type Authenticator interface {
 	Authenticate(ctx context.Context, token string) (*accounts.User, error)
 	AuthenticateKey(ctx context.Context, secret string) (*agents.Key, *accounts.User, error)
+	// AuthenticatePlatform answers the id of the agent platform whose
+	// credential secret is.
+	AuthenticatePlatform(ctx context.Context, secret string) (string, error)
 }
 
-// Services adapts the two services to Authenticator.
+// Services adapts the services to Authenticator.
 type Services struct {
-	Accounts *accounts.Service
-	Agents   *agents.Service
+	Accounts  *accounts.Service
+	Agents    *agents.Service
+	Platforms *checkouts.Service
 }
 
 func (s Services) Authenticate(ctx context.Context, token string) (*accounts.User, error) {
@@ -38,6 +43,17 @@ func (s Services) Authenticate(ctx context.Context, token string) (*accounts.Use
 
 func (s Services) AuthenticateKey(ctx context.Context, secret string) (*agents.Key, *accounts.User, error) {
 	return s.Agents.Authenticate(ctx, secret)
+}
+
+func (s Services) AuthenticatePlatform(ctx context.Context, secret string) (string, error) {
+	if s.Platforms == nil {
+		return "", market.Errorf(market.CodeUnauthorized, "the platform credential is not valid")
+	}
+	p, err := s.Platforms.AuthenticatePlatform(ctx, secret)
+	if err != nil {
+		return "", err
+	}
+	return p.ID, nil
 }
 
 // BearerToken is the token of an "Authorization: Bearer" header, and
@@ -106,6 +122,16 @@ func (rt *Router) authenticate(r *http.Request, auth Auth) (*Principal, error) {
 			return nil, nil
 		}
 		auth = Either
+	}
+	if auth == Platform {
+		if !hasKey && checkouts.LooksLikePlatformSecret(token) {
+			id, err := rt.auth.AuthenticatePlatform(ctx, token)
+			if err != nil {
+				return nil, err
+			}
+			return &Principal{Actor: market.Actor{Type: market.ActorPlatform, KeyID: id}, PlatformID: id}, nil
+		}
+		auth = Agent
 	}
 	switch auth {
 	case Agent:

@@ -130,9 +130,11 @@ func (rt *Router) idempotent(w http.ResponseWriter, r *http.Request, route strin
 	}
 	sum := sha256.Sum256(append([]byte(route+"\n"), params...))
 	now := rt.clock.Now()
-	owner := p.User.ID
+	var owner string
 	if rules.Owner != nil {
 		owner = rules.Owner(r, p)
+	} else {
+		owner = p.User.ID
 	}
 	rec := &idempotency.Record{OwnerID: owner, Key: key, Route: route, Hash: hex.EncodeToString(sum[:]), ExpiresAt: now.Add(IdempotencyTTL),
 		LeaseOwner: rt.instance, LeaseUntil: time.Now().Add(leaseTTL)}

@@ -252,6 +252,8 @@ func (l *RateLimits) buckets(r *http.Request, method, pattern string, p *Princip
 	switch {
 	case p == nil:
 		return minute("rl:ip:"+clientIP(r), settings.AnonymousPerMinute)
+	case p.PlatformID != "":
+		return minute("rl:p:"+p.PlatformID, settings.HumanPerMinute)
 	case p.Key == nil:
 		return minute("rl:u:"+p.User.ID, settings.HumanPerMinute)
 	}

@@ -32,6 +32,7 @@ const (
 	Either               // a bearer token or an agent key
 	Admin                // a bearer token of an admin
 	Optional             // anyone; credentials, when sent, must be good and identify the caller
+	Platform             // an agent key, or an agent platform's credential (Bearer acp_...)
 )
 
 // HandlerFunc handles a request; a returned error is written as the error

@@ -44,6 +44,13 @@ func (fakeAuth) AuthenticateKey(_ context.Context, secret string) (*agents.Key, 
 	return nil, nil, market.Errorf(market.CodeInvalidAgentKey, "bad key")
 }
 
+func (fakeAuth) AuthenticatePlatform(_ context.Context, secret string) (string, error) {
+	if secret == "acp_ok" {
+		return "acpp_1", nil
+	}
+	return "", market.Errorf(market.CodeUnauthorized, "bad platform credential")
+}
+
 type memAudit struct {
 	mu      sync.Mutex
 	entries []audit.Entry

@@ -9,19 +9,22 @@ const (
 	ActorAgent  ActorType = "agent"
 	ActorAdmin  ActorType = "admin"
 	ActorSystem ActorType = "system"
+	// ActorPlatform is an agent platform's credential (ACP): KeyID holds
+	// the platform's id.
+	ActorPlatform ActorType = "platform"
 )
 
 // Actor is the authenticated caller of a service method.
 type Actor struct {
 	Type   ActorType
 	UserID string // the human, or the agent's owner
-	KeyID  string // set for agents
+	KeyID  string // set for agents (the key) and platforms (the platform)
 	Admin  bool   // a human with role admin, by bearer token (never an agent key)
 }
 
 // ID is the identifier recorded for the actor in events and audit entries.
 func (a Actor) ID() string {
-	if a.Type == ActorAgent {
+	if a.Type == ActorAgent || a.Type == ActorPlatform {
 		return a.KeyID
 	}
 	return a.UserID

@@ -149,7 +149,7 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 		price := queued.Fees.ItemPrice
 		in := PurchaseInput{ListingID: queued.ListingID, MaxPrice: queued.MaxPrice, ExpectedPrice: &price,
 			ShippingAddress: queued.ShippingAddress, Fulfillment: string(queued.Fulfillment), OfferID: queued.OfferID,
-			PaymentMethodID: queued.PaymentMethodID}
+			PaymentMethodID: queued.PaymentMethodID, PaymentToken: queued.PaymentToken, CheckoutSessionID: queued.CheckoutSessionID}
 		d, err := s.prepareApproved(ctx, tx, b, &in, queued, rates, now)
 		if err != nil {
 			return err
@@ -164,10 +164,13 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 		if err != nil {
 			return err
 		}
-		if method, customer, err = s.opts.Payments.ChargeableMethod(ctx, tx, owner.ID, queued.PaymentMethodID); err != nil {
-			return err
+		o.Processor, o.PaymentToken = s.opts.Gateway.Name(), queued.PaymentToken
+		if o.PaymentToken == "" {
+			if method, customer, err = s.opts.Payments.ChargeableMethod(ctx, tx, owner.ID, queued.PaymentMethodID); err != nil {
+				return err
+			}
+			o.PaymentMethodID = method.ID
 		}
-		o.PaymentMethodID, o.Processor = method.ID, s.opts.Gateway.Name()
 		// The record is made now, when the order is created from the
 		// approval: it names the agent's call and the owner's decision.
 		o.Authorization = newAuthorization(b.Key, queued.BuyerKeyID, o, st, a.RequestID,
@@ -190,7 +193,7 @@ func (s *Service) Approve(ctx context.Context, actor market.Actor, id string) (*
 	if err := s.keyStopped(ctx, o); err != nil {
 		return nil, err
 	}
-	paid, err := s.charge(ctx, o, customer, method.ExternalID)
+	paid, err := s.charge(ctx, o, customer, externalID(method))
 	if paid != nil && paid.Authorization == nil {
 		paid.Authorization = o.Authorization
 	}

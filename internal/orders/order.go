@@ -80,6 +80,11 @@ type Order struct {
 	OfferID           string
 	IdempotencyKey    string // the buyer's key of the purchase that made it
 	PaymentMethodID   string
+	// PaymentToken is a delegated card token (ACP's delegate_payment) the
+	// order is charged with instead of a saved card; CheckoutSessionID the
+	// checkout session that made the order, which the token is bound to.
+	PaymentToken      string
+	CheckoutSessionID string
 	Processor         string
 	PaymentID         string // the processor's payment id
 	AmountRefunded    int64

@@ -34,8 +34,13 @@ type PurchaseInput struct {
 	SelectedService      string
 	OfferID              string
 	PaymentMethodID      string
-	BuyerZip             string // fee estimates: stands in for an address
-	RequestID            string // the call's request id, for the authorization record
+	// PaymentToken, when set, is charged instead of a saved card: a card
+	// delegated to the processor (ACP's delegate_payment), bound to the
+	// checkout session CheckoutSessionID names.
+	PaymentToken      string
+	CheckoutSessionID string
+	BuyerZip          string // fee estimates: stands in for an address
+	RequestID         string // the call's request id, for the authorization record
 	// Within, when set, runs first in the purchase's transaction (Purchase
 	// only): an offer's acceptance, which then commits with the
 	// reservation or not at all. Its error ends the purchase.
@@ -82,6 +87,8 @@ func (in *PurchaseInput) check(agent bool) error {
 	c.Require(len(in.ShippingRateID) <= 2048, in.rateField(), "is not a rate id this service issued")
 	c.Require(in.OfferID == "" || market.ValidID(in.OfferID), "offer_id", "must be an offer id")
 	c.Require(in.PaymentMethodID == "" || market.ValidID(in.PaymentMethodID), "payment_method_id", "must be the id of one of your saved payment methods")
+	c.Require(in.PaymentToken == "" || in.PaymentMethodID == "", "payment_method_id", "cannot be given with a delegated payment token")
+	c.Require(len(in.PaymentToken) <= 255 && len(in.CheckoutSessionID) <= 255, "payment_token", "must be at most 255 characters")
 	return c.Err()
 }
 
@@ -124,7 +131,8 @@ func (s *Service) prepare(ctx context.Context, tx Tx, b Buyer, in *PurchaseInput
 	}
 	o := &Order{
 		ID: market.NewID(), ListingID: l.ID, BuyerID: b.User.ID, SellerID: l.SellerID, Channel: ChannelHuman,
-		ListingTitle: l.Title, MaxPrice: in.MaxPrice, ExpectedPrice: in.ExpectedPrice, OfferID: in.OfferID,
+		CheckoutSessionID: in.CheckoutSessionID,
+		ListingTitle:      l.Title, MaxPrice: in.MaxPrice, ExpectedPrice: in.ExpectedPrice, OfferID: in.OfferID,
 		IdempotencyKey: market.IdempotencyKey(ctx), CreatedAt: now, UpdatedAt: now,
 	}
 	if b.Actor.IsAgent() {
@@ -405,7 +413,9 @@ func (s *Service) authorize(ctx context.Context, tx Tx, b Buyer, in *PurchaseInp
 			a.approval, a.threshold = true, v.Threshold
 			// A card the agent named must be one the owner could be
 			// charged with, before the owner is asked about it.
-			if in.PaymentMethodID != "" {
+			if in.PaymentToken != "" {
+				o.PaymentToken = in.PaymentToken
+			} else if in.PaymentMethodID != "" {
 				if a.method, _, err = s.opts.Payments.ChargeableMethod(ctx, tx, b.User.ID, in.PaymentMethodID); err != nil {
 					return a, err
 				}
@@ -414,10 +424,17 @@ func (s *Service) authorize(ctx context.Context, tx Tx, b Buyer, in *PurchaseInp
 			return a, nil
 		}
 	}
+	o.Processor = s.opts.Gateway.Name()
+	if in.PaymentToken != "" {
+		// The processor holds the card and checks the token's allowance
+		// when it is charged.
+		o.PaymentToken = in.PaymentToken
+		return a, nil
+	}
 	if a.method, a.customer, err = s.opts.Payments.ChargeableMethod(ctx, tx, b.User.ID, in.PaymentMethodID); err != nil {
 		return a, err
 	}
-	o.PaymentMethodID, o.Processor = a.method.ID, s.opts.Gateway.Name()
+	o.PaymentMethodID = a.method.ID
 	return a, nil
 }
 
@@ -480,7 +497,7 @@ func (s *Service) Purchase(ctx context.Context, b Buyer, in PurchaseInput) (*Ord
 	if err := s.keyStopped(ctx, o); err != nil {
 		return nil, err
 	}
-	paid, err := s.charge(ctx, o, a.customer, a.method.ExternalID)
+	paid, err := s.charge(ctx, o, a.customer, externalID(a.method))
 	if paid != nil && paid.Authorization == nil {
 		paid.Authorization = o.Authorization
 	}
@@ -547,6 +564,15 @@ func (s *Service) reserve(ctx context.Context, tx Tx, o *Order, from Status, now
 	return nil
 }
 
+// externalID is the processor's id of a saved card, "" when the order is
+// charged with a delegated token instead.
+func externalID(m *payments.PaymentMethod) string {
+	if m == nil {
+		return ""
+	}
+	return m.ExternalID
+}
+
 // chargeTimeout bounds one processor call, well inside the reconciler's
 // grace period, so a slow processor never races the repair of its order.
 const chargeTimeout = 30 * time.Second
@@ -563,9 +589,12 @@ func (s *Service) charge(ctx context.Context, o *Order, customer, method string)
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), chargeTimeout)
 	defer cancel()
 	req := payments.ChargeRequest{
-		IdempotencyKey: o.ID, CustomerID: customer, PaymentMethodID: method, Amount: o.Fees.TotalCharged,
+		IdempotencyKey: o.ID, CustomerID: customer, PaymentMethodID: method, Token: o.PaymentToken, Amount: o.Fees.TotalCharged,
 		Currency: "usd", Description: truncate(o.ListingTitle, 200),
 		Metadata: map[string]string{"order_id": o.ID, "listing_id": o.ListingID, "buyer_id": o.BuyerID},
+	}
+	if o.CheckoutSessionID != "" {
+		req.Metadata["checkout_session_id"] = o.CheckoutSessionID
 	}
 	pay, err := s.opts.Gateway.Charge(cctx, req)
 	if err != nil {

@@ -63,6 +63,9 @@ func (s *Service) resume(ctx context.Context, o *Order, listingID string) (*Orde
 // rules. errRunAgain means the order was released.
 func (s *Service) finishPending(ctx context.Context, o *Order) (*Order, error) {
 	now := s.clock.Now()
+	if now.Sub(o.UpdatedAt) < resumeChargeWindow && o.PaymentToken != "" {
+		return s.charge(ctx, o, "", "")
+	}
 	if now.Sub(o.UpdatedAt) < resumeChargeWindow {
 		method, customer, err := s.opts.Payments.ChargeableMethod(ctx, s.store.Read(), o.BuyerID, o.PaymentMethodID)
 		if err == nil {

@@ -88,10 +88,16 @@ type ChargeRequest struct {
 	IdempotencyKey  string // the order id
 	CustomerID      string
 	PaymentMethodID string // the processor's id; empty for StartPayment
-	Amount          int64
-	Currency        string // "usd"
-	Description     string
-	Metadata        map[string]string // order_id, listing_id, buyer_id
+	// Token, when set, is charged instead of a saved card: a card
+	// delegated to the processor (ACP's delegate_payment: vt_... in
+	// sandbox, a Stripe shared payment token spt_...). The processor
+	// checks the token's allowance; a token it refuses is a failed
+	// payment, not an error.
+	Token       string
+	Amount      int64
+	Currency    string // "usd"
+	Description string
+	Metadata    map[string]string // order_id, listing_id, buyer_id
 }
 
 // Payment is one payment (a payment intent).

@@ -159,6 +159,11 @@ type SandboxTx interface {
 	// reversed, unless r's idempotency key is taken.
 	AddSandboxReversal(ctx context.Context, r *SandboxReversal) (bool, error)
 	SandboxReversalByKey(ctx context.Context, key string) (*SandboxReversal, error)
+	CreateSandboxVaultToken(ctx context.Context, t *VaultToken) error
+	// SandboxVaultToken finds a delegated card token, locking it inside a
+	// transaction.
+	SandboxVaultToken(ctx context.Context, id string) (*VaultToken, error)
+	UpdateSandboxVaultToken(ctx context.Context, t *VaultToken) error
 	CreateSandboxDashboardLink(ctx context.Context, l *SandboxDashboardLink) error
 	SandboxDashboardLink(ctx context.Context, token string) (*SandboxDashboardLink, error)
 }
@@ -340,8 +345,12 @@ func checkCharge(req *ChargeRequest, hosted bool) error {
 	c.Require(req.Amount >= 50 && req.Amount <= MaxAmount, "amount", "must be between 50 and 99999999 cents")
 	c.Require(len(req.Currency) == 3 && strings.Trim(req.Currency, "abcdefghijklmnopqrstuvwxyz") == "", "currency",
 		"must be a three-letter ISO currency code")
-	c.Require(hosted && req.CustomerID == "" || wellFormedToken(req.CustomerID), "customer_id", "must be a customer id")
-	c.Require(hosted || wellFormedToken(req.PaymentMethodID), "payment_method_id", "must be a payment method id")
+	if req.Token != "" {
+		c.Require(!hosted && req.PaymentMethodID == "" && wellFormedToken(req.Token), "token", "must be a delegated payment token, without a payment method")
+	} else {
+		c.Require(hosted && req.CustomerID == "" || wellFormedToken(req.CustomerID), "customer_id", "must be a customer id")
+		c.Require(hosted || wellFormedToken(req.PaymentMethodID), "payment_method_id", "must be a payment method id")
+	}
 	c.Require(printable(req.Description, 1000), "description", "must be at most 1000 printable characters")
 	for k, v := range req.Metadata {
 		c.Require(printable(k, 40) && k != "" && printable(v, 500), "metadata", "keys must be 1 to 40 and values at most 500 printable characters")
@@ -383,6 +392,11 @@ func (p *SandboxPayment) apply(o CardOutcome) {
 func (p *Sandbox) Charge(ctx context.Context, req ChargeRequest) (*Payment, error) {
 	if err := checkCharge(&req, false); err != nil {
 		return nil, err
+	}
+	if req.Token != "" {
+		return p.insertPayment(ctx, req, func(tx SandboxTx, sp *SandboxPayment) error {
+			return p.spendToken(ctx, tx, &req, sp)
+		})
 	}
 	return p.insertPayment(ctx, req, func(tx SandboxTx, sp *SandboxPayment) error {
 		card, err := tx.SandboxCard(ctx, req.PaymentMethodID)

@@ -232,6 +232,13 @@ func (s *Stripe) Charge(ctx context.Context, req ChargeRequest) (*Payment, error
 		OffSession:         stripe.Bool(true),
 		Metadata:           metadataOf(req.Metadata, req.IdempotencyKey),
 	}
+	if req.Token != "" {
+		// A shared payment token an agent platform was granted for this
+		// merchant: Stripe holds the card and enforces the token's usage
+		// limits. The parameter is newer than this stripe-go.
+		params.Customer, params.PaymentMethod, params.OffSession = nil, nil, nil
+		params.AddExtra("shared_payment_granted_token", req.Token)
+	}
 	if req.Description != "" {
 		params.Description = stripe.String(req.Description)
 	}

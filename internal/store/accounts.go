@@ -79,7 +79,12 @@ func (tx *Tx) UserByID(ctx context.Context, id string) (*accounts.User, error) {
 
 // UserByEmail finds a user by normalized e-mail.
 func (tx *Tx) UserByEmail(ctx context.Context, email string) (*accounts.User, error) {
-	return scanUser(tx.queryRow(ctx, `SELECT `+userColumns+` FROM users WHERE email = ?`, email))
+	return scanUser(tx.queryRow(ctx, `SELECT `+userColumns+` FROM users WHERE email = ? AND role <> 'guest'`, email))
+}
+
+// GuestByEmail finds the guest buyer of a normalized e-mail.
+func (tx *Tx) GuestByEmail(ctx context.Context, email string) (*accounts.User, error) {
+	return scanUser(tx.queryRow(ctx, `SELECT `+userColumns+` FROM users WHERE email = ? AND role = 'guest'`, email))
 }
 
 // UserByUsername finds a user by normalized username.

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"time"
 
 	"marketplace/internal/checkouts"
 	"marketplace/internal/market"
@@ -84,4 +86,55 @@ func (tx *Tx) CheckoutByID(ctx context.Context, id string) (*checkouts.Session, 
 	s.SeenPrice, s.Currency, s.ApprovalID, s.Payment = c.SeenPrice, c.Currency, c.ApprovalID, c.Payment
 	s.CreatedAt, s.UpdatedAt = s.CreatedAt.UTC(), s.UpdatedAt.UTC()
 	return &s, nil
+}
+
+// The agent platforms (checkouts.PlatformTx).
+var _ checkouts.PlatformTx = (*Tx)(nil)
+
+// Platforms is db as checkouts.PlatformStore.
+func Platforms(db *DB) Area[checkouts.PlatformTx] {
+	return area(db, func(tx *Tx) checkouts.PlatformTx { return tx })
+}
+
+const platformColumns = `id, name, webhook_url, secret_hash, signing_secret, created_at, deleted_at`
+
+// CreatePlatform inserts p.
+func (tx *Tx) CreatePlatform(ctx context.Context, p *checkouts.Platform) error {
+	_, err := tx.exec(ctx, `INSERT INTO acp_platforms (`+platformColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		p.ID, p.Name, p.WebhookURL, p.SecretHash, p.SigningSecret, p.CreatedAt, p.DeletedAt)
+	return wrap(err)
+}
+
+func scanPlatform(row scanner) (*checkouts.Platform, error) {
+	var p checkouts.Platform
+	var deleted sql.NullTime
+	if err := row.Scan(&p.ID, &p.Name, &p.WebhookURL, &p.SecretHash, &p.SigningSecret, &p.CreatedAt, &deleted); err != nil {
+		return nil, notFound(err, "platform")
+	}
+	p.CreatedAt, p.DeletedAt = p.CreatedAt.UTC(), nullTime(deleted)
+	return &p, nil
+}
+
+// PlatformByID finds a platform, locking it inside a transaction.
+func (tx *Tx) PlatformByID(ctx context.Context, id string) (*checkouts.Platform, error) {
+	return scanPlatform(tx.queryRow(ctx, `SELECT `+platformColumns+` FROM acp_platforms WHERE id = ?`+tx.lockInTx(), id))
+}
+
+// PlatformBySecret finds the live platform of a secret hash.
+func (tx *Tx) PlatformBySecret(ctx context.Context, hash string) (*checkouts.Platform, error) {
+	return scanPlatform(tx.queryRow(ctx, `SELECT `+platformColumns+` FROM acp_platforms WHERE secret_hash = ? AND deleted_at IS NULL`, hash))
+}
+
+// Platforms lists the live platforms, oldest first.
+func (tx *Tx) Platforms(ctx context.Context) ([]checkouts.Platform, error) {
+	return queryAll(ctx, tx, scanPlatform, `SELECT `+platformColumns+` FROM acp_platforms WHERE deleted_at IS NULL ORDER BY created_at, id`)
+}
+
+// DeletePlatform marks a platform deleted.
+func (tx *Tx) DeletePlatform(ctx context.Context, id string, at time.Time) error {
+	res, err := tx.exec(ctx, `UPDATE acp_platforms SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`, at, id)
+	if err != nil {
+		return wrap(err)
+	}
+	return affectedOne(res, "platform")
 }

@@ -29,7 +29,7 @@ const orderWriteColumns = `id, listing_id, buyer_id, seller_id, buyer_key_id, ch
 	shipping_service, shipping_rate_id, estimated_days, estimated_delivery, max_price, expected_price, offer_id,
 	payment_method_id, processor, payment_id, amount_refunded, failure_code, reserved_until, paid_at, cancelled_at,
 	created_at, updated_at, shipment_carrier, tracking_number, label_cost, shipped_at, delivered_at, payout_due_at,
-	payout_status, payout_amount, transfer_id, completed_at, seller_refunded, transfer_reversed, status_before_dispute, idempotency_key`
+	payout_status, payout_amount, transfer_id, completed_at, seller_refunded, transfer_reversed, status_before_dispute, payment_token, checkout_session_id, idempotency_key`
 
 func orderArgs(o *orders.Order) ([]any, error) {
 	var addr any
@@ -47,7 +47,7 @@ func orderArgs(o *orders.Order) ([]any, error) {
 		nullString(o.OfferID), nullString(o.PaymentMethodID), o.Processor, o.PaymentID, o.AmountRefunded, o.FailureCode,
 		o.ReservedUntil, o.PaidAt, o.CancelledAt, o.CreatedAt, o.UpdatedAt, o.ShipmentCarrier, o.TrackingNumber, o.LabelCost,
 		o.ShippedAt, o.DeliveredAt, o.PayoutDueAt, string(o.PayoutStatus), o.PayoutAmount, o.TransferID, o.CompletedAt,
-		o.SellerRefunded, o.TransferReversed, string(o.StatusBeforeDispute), o.IdempotencyKey}, nil
+		o.SellerRefunded, o.TransferReversed, string(o.StatusBeforeDispute), o.PaymentToken, o.CheckoutSessionID, o.IdempotencyKey}, nil
 }
 
 // CreateOrder inserts o. A second live order for one listing violates the
@@ -79,7 +79,7 @@ func (tx *Tx) UpdateOrder(ctx context.Context, o *orders.Order, from orders.Stat
 		amount_refunded = ?, failure_code = ?, reserved_until = ?, paid_at = ?, cancelled_at = ?, updated_at = ?,
 		shipment_carrier = ?, tracking_number = ?, label_cost = ?, shipped_at = ?, delivered_at = ?, payout_due_at = ?,
 		payout_status = ?, payout_amount = ?, transfer_id = ?, completed_at = ?, seller_refunded = ?,
-		transfer_reversed = ?, status_before_dispute = ?
+		transfer_reversed = ?, status_before_dispute = ?, payment_token = ?, checkout_session_id = ?
 		WHERE id = ? AND status = ?`, append(append(append([]any{}, args[4:31]...), args[32:len(args)-1]...), o.ID, string(from))...)
 	if err != nil {
 		if isUnique(err, "listing") {
@@ -234,7 +234,7 @@ func scanOrder(row scanner) (*orders.Order, error) {
 		&o.RateID, &days, &eta, &maxPrice, &expected, &offerID, &methodID, &o.Processor, &o.PaymentID, &o.AmountRefunded,
 		&o.FailureCode, &reserved, &paid, &cancelled, &o.CreatedAt, &o.UpdatedAt, &o.ShipmentCarrier, &o.TrackingNumber,
 		&o.LabelCost, &shipped, &delivered, &due, &payout, &o.PayoutAmount, &o.TransferID, &completed,
-		&o.SellerRefunded, &o.TransferReversed, &before, &o.IdempotencyKey, &auth)
+		&o.SellerRefunded, &o.TransferReversed, &before, &o.PaymentToken, &o.CheckoutSessionID, &o.IdempotencyKey, &auth)
 	if err != nil {
 		return nil, notFound(err, "order")
 	}

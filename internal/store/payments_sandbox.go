@@ -276,3 +276,47 @@ func jsonText(m map[string]string) (string, error) {
 	}
 	return string(b), nil
 }
+
+const vaultTokenColumns = `id, owner, outcome, brand, last4, exp_month, exp_year, max_amount, currency, checkout_session_id,
+	merchant_id, expires_at, metadata, payment_id, created_at`
+
+// CreateSandboxVaultToken inserts a delegated card token.
+func (tx *Tx) CreateSandboxVaultToken(ctx context.Context, t *payments.VaultToken) error {
+	meta, err := json.Marshal(t.Metadata)
+	if err != nil {
+		return market.Internal(err)
+	}
+	a := t.Allow
+	_, err = tx.exec(ctx, `INSERT INTO sandbox_vault_tokens (`+vaultTokenColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.Owner, string(t.Outcome), t.Brand, t.Last4, t.ExpMonth, t.ExpYear, a.MaxAmount, a.Currency, a.CheckoutSessionID,
+		a.MerchantID, a.ExpiresAt, string(meta), t.PaymentID, t.CreatedAt)
+	return wrap(err)
+}
+
+// SandboxVaultToken finds a delegated card token, locking it inside a
+// transaction.
+func (tx *Tx) SandboxVaultToken(ctx context.Context, id string) (*payments.VaultToken, error) {
+	var t payments.VaultToken
+	var outcome, meta string
+	a := &t.Allow
+	err := tx.queryRow(ctx, `SELECT `+vaultTokenColumns+` FROM sandbox_vault_tokens WHERE id = ?`+tx.lockInTx(), id).
+		Scan(&t.ID, &t.Owner, &outcome, &t.Brand, &t.Last4, &t.ExpMonth, &t.ExpYear, &a.MaxAmount, &a.Currency,
+			&a.CheckoutSessionID, &a.MerchantID, &a.ExpiresAt, &meta, &t.PaymentID, &t.CreatedAt)
+	if err != nil {
+		return nil, notFound(err, "payment token")
+	}
+	if err := json.Unmarshal([]byte(meta), &t.Metadata); err != nil {
+		return nil, market.Internal(err)
+	}
+	t.Outcome, t.CreatedAt, a.ExpiresAt = payments.CardOutcome(outcome), t.CreatedAt.UTC(), a.ExpiresAt.UTC()
+	return &t, nil
+}
+
+// UpdateSandboxVaultToken records the payment that used a token.
+func (tx *Tx) UpdateSandboxVaultToken(ctx context.Context, t *payments.VaultToken) error {
+	res, err := tx.exec(ctx, `UPDATE sandbox_vault_tokens SET payment_id = ? WHERE id = ?`, t.PaymentID, t.ID)
+	if err != nil {
+		return wrap(err)
+	}
+	return affectedOne(res, "payment token")
+}

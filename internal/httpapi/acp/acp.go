@@ -16,6 +16,7 @@ import (
 	"marketplace/internal/checkouts"
 	"marketplace/internal/httpapi"
 	"marketplace/internal/market"
+	"marketplace/internal/payments"
 )
 
 // Version is the ACP version spoken here; SupportedVersions all it accepts.
@@ -30,6 +31,10 @@ const Prefix = "/acp"
 type Binding struct {
 	Ops     api.Ops
 	Sandbox bool // discovery lists delegate_payment only in sandbox mode
+	// Vault is the sandbox processor when it is the payment processor: it
+	// is then the PSP of delegate_payment. nil with Stripe, whose shared
+	// payment tokens the card handler takes instead.
+	Vault *payments.Sandbox
 
 	routes *httpapi.Router // the routes' router, kept by Register for the MCP tools (mcp.go)
 }
@@ -44,22 +49,30 @@ func (b *Binding) Register(rt *httpapi.Router) {
 	b.routes = buy
 	rules := httpapi.IdemRules{Required: true, NoWait: true, HeaderOnly: true, Owner: idemOwner}
 	post := func(path string, h httpapi.HandlerFunc) {
-		buy.Handle("POST", path, httpapi.Agent, versioned(buy.Idempotent("POST "+path, rules, h)))
+		buy.Handle("POST", path, httpapi.Platform, versioned(buy.Idempotent("POST "+path, rules, h)))
 	}
 	post(Prefix+"/checkout_sessions", b.create)
 	post(Prefix+"/checkout_sessions/{id}", b.update)
-	buy.Handle("GET", Prefix+"/checkout_sessions/{id}", httpapi.Agent, versioned(b.get))
+	buy.Handle("GET", Prefix+"/checkout_sessions/{id}", httpapi.Platform, versioned(b.get))
 	post(Prefix+"/checkout_sessions/{id}/complete", b.complete)
 	post(Prefix+"/checkout_sessions/{id}/cancel", b.cancel)
+	if b.Vault != nil {
+		post(DelegatePath, b.delegate)
+	}
 	rt.Handle("GET", DiscoveryPath, httpapi.Public, b.discovery)
 }
 
 // idemOwner scopes an ACP idempotency key to the credential and the
 // endpoint (the spec's "authenticated identity + endpoint path").
 func idemOwner(r *http.Request, p *httpapi.Principal) string {
-	who := p.User.ID
-	if p.Key != nil {
+	var who string
+	switch {
+	case p.Key != nil:
 		who = "key:" + p.Key.ID
+	case p.PlatformID != "":
+		who = "platform:" + p.PlatformID
+	default:
+		who = p.User.ID
 	}
 	return "acp " + who + " " + r.URL.Path
 }
@@ -96,7 +109,7 @@ func echo(w http.ResponseWriter, r *http.Request) {
 
 func buyerOf(r *http.Request) checkouts.Buyer {
 	p := httpapi.PrincipalOf(r)
-	return checkouts.Buyer{Actor: p.Actor, User: p.User, Key: p.Key}
+	return checkouts.Buyer{Actor: p.Actor, User: p.User, Key: p.Key, PlatformID: p.PlatformID}
 }
 
 // Error is ACP's flat error.
@@ -135,6 +148,8 @@ func flat(e *market.Error) (int, Error) {
 				Message: "Idempotency-Key header is required on all POST requests"}
 		case e.Details["acp"] == "unsupported_version":
 			out.Code, out.Param, out.SupportedVersions = "unsupported_api_version", "", SupportedVersions
+		case e.Details["acp_code"] != nil:
+			out.Code, _ = e.Details["acp_code"].(string)
 		}
 		return http.StatusBadRequest, out
 	case market.CodeDuplicateRequest:

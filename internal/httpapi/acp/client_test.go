@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"marketplace/internal/httpapi/acp/acpcheck"
 	"marketplace/internal/market"
@@ -92,6 +94,10 @@ func (c *client) send(method, path, key string, body any) *answer {
 	}
 	check := acpcheck.CheckoutSession
 	switch {
+	case path == "/acp/delegate_payment" && a.Status >= 400 && a.Status != http.StatusUnauthorized:
+		check = acpcheck.DelegatePaymentError
+	case path == "/acp/delegate_payment" && a.Status < 400:
+		check = acpcheck.DelegatePaymentResponse
 	case a.Status >= 400:
 		check = acpcheck.Error
 	case path == "/.well-known/acp.json":
@@ -108,6 +114,8 @@ func requestSchema(method, path string) func([]byte) error {
 	switch {
 	case path == "/acp/checkout_sessions":
 		return acpcheck.CreateRequest
+	case path == "/acp/delegate_payment":
+		return acpcheck.DelegatePaymentRequest
 	case strings.HasSuffix(path, "/complete"):
 		return acpcheck.CompleteRequest
 	case strings.HasSuffix(path, "/cancel"):
@@ -181,6 +189,61 @@ func acpAddress() map[string]any {
 func savedCard() map[string]any {
 	return map[string]any{"payment_data": map[string]any{"handler_id": "saved_payment_method",
 		"instrument": map[string]any{"type": "card", "credential": map[string]any{"type": "saved_payment_method", "token": "default"}}}}
+}
+
+// card is payment data charging a delegated card token.
+func card(token string) map[string]any {
+	return map[string]any{"payment_data": map[string]any{"handler_id": "card_tokenized",
+		"instrument": map[string]any{"type": "card", "credential": map[string]any{"type": "spt", "token": token}}}}
+}
+
+// delegate asks the sandbox PSP for a token of card number for session,
+// up to max cents, expiring after ttl; it answers the token, or "" with
+// the answer when the request is refused.
+func (c *client) delegate(number, session string, max int64, ttl time.Duration) (string, *answer) {
+	c.t.Helper()
+	a := c.send("POST", "/acp/delegate_payment", "new", c.delegation(number, session, max, ttl))
+	if a.Status != http.StatusCreated {
+		return "", a
+	}
+	return a.JSON["id"].(string), a
+}
+
+// delegation is a delegate_payment request.
+func (c *client) delegation(number, session string, max int64, ttl time.Duration) map[string]any {
+	return map[string]any{
+		"payment_method": map[string]any{"type": "card", "card_number_type": "fpan", "virtual": false, "number": number,
+			"exp_month": "12", "exp_year": strconv.Itoa(time.Now().Year() + 2), "name": "Ada Buyer", "cvc": "123",
+			"display_card_funding_type": "credit", "display_brand": "visa", "display_last4": number[len(number)-4:],
+			"metadata": map[string]any{}},
+		"allowance": map[string]any{"reason": "one_time", "max_amount": max, "currency": "usd", "checkout_session_id": session,
+			"merchant_id": "marketplace", "expires_at": c.s.Clock.Now().Add(ttl).UTC().Format(time.RFC3339)},
+		"risk_signals": []any{map[string]any{"type": "card_testing", "score": 3, "action": "authorized"}},
+		"metadata":     map[string]any{"source": "test"}}
+}
+
+// openFor opens a session for listing bought by a guest of email, with
+// an address and the first shipping option chosen.
+func (c *client) openFor(listing, email string) *answer {
+	c.t.Helper()
+	a := c.send("POST", "/acp/checkout_sessions", "new", map[string]any{"line_items": []any{map[string]any{"id": listing}},
+		"currency": "usd", "capabilities": map[string]any{}, "buyer": map[string]any{"first_name": "Ada", "email": email},
+		"fulfillment_details": map[string]any{"name": "Ada Buyer", "address": acpAddress()}}).want(c.t, http.StatusCreated, "")
+	return c.choose(a.id())
+}
+
+// choose selects a session's first fulfillment option.
+func (c *client) choose(id string) *answer {
+	c.t.Helper()
+	a := c.send("GET", "/acp/checkout_sessions/"+id, "", nil).want(c.t, http.StatusOK, "")
+	opts := a.list("fulfillment_options")
+	if len(opts) == 0 {
+		c.t.Fatalf("no fulfillment options: %s", a.Body)
+	}
+	opt := opts[0].(map[string]any)
+	item := a.list("line_items")[0].(map[string]any)["id"]
+	return c.send("POST", "/acp/checkout_sessions/"+id, "new", map[string]any{"selected_fulfillment_options": []any{
+		map[string]any{"type": opt["type"], "option_id": opt["id"], "item_ids": []any{item}}}}).want(c.t, http.StatusOK, "")
 }
 
 // open creates a session for listing and gives it an address; with

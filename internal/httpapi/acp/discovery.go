@@ -35,11 +35,15 @@ type discoveryCaps struct {
 // document has no field for it.
 func (b *Binding) discovery(w http.ResponseWriter, r *http.Request) error {
 	echo(w, r)
+	services := []string{"checkout"}
+	if b.Sandbox && b.Vault != nil {
+		services = append(services, "delegate_payment") // the sandbox processor is the PSP
+	}
 	httpapi.WriteJSON(w, http.StatusOK, discovery{
 		Protocol:   discoveryProtocol{Name: "acp", Version: Version, SupportedVersions: SupportedVersions},
 		APIBaseURL: b.Ops.PublicURL + Prefix,
 		Transports: []string{"rest", "mcp"},
-		Capabilities: discoveryCaps{Services: []string{"checkout"}, SupportedCurrencies: []string{"usd"},
+		Capabilities: discoveryCaps{Services: services, SupportedCurrencies: []string{"usd"},
 			SupportedLocales: []string{"en-US"}},
 	})
 	return nil

@@ -97,7 +97,7 @@ func TestACPRefusals(t *testing.T) {
 			charged := s.Charges()
 			l := s.ActiveListing(seller, "a pair of brass candlesticks", 1800)
 			a := c.send("POST", "/acp/checkout_sessions/"+c.open(l, true).id()+"/complete", "new", map[string]any{
-				"payment_data": map[string]any{"handler_id": "card_tokenized", "instrument": map[string]any{"type": "card",
+				"payment_data": map[string]any{"handler_id": "wallet_pay", "instrument": map[string]any{"type": "card",
 					"credential": map[string]any{"type": "spt", "token": "spt_123"}}}}).want(t, http.StatusOK, "")
 			a.wantMessage(t, "payment_declined", "$.payment_data.handler_id", "recoverable")
 			if a.status() != "ready_for_payment" || s.Charges() != charged {

@@ -261,12 +261,24 @@ func orderStatus(s string) string {
 func (b *Binding) handlers(r *http.Request) []handler {
 	var out []handler
 	for _, id := range checkouts.Handlers(buyerOf(r)) {
+		if id == checkouts.HandlerCard {
+			psp := "stripe"
+			if b.Vault != nil {
+				psp = "marketplace"
+			}
+			out = append(out, handler{ID: id, Name: "dev.acp.tokenized.card", DisplayName: "Card",
+				Version: "2026-01-22", Spec: "https://acp.dev/handlers/tokenized.card", RequiresDelegatePayment: true,
+				PSP: psp, ConfigSchema: "https://acp.dev/schemas/handlers/tokenized.card/config.json",
+				InstrumentSchemas: []string{"https://acp.dev/schemas/handlers/tokenized.card/instrument.json"},
+				Config: map[string]any{"merchant_id": MerchantID, "psp": psp, "accepted_brands": []string{"visa", "mastercard", "amex", "discover"},
+					"accepted_funding_types": []string{"credit", "debit", "prepaid"}, "supports_3ds": false}})
+		}
 		if id == checkouts.HandlerSavedCard {
 			out = append(out, handler{ID: id, Name: "dev.acp.seller_backed.saved_card", DisplayName: "The owner's saved card",
 				Version: "2026-02-05", Spec: "https://acp.dev/handlers/seller_backed/saved_card", RequiresDelegatePayment: false,
 				PSP: "marketplace", ConfigSchema: "https://acp.dev/schemas/handlers/seller_backed/saved_card/config.json",
 				InstrumentSchemas: []string{"https://acp.dev/schemas/handlers/seller_backed/saved_card/instrument.json"},
-				Config:            map[string]any{"merchant_id": "marketplace", "psp": "marketplace"}})
+				Config:            map[string]any{"merchant_id": MerchantID, "psp": "marketplace"}})
 		}
 	}
 	return out

@@ -130,6 +130,7 @@ func (a *API) Register(rt *httpapi.Router) {
 	a.RegisterAdminAudit(rt)
 	a.RegisterAdminConfig(rt)
 	a.RegisterAdminCategories(rt)
+	a.RegisterAdminPlatforms(rt)
 }
 
 // The bodies of idempotent routes as published: the router reads the key
@@ -277,6 +278,12 @@ The seller's view adds 'floorPrice' and 'costBasis' (see 'OwnListing').`},
 		{Name: "AdminUpdateCategoryInput", Of: adminUpdateCategoryBody{}, Request: true, Doc: "Give 'name', 'active' or both."},
 		apidoc.Envelope("AdminCategoryEnvelope", adminCategory{}, "Meta"),
 		apidoc.Envelope("AdminCategoryPageEnvelope", []adminCategory{}, "PageMeta"),
+		{Name: "AcpPlatform", Of: acpPlatform{}, Doc: "An agent platform connected for ACP (its secrets are shown only when it is created)."},
+		{Name: "AcpPlatformCreated", Of: acpPlatformCreated{}, Doc: "A new agent platform with its secret and signing secret, shown this once."},
+		{Name: "AdminCreateAcpPlatformInput", Of: adminCreatePlatformBody{}, Request: true},
+		apidoc.Envelope("AcpPlatformEnvelope", acpPlatform{}, "Meta"),
+		apidoc.Envelope("AcpPlatformCreatedEnvelope", acpPlatformCreated{}, "Meta"),
+		apidoc.Envelope("AcpPlatformListEnvelope", []acpPlatform{}, "Meta"),
 		apidoc.Envelope("PhotoUploadSlotsEnvelope", uploadSlots{}, "Meta"),
 		apidoc.Envelope("UploadedPhotoEnvelope", uploadedPhoto{}, "Meta"),
 		apidoc.Envelope("WatchStateEnvelope", api.WatchState{}, "Meta"),
