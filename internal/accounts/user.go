@@ -19,6 +19,9 @@ const (
 	// e-mail: no password, no sign-in, no public profile. The person may
 	// register the same e-mail later and claim the guest's orders.
 	RoleGuest Role = "guest"
+	// RolePlatform is the account of an agent platform connected for ACP:
+	// it owns the platform's webhook endpoint and never signs in.
+	RolePlatform Role = "platform"
 )
 
 // Status is active, or suspended/banned (refused on every call).

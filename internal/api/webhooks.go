@@ -214,3 +214,13 @@ func deliveries(ds []webhooks.Delivery, err error) ([]WebhookDelivery, error) {
 
 // WebhookOps are the webhook endpoint operations.
 func (o Ops) WebhookOps() Webhooks { return Webhooks{Service: o.Webhooks} }
+
+// PlatformDeliveries are the newest deliveries to a connected agent
+// platform's endpoint (admins only).
+func (o Ops) PlatformDeliveries(ctx context.Context, c *Caller, platformID string, limit int) ([]WebhookDelivery, error) {
+	p, err := o.Checkouts.AdminPlatform(ctx, c.Actor, platformID)
+	if err != nil {
+		return nil, err
+	}
+	return deliveries(o.Webhooks.PlatformDeliveries(ctx, p.EndpointID, limit))
+}

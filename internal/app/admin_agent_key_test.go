@@ -92,6 +92,7 @@ func TestAdminAgentKey(t *testing.T) {
 			{"GET", a + "/admin/audit/entity/{entityType}/{entityId}", a + "/admin/audit/entity/order/" + order, nil, false},
 			{"PATCH", a + "/admin/categories/{id}", a + "/admin/categories/electronics", map[string]any{"active": false}, false},
 			{"DELETE", a + "/admin/acp-platforms/{id}", a + "/admin/acp-platforms/" + platform, nil, false},
+			{"GET", a + "/admin/acp-platforms/{id}/deliveries", a + "/admin/acp-platforms/" + platform + "/deliveries", nil, false},
 			{"PATCH", a + "/admin/config/{key}", a + "/admin/config/fees.buyer_rate_bps", map[string]any{"value": 1}, false},
 			{"PATCH", a + "/admin/feature-flags/{key}", a + "/admin/feature-flags/offers", map[string]any{"enabled": false}, false},
 			{"GET", a + "/admin/disputes/{id}", a + "/admin/disputes/" + dispute, nil, false},

@@ -289,11 +289,24 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 	a.Feed = events.NewFeedService(db, a.Clock, events.FeedOptions{Broker: broker, Slots: feedSlots,
 		Caps: events.DefaultFeedCaps.Scale(cfg.LimitScale()), Log: a.Log})
 
+	// The ACP binding (made below, with the surfaces) writes the order
+	// webhooks of connected platforms.
+	var acpBinding *acp.Binding
 	a.Webhooks = webhooks.NewService(store.Webhooks(db), a.Clock, webhooks.Options{Live: cfg.Mode == config.Live,
-		AllowPrivate: cfg.WebhookPrivateAllowed(), RetryDelays: cfg.WebhookRetryDelays, Log: a.Log, Scheduler: q})
+		AllowPrivate: cfg.WebhookPrivateAllowed(), RetryDelays: cfg.WebhookRetryDelays, Log: a.Log, Scheduler: q,
+		PlatformBody: func(ctx context.Context, e *events.Event) ([]byte, error) { return acpBinding.OrderEvent(ctx, e) }})
 	db.OnEvent("webhooks", func(ctx context.Context, tx *store.Tx, e *events.Event) error { return a.Webhooks.Sink(ctx, tx, e) })
 	a.Checkouts = checkouts.NewService(store.Checkouts(db), store.Platforms(db), a.Orders, a.Listings, a.Shipping, a.Clock,
-		checkouts.Options{Guests: a.Accounts, CheckURL: a.Webhooks.Guard().CheckURL, Changes: audit.Notes{}})
+		checkouts.Options{Guests: a.Accounts, CheckURL: a.Webhooks.Guard().CheckURL, Changes: audit.Notes{},
+			DisableEndpoint: a.Webhooks.DisablePlatform})
+	// A connected platform hears of its orders (CONTRACT.md section 18).
+	db.OnEvent("acp", func(ctx context.Context, tx *store.Tx, e *events.Event) error {
+		p, err := a.Checkouts.PlatformOf(ctx, tx, e)
+		if err != nil || p == nil {
+			return err
+		}
+		return a.Webhooks.SinkTo(ctx, tx, p.EndpointID, e)
+	})
 	db.OnAnyEvent("audit", auditMoneyMoves)
 
 	if err := q.Work(jobs.Services{Agents: a.Agents, Listings: a.Listings, Orders: a.Orders, Offers: a.Offers, Idempotency: db,
@@ -330,7 +343,7 @@ func New(ctx context.Context, cfg config.Config, db *store.DB, opts Options) (*A
 		Offers: a.Offers, Notify: a.Notify, Webhooks: a.Webhooks, Feed: a.Feed, Checkouts: a.Checkouts, PublicURL: cfg.PublicURL}
 	// ACP's checkout sessions: REST under /acp, and the same operations as
 	// MCP tools in the catalogue (ACP's MCP binding).
-	acpBinding := &acp.Binding{Ops: api.Ops{Services: shared, Casing: api.Snake}, Sandbox: cfg.Mode == config.Sandbox, Vault: vault}
+	acpBinding = &acp.Binding{Ops: api.Ops{Services: shared, Casing: api.Snake}, Sandbox: cfg.Mode == config.Sandbox, Vault: vault}
 	agentAPI := &agentv1.API{Ops: api.Ops{Services: shared, Casing: api.Snake}, Sandbox: cfg.Mode == config.Sandbox,
 		Clock: advancer, SandboxStore: db, Gate: func(ctx context.Context, flag string) error {
 			return a.Settings.Require(ctx, settings.Feature(flag))

@@ -10,7 +10,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"marketplace/internal/accounts"
+	"marketplace/internal/events"
 	"marketplace/internal/market"
+	"marketplace/internal/orders"
+	"marketplace/internal/webhooks"
 )
 
 // Platform is an agent platform an admin connected (CONTRACT.md section
@@ -19,6 +23,8 @@ import (
 // signed with its signing secret.
 type Platform struct {
 	ID            string // acpp_...
+	AccountID     string // its account (role platform), which owns the endpoint
+	EndpointID    string // its webhook endpoint
 	Name          string
 	WebhookURL    string
 	SecretHash    string // SHA-256 of the secret, hex
@@ -46,6 +52,9 @@ type PlatformTx interface {
 	// Platforms lists the platforms not deleted, oldest first.
 	Platforms(ctx context.Context) ([]Platform, error)
 	DeletePlatform(ctx context.Context, id string, at time.Time) error
+	// The platform's account and its webhook endpoint, made with it.
+	CreateUser(ctx context.Context, u *accounts.User) error
+	InsertWebhookEndpoint(ctx context.Context, e *webhooks.Endpoint) error
 }
 
 // NewPlatform is what an admin gives to connect a platform.
@@ -96,10 +105,24 @@ func (s *Service) CreatePlatform(ctx context.Context, actor market.Actor, in New
 			return nil, renameField(err, "url", "webhookUrl")
 		}
 	}
-	secret := PlatformSecretPrefix + randomText(32)
+	secret, now := PlatformSecretPrefix+randomText(32), s.clock.Now()
 	p := Platform{ID: "acpp_" + market.NewID(), Name: in.Name, WebhookURL: in.WebhookURL, SecretHash: hashSecret(secret),
-		SigningSecret: "whsec_" + randomText(32), CreatedAt: s.clock.Now()}
-	if err := s.platforms.InTx(ctx, func(tx PlatformTx) error { return tx.CreatePlatform(ctx, &p) }); err != nil {
+		SigningSecret: "whsec_" + randomText(32), CreatedAt: now}
+	account := &accounts.User{ID: market.NewID(), Email: p.ID + "@platforms.invalid", Username: "platform-" + randomHex(6),
+		DisplayName: p.Name, Role: accounts.RolePlatform, Status: accounts.StatusActive, TrustTier: accounts.TierNew,
+		CreatedAt: now, UpdatedAt: now}
+	ep := webhooks.NewPlatformEndpoint(account.ID, p.WebhookURL, p.SigningSecret, now)
+	p.AccountID, p.EndpointID = account.ID, ep.ID
+	err := s.platforms.InTx(ctx, func(tx PlatformTx) error {
+		if err := tx.CreateUser(ctx, account); err != nil {
+			return err
+		}
+		if err := tx.InsertWebhookEndpoint(ctx, ep); err != nil {
+			return err
+		}
+		return tx.CreatePlatform(ctx, &p)
+	})
+	if err != nil {
 		return nil, err
 	}
 	s.noteChange(ctx, nil, p.audit())
@@ -137,6 +160,11 @@ func (s *Service) DeletePlatform(ctx context.Context, actor market.Actor, id str
 	if err != nil {
 		return nil, err
 	}
+	if s.opts.DisableEndpoint != nil {
+		if err := s.opts.DisableEndpoint(ctx, before.EndpointID); err != nil {
+			return nil, err
+		}
+	}
 	s.noteChange(ctx, before.audit(), after.audit())
 	return &after, nil
 }
@@ -151,8 +179,11 @@ func (s *Service) AuthenticatePlatform(ctx context.Context, secret string) (*Pla
 	return p, err
 }
 
-// Platform reads a platform, deleted ones too (for its webhooks).
-func (s *Service) Platform(ctx context.Context, id string) (*Platform, error) {
+// AdminPlatform reads a platform, deleted ones too (admins only).
+func (s *Service) AdminPlatform(ctx context.Context, actor market.Actor, id string) (*Platform, error) {
+	if err := requireAdmin(actor); err != nil {
+		return nil, err
+	}
 	return s.platforms.Read().PlatformByID(ctx, id)
 }
 
@@ -165,6 +196,12 @@ func (s *Service) noteChange(ctx context.Context, before, after any) {
 func hashSecret(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(sum[:])
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 func randomText(n int) string {
@@ -189,4 +226,41 @@ func renameField(err error, from, to string) error {
 		fields[i] = f
 	}
 	return market.Invalid(fields...)
+}
+
+// OrderEventTypes are the order events a platform hears of: its order was
+// made (order_create), then shipped, delivered, completed, cancelled or
+// refunded (order_update).
+var OrderEventTypes = map[string]bool{"order.created": true, "order.shipped": true, "order.delivered": true,
+	"order.completed": true, "order.cancelled": true, "refund.issued": true}
+
+// SinkTx is what PlatformOf reads in an event's transaction.
+type SinkTx interface {
+	OrderByID(ctx context.Context, id string) (*orders.Order, error)
+}
+
+// PlatformOf is the connected platform whose checkout session made the
+// order an order event is about, nil for every other event, in the
+// transaction that records it.
+func (s *Service) PlatformOf(ctx context.Context, tx SinkTx, e *events.Event) (*Platform, error) {
+	if e.EntityType != "order" || !OrderEventTypes[e.Type] {
+		return nil, nil
+	}
+	o, err := tx.OrderByID(ctx, e.EntityID)
+	if err != nil || o.CheckoutSessionID == "" {
+		return nil, err
+	}
+	// Both were committed before the order existed: no lock is needed.
+	sess, err := s.store.Read().CheckoutByID(ctx, o.CheckoutSessionID)
+	if market.CodeOf(err) == market.CodeNotFound || err == nil && sess.PlatformID == "" {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.platforms.Read().PlatformByID(ctx, sess.PlatformID)
+	if err != nil || p.DeletedAt != nil {
+		return nil, err
+	}
+	return p, nil
 }

@@ -34,6 +34,8 @@ type Options struct {
 	// CheckURL validates a platform's webhook URL as webhooks do: a
 	// VALIDATION_ERROR on field url when refused.
 	CheckURL func(ctx context.Context, raw string) error
+	// DisableEndpoint stops a disconnected platform's webhook deliveries.
+	DisableEndpoint func(ctx context.Context, endpointID string) error
 	// Changes notes an admin's change for the request's audit entry.
 	Changes interface {
 		NoteChange(ctx context.Context, before, after any, details map[string]any)
@@ -256,7 +258,7 @@ func itemsOf(ids []string) []Item {
 			continue
 		}
 		at[id] = len(out)
-		out = append(out, Item{ID: "li_" + id, ListingID: id, Quantity: 1})
+		out = append(out, Item{ID: LineItemID(id), ListingID: id, Quantity: 1})
 	}
 	return out
 }

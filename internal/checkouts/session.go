@@ -166,6 +166,9 @@ type Store interface {
 	Read() Tx
 }
 
+// LineItemID is the id of the line item that buys a listing.
+func LineItemID(listingID string) string { return "li_" + listingID }
+
 // NewID is a new session id.
 func NewID() string { return "cs_" + market.NewID() }
 

@@ -322,6 +322,9 @@ func (s *Service) itemTotals(ctx context.Context, v *View) Totals {
 	return totalsOf(orders.Fees{ItemPrice: price, TotalCharged: total(price, 0), ServiceFee: total(price, 0) - price}, false)
 }
 
+// OrderTotals are an order's totals as a session shows them.
+func OrderTotals(f orders.Fees) Totals { return totalsOf(f, true) }
+
 func totalsOf(f orders.Fees, fulfilled bool) Totals {
 	t := Totals{Items: f.ItemPrice, Subtotal: f.ItemPrice, Fee: f.ServiceFee, Total: f.TotalCharged}
 	if fulfilled {

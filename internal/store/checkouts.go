@@ -96,19 +96,19 @@ func Platforms(db *DB) Area[checkouts.PlatformTx] {
 	return area(db, func(tx *Tx) checkouts.PlatformTx { return tx })
 }
 
-const platformColumns = `id, name, webhook_url, secret_hash, signing_secret, created_at, deleted_at`
+const platformColumns = `id, account_id, endpoint_id, name, webhook_url, secret_hash, signing_secret, created_at, deleted_at`
 
 // CreatePlatform inserts p.
 func (tx *Tx) CreatePlatform(ctx context.Context, p *checkouts.Platform) error {
-	_, err := tx.exec(ctx, `INSERT INTO acp_platforms (`+platformColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		p.ID, p.Name, p.WebhookURL, p.SecretHash, p.SigningSecret, p.CreatedAt, p.DeletedAt)
+	_, err := tx.exec(ctx, `INSERT INTO acp_platforms (`+platformColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		p.ID, p.AccountID, p.EndpointID, p.Name, p.WebhookURL, p.SecretHash, p.SigningSecret, p.CreatedAt, p.DeletedAt)
 	return wrap(err)
 }
 
 func scanPlatform(row scanner) (*checkouts.Platform, error) {
 	var p checkouts.Platform
 	var deleted sql.NullTime
-	if err := row.Scan(&p.ID, &p.Name, &p.WebhookURL, &p.SecretHash, &p.SigningSecret, &p.CreatedAt, &deleted); err != nil {
+	if err := row.Scan(&p.ID, &p.AccountID, &p.EndpointID, &p.Name, &p.WebhookURL, &p.SecretHash, &p.SigningSecret, &p.CreatedAt, &deleted); err != nil {
 		return nil, notFound(err, "platform")
 	}
 	p.CreatedAt, p.DeletedAt = p.CreatedAt.UTC(), nullTime(deleted)

@@ -81,12 +81,23 @@ func (r Result) OK() bool { return r.Err == "" && r.StatusCode >= 200 && r.Statu
 // Send posts body to url once, signed for message id at the current real
 // time.
 func (s *Sender) Send(ctx context.Context, url, secret, id string, body []byte) Result {
+	return s.post(ctx, url, body, func(h http.Header, now time.Time) error {
+		ts := now.Unix()
+		sig, err := Sign(secret, id, ts, body)
+		if err != nil {
+			return err
+		}
+		h.Set("webhook-id", id)
+		h.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
+		h.Set("webhook-signature", sig)
+		return nil
+	})
+}
+
+// post sends body to url once with the headers sign sets for the time
+// of sending.
+func (s *Sender) post(ctx context.Context, url string, body []byte, sign func(h http.Header, now time.Time) error) Result {
 	start := time.Now()
-	ts := start.Unix()
-	sig, err := Sign(secret, id, ts, body)
-	if err != nil {
-		return Result{Err: "the endpoint's secret is unusable"}
-	}
 	ctx, cancel := context.WithTimeout(ctx, SendTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
@@ -95,9 +106,9 @@ func (s *Sender) Send(ctx context.Context, url, secret, id string, body []byte) 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "marketplace-webhooks/1")
-	req.Header.Set("webhook-id", id)
-	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
-	req.Header.Set("webhook-signature", sig)
+	if err := sign(req.Header, start); err != nil {
+		return Result{Err: "the endpoint's secret is unusable"}
+	}
 	resp, err := s.Client.Do(req)
 	if err != nil {
 		return Result{Err: describe(err), Duration: time.Since(start)}

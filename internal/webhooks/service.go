@@ -350,6 +350,9 @@ func (s *Service) send(ctx context.Context, ep *Endpoint, e *events.Event) Resul
 	if s.guard.Live && !strings.HasPrefix(ep.URL, "https://") {
 		return Result{Err: "live mode sends to https URLs only"}
 	}
+	if ep.Kind == KindPlatform {
+		return s.sendPlatform(ctx, ep, e)
+	}
 	body, err := Body(ep, e)
 	if err != nil {
 		return Result{Err: "the event could not be encoded"}

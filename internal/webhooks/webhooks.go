@@ -57,7 +57,7 @@ type Endpoint struct {
 // Matches reports whether the endpoint wants events of type typ. The test
 // event is only ever sent on request, to one endpoint.
 func (e *Endpoint) Matches(typ string) bool {
-	if typ == events.TypeTest {
+	if typ == events.TypeTest || e.Kind == KindPlatform {
 		return false
 	}
 	return slices.Contains(e.Events, AllEvents) || slices.Contains(e.Events, typ)
@@ -145,6 +145,9 @@ type Options struct {
 	// Scheduler enqueues deliveries (the job queue); nil: deliveries are
 	// recorded and never sent.
 	Scheduler Scheduler
+	// PlatformBody is the body a platform endpoint receives for an event:
+	// ACP's order event (the acp binding writes it).
+	PlatformBody func(ctx context.Context, e *events.Event) ([]byte, error)
 }
 
 // Service manages endpoints and sends deliveries.
@@ -158,13 +161,15 @@ type Service struct {
 	log    *slog.Logger
 	// now is real time: deliveries, attempts and retries never follow the
 	// sandbox clock.
-	now func() time.Time
+	now          func() time.Time
+	platformBody func(ctx context.Context, e *events.Event) ([]byte, error)
 }
 
 // NewService builds the service.
 func NewService(st Store, clock market.Clock, opts Options) *Service {
 	g := &Guard{Live: opts.Live, AllowPrivate: opts.AllowPrivate, Resolver: opts.Resolver}
-	s := &Service{store: st, clock: clock, sched: opts.Scheduler, guard: g, sender: NewSender(g), log: opts.Log, now: time.Now}
+	s := &Service{store: st, clock: clock, sched: opts.Scheduler, guard: g, sender: NewSender(g), log: opts.Log, now: time.Now,
+		platformBody: opts.PlatformBody}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -2,10 +2,19 @@ package acp_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"marketplace/internal/httpapi/acp/acpcheck"
 
 	"marketplace/internal/market"
 	"marketplace/internal/notify"
@@ -31,11 +40,14 @@ func connect(t *testing.T, s *testkit.Server, hook string) (id, secret string) {
 // bought by the guest of that e-mail, whose mails reach the address.
 func TestACPPlatformFlow(t *testing.T) {
 	t.Parallel()
-	testkit.Run(t, testkit.Options{}, func(t *testing.T, s *testkit.Server) {
+	testkit.Run(t, testkit.Options{WithJobs: true}, func(t *testing.T, s *testkit.Server) {
 		seller := s.VerifiedOwner("Selma")
 		listing := s.ListingWith(t, seller, "walnut cutting board end grain large", 4500,
 			map[string]any{"shippingType": "calculated"})
-		_, secret := connect(t, s, "http://127.0.0.1:9/acp")
+		hook := newReceiver(t)
+		platform := s.Do("POST", "/api/v1/admin/acp-platforms", map[string]any{"name": "Example Agents", "webhookUrl": hook.URL},
+			s.Admin().Auth()).Want(t, http.StatusCreated, "").Data()
+		secret, signing := platform["secret"].(string), platform["signingSecret"].(string)
 		c := newClient(t, s, secret)
 
 		d := c.send("GET", "/.well-known/acp.json", "", nil).want(t, http.StatusOK, "")
@@ -85,6 +97,42 @@ func TestACPPlatformFlow(t *testing.T) {
 		mails, err := s.App.Notify.Outbox(ctx, guest.ID, 20)
 		if err != nil || !mailedAbout(mails, guest.Email) {
 			t.Fatalf("the guest's mails %+v, %v", mails, err)
+		}
+
+		// The platform hears of the order, then of its shipping and its
+		// refunds, each event signed with its signing secret.
+		made := hook.next(t, signing)
+		if made.Type != "order_create" || made.Data["id"] != orderID || made.Data["status"] != "confirmed" ||
+			made.Data["checkout_session_id"] != id {
+			t.Fatalf("order_create %+v", made)
+		}
+		s.Do("POST", "/api/v1/orders/"+orderID+"/ship", map[string]any{"carrier": "ups", "trackingNumber": "1Z999AA10123456784"},
+			seller.Auth()).Want(t, http.StatusOK, "")
+		shipped := hook.next(t, signing)
+		f := shipped.Data["fulfillments"].([]any)[0].(map[string]any)
+		if shipped.Type != "order_update" || shipped.Data["status"] != "shipped" || f["tracking_number"] != "1Z999AA10123456784" {
+			t.Fatalf("shipped %+v", shipped)
+		}
+		refund := func(amount int64) {
+			s.Do("POST", "/api/v1/purchases/"+orderID+"/refund/seller", map[string]any{"action": "approve", "amount": amount,
+				"reason": "damaged"}, seller.Auth()).Want(t, http.StatusOK, "")
+		}
+		refund(1000)
+		partial := hook.next(t, signing)
+		adj, _ := partial.Data["adjustments"].([]any)
+		if partial.Data["status"] != "shipped" || len(adj) != 1 || adj[0].(map[string]any)["amount"].(float64) != 1000 {
+			t.Fatalf("a partial refund %+v", partial)
+		}
+		refund(total - 1000)
+		full := hook.next(t, signing)
+		if full.Data["status"] != "canceled" || len(full.Data["adjustments"].([]any)) != 2 {
+			t.Fatalf("a full refund %+v", full)
+		}
+		// The delivery log.
+		log := s.Do("GET", "/api/v1/admin/acp-platforms/"+platform["id"].(string)+"/deliveries", nil, s.Admin().Auth()).
+			Want(t, http.StatusOK, "").List()
+		if len(log) != 4 || log[0].(map[string]any)["status"] != "delivered" {
+			t.Fatalf("delivery log %v", log)
 		}
 
 		// A second session of the same e-mail buys as the same guest.
@@ -219,4 +267,63 @@ func mailedAbout(mails []notify.Mail, to string) bool {
 		}
 	}
 	return false
+}
+
+// receiver is a platform's webhook URL: it keeps what it is sent.
+type receiver struct {
+	*httptest.Server
+	got chan received
+}
+
+type received struct {
+	header http.Header
+	body   []byte
+}
+
+// hookEvent is an ACP order webhook as received.
+type hookEvent struct {
+	Type string         `json:"type"`
+	Data map[string]any `json:"data"`
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{got: make(chan received, 32)}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		r.got <- received{header: req.Header.Clone(), body: b}
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// next waits for the next webhook, checks its signature with secret and
+// its body against ACP's schema, and answers it.
+func (r *receiver) next(t *testing.T, secret string) hookEvent {
+	t.Helper()
+	select {
+	case g := <-r.got:
+		sig := g.header.Get("Merchant-Signature")
+		ts, mac, ok := strings.Cut(sig, ",v1=")
+		ts = strings.TrimPrefix(ts, "t=")
+		h := hmac.New(sha256.New, []byte(secret))
+		h.Write([]byte(ts + "."))
+		h.Write(g.body)
+		if !ok || !hmac.Equal([]byte(mac), []byte(hex.EncodeToString(h.Sum(nil)))) {
+			t.Fatalf("Merchant-Signature %q does not verify", sig)
+		}
+		if n, err := strconv.ParseInt(ts, 10, 64); err != nil || time.Since(time.Unix(n, 0)).Abs() > time.Minute {
+			t.Fatalf("Merchant-Signature time %q", ts)
+		}
+		if err := acpcheck.WebhookEvent(g.body); err != nil {
+			t.Fatalf("the webhook breaks ACP's schema: %v\n%s", err, g.body)
+		}
+		var e hookEvent
+		if err := json.Unmarshal(g.body, &e); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	case <-time.After(20 * time.Second):
+		t.Fatal("no webhook came")
+	}
+	return hookEvent{}
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"marketplace/internal/api"
 	"marketplace/internal/checkouts"
 	"marketplace/internal/httpapi"
 )
@@ -19,6 +20,7 @@ func (a *API) RegisterAdminPlatforms(rt *httpapi.Router) {
 	rt.Handle("GET", p+"/admin/acp-platforms", httpapi.Admin, a.adminPlatforms)
 	rt.Handle("POST", p+"/admin/acp-platforms", httpapi.Admin, a.adminCreatePlatform)
 	rt.Handle("DELETE", p+"/admin/acp-platforms/{id}", httpapi.Admin, a.adminDeletePlatform)
+	rt.Handle("GET", p+"/admin/acp-platforms/{id}/deliveries", httpapi.Admin, a.adminPlatformDeliveries)
 }
 
 // acpPlatform is a connected platform as admins see it.
@@ -84,4 +86,15 @@ func (a *API) adminDeletePlatform(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	return httpapi.OK(w, r, http.StatusOK, toPlatform(p))
+}
+
+// adminPlatformDeliveries is GET /admin/acp-platforms/{id}/deliveries: the
+// platform's order webhooks, newest first.
+func (a *API) adminPlatformDeliveries(w http.ResponseWriter, r *http.Request) error {
+	limit, err := api.DeliveryLimit(r.URL.Query().Get("limit"))
+	if err != nil {
+		return err
+	}
+	id := httpapi.PathEntity(r, "acp_platform")
+	return httpapi.Reply(w, r, http.StatusOK).With(a.PlatformDeliveries(r.Context(), actor(r), id, limit))
 }

@@ -5,8 +5,11 @@
 
 -- Agent platforms an admin connected: the secret is kept as its SHA-256;
 -- the signing secret signs their order webhooks, so it is kept as given.
+-- Each has an account (role platform) that owns its webhook endpoint.
 CREATE TABLE acp_platforms (
     id             TEXT PRIMARY KEY,
+    account_id     TEXT NOT NULL REFERENCES users (id),
+    endpoint_id    TEXT NOT NULL,
     name           TEXT NOT NULL,
     webhook_url    TEXT NOT NULL,
     secret_hash    TEXT NOT NULL,
