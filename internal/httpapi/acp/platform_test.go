@@ -129,9 +129,16 @@ func TestACPPlatformFlow(t *testing.T) {
 			t.Fatalf("a full refund %+v", full)
 		}
 		// The delivery log.
-		log := s.Do("GET", "/api/v1/admin/acp-platforms/"+platform["id"].(string)+"/deliveries", nil, s.Admin().Auth()).
-			Want(t, http.StatusOK, "").List()
-		if len(log) != 4 || log[0].(map[string]any)["status"] != "delivered" {
+		// (A delivery is marked delivered just after its answer came.)
+		var log []any
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			log = s.Do("GET", "/api/v1/admin/acp-platforms/"+platform["id"].(string)+"/deliveries", nil, s.Admin().Auth()).
+				Want(t, http.StatusOK, "").List()
+			if len(log) == 4 && log[0].(map[string]any)["status"] == "delivered" || time.Now().After(deadline) {
+				break
+			}
+		}
+		if len(log) != 4 || log[0].(map[string]any)["status"] != "delivered" || log[3].(map[string]any)["eventType"] != "order.created" {
 			t.Fatalf("delivery log %v", log)
 		}
 
