@@ -235,7 +235,13 @@ func (c *client) openFor(listing, email string) *answer {
 // choose selects a session's first fulfillment option.
 func (c *client) choose(id string) *answer {
 	c.t.Helper()
-	a := c.send("GET", "/acp/checkout_sessions/"+id, "", nil).want(c.t, http.StatusOK, "")
+	return c.pick(c.send("GET", "/acp/checkout_sessions/"+id, "", nil).want(c.t, http.StatusOK, ""))
+}
+
+// pick selects the first fulfillment option of session a.
+func (c *client) pick(a *answer) *answer {
+	c.t.Helper()
+	id := a.id()
 	opts := a.list("fulfillment_options")
 	if len(opts) == 0 {
 		c.t.Fatalf("no fulfillment options: %s", a.Body)
@@ -258,12 +264,5 @@ func (c *client) open(listing string, choose bool) *answer {
 	if !choose {
 		return a
 	}
-	opts := a.list("fulfillment_options")
-	if len(opts) == 0 {
-		c.t.Fatalf("no fulfillment options: %s", a.Body)
-	}
-	opt := opts[0].(map[string]any)
-	item := a.list("line_items")[0].(map[string]any)["id"]
-	return c.send("POST", "/acp/checkout_sessions/"+id, "new", map[string]any{"selected_fulfillment_options": []any{
-		map[string]any{"type": opt["type"], "option_id": opt["id"], "item_ids": []any{item}}}}).want(c.t, http.StatusOK, "")
+	return c.pick(a)
 }
