@@ -3,6 +3,7 @@ package accounts
 import (
 	"context"
 	"strings"
+	"time"
 
 	"marketplace/internal/market"
 )
@@ -35,4 +36,12 @@ func (s *Service) Guest(ctx context.Context, email, name string) (*User, error) 
 		return s.store.Read().GuestByEmail(ctx, email)
 	}
 	return u, err
+}
+
+// PlatformAccount is the account of an agent platform (RolePlatform), to
+// insert with the platform: it owns the platform's webhook endpoint and
+// never signs in. Its e-mail is no one's.
+func PlatformAccount(platformID, name string, now time.Time) *User {
+	return &User{ID: market.NewID(), Email: platformID + "@platforms.invalid", Username: "platform-" + randomHex(6),
+		DisplayName: name, Role: RolePlatform, Status: StatusActive, TrustTier: TierNew, CreatedAt: now, UpdatedAt: now}
 }

@@ -108,9 +108,7 @@ func (s *Service) CreatePlatform(ctx context.Context, actor market.Actor, in New
 	secret, now := PlatformSecretPrefix+randomText(32), s.clock.Now()
 	p := Platform{ID: "acpp_" + market.NewID(), Name: in.Name, WebhookURL: in.WebhookURL, SecretHash: hashSecret(secret),
 		SigningSecret: "whsec_" + randomText(32), CreatedAt: now}
-	account := &accounts.User{ID: market.NewID(), Email: p.ID + "@platforms.invalid", Username: "platform-" + randomHex(6),
-		DisplayName: p.Name, Role: accounts.RolePlatform, Status: accounts.StatusActive, TrustTier: accounts.TierNew,
-		CreatedAt: now, UpdatedAt: now}
+	account := accounts.PlatformAccount(p.ID, p.Name, now)
 	ep := webhooks.NewPlatformEndpoint(account.ID, p.WebhookURL, p.SigningSecret, now)
 	p.AccountID, p.EndpointID = account.ID, ep.ID
 	err := s.platforms.InTx(ctx, func(tx PlatformTx) error {
@@ -196,12 +194,6 @@ func (s *Service) noteChange(ctx context.Context, before, after any) {
 func hashSecret(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(sum[:])
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 func randomText(n int) string {

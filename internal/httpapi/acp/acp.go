@@ -65,16 +65,19 @@ func (b *Binding) Register(rt *httpapi.Router) {
 // idemOwner scopes an ACP idempotency key to the credential and the
 // endpoint (the spec's "authenticated identity + endpoint path").
 func idemOwner(r *http.Request, p *httpapi.Principal) string {
-	var who string
+	return "acp " + credentialOf(p) + " " + r.URL.Path
+}
+
+// credentialOf names the caller's credential: its agent key or its
+// platform (or, on no ACP route, the person).
+func credentialOf(p *httpapi.Principal) string {
 	switch {
 	case p.Key != nil:
-		who = "key:" + p.Key.ID
+		return "key:" + p.Key.ID
 	case p.PlatformID != "":
-		who = "platform:" + p.PlatformID
-	default:
-		who = p.User.ID
+		return "platform:" + p.PlatformID
 	}
-	return "acp " + who + " " + r.URL.Path
+	return p.User.ID
 }
 
 // versioned echoes the request's Request-Id and Idempotency-Key and

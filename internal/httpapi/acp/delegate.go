@@ -135,13 +135,8 @@ func (b *Binding) delegate(w http.ResponseWriter, r *http.Request) error {
 	} else if err != nil {
 		return err
 	}
-	p := httpapi.PrincipalOf(r)
-	owner := "platform:" + p.PlatformID
-	if p.Key != nil {
-		owner = "key:" + p.Key.ID
-	}
 	t, err := b.Vault.Delegate(r.Context(), payments.DelegatedCard{Number: pm.Number, ExpMonth: month, ExpYear: year,
-		Brand: pm.Brand, Owner: owner, Metadata: req.Metadata, Allow: payments.Allowance{MaxAmount: *al.MaxAmount,
+		Brand: pm.Brand, Owner: credentialOf(httpapi.PrincipalOf(r)), Metadata: req.Metadata, Allow: payments.Allowance{MaxAmount: *al.MaxAmount,
 			Currency: strings.ToLower(al.Currency), CheckoutSessionID: al.CheckoutSessionID, MerchantID: al.MerchantID, ExpiresAt: expires}})
 	if e := market.ErrorOf(err); e != nil && e.Code == market.CodeValidation && len(e.Fields) > 0 {
 		param := map[string]string{"number": "$.payment_method.number", "exp_month": "$.payment_method.exp_month",
