@@ -94,7 +94,10 @@ func (c *client) send(method, path, key string, body any) *answer {
 	}
 	check := acpcheck.CheckoutSession
 	switch {
-	case path == "/acp/delegate_payment" && a.Status >= 400 && a.Status != http.StatusUnauthorized:
+	case path == "/acp/delegate_payment" && a.Status >= 400 && a.Status != http.StatusUnauthorized &&
+		a.Status != http.StatusForbidden && a.Status != http.StatusNotFound:
+		// The request's own refusals; those of the credential are the
+		// protocol's Error, as on every route.
 		check = acpcheck.DelegatePaymentError
 	case path == "/acp/delegate_payment" && a.Status < 400:
 		check = acpcheck.DelegatePaymentResponse

@@ -3,6 +3,7 @@ package acp_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"marketplace/internal/testkit"
 )
@@ -77,6 +78,7 @@ func TestACPAuthorization(t *testing.T) {
 			{"POST", "/acp/checkout_sessions/" + sess, map[string]any{}},
 			{"POST", "/acp/checkout_sessions/" + sess + "/complete", savedCard()},
 			{"POST", "/acp/checkout_sessions/" + sess + "/cancel", map[string]any{}},
+			{"POST", "/acp/delegate_payment", newClient(t, s, "").delegation("4242424242424242", sess, 5000, time.Hour)},
 		}
 		for _, rt := range routes {
 			key := "new"
@@ -97,7 +99,9 @@ func TestACPAuthorization(t *testing.T) {
 					newClient(t, s, c.secret).send(rt.method, rt.path, key, rt.body).want(t, c.status, c.code)
 				})
 			}
-			if rt.path != "/acp/checkout_sessions" {
+			// (Delegating for another's session is a refused request:
+			// TestACPDelegatedTokens.)
+			if rt.path != "/acp/checkout_sessions" && rt.path != "/acp/delegate_payment" {
 				newClient(t, s, stranger.Key.Secret).send(rt.method, rt.path, key, rt.body).want(t, http.StatusNotFound, "not_found")
 			}
 		}
